@@ -1,0 +1,150 @@
+"""RaidtopApp: themes, global keys, and the one sampler worker."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from typing import Iterable
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from raidtop.collect.sampler import Sampler
+from raidtop.config import Config, next_interval
+from raidtop.messages import SnapshotReady
+from raidtop.model import Snapshot
+from raidtop.screens.dashboard import DashboardScreen
+from raidtop.screens.help import HelpScreen
+from raidtop.themes import DEFAULT_THEME, load_themes
+
+
+class RaidtopApp(App[None]):
+    """The raidtop dashboard."""
+
+    TITLE = "raidtop"
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit", tooltip="Leave raidtop"),
+        Binding("question_mark,f1", "help", "Help", id="help", tooltip="List every key"),
+        Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Stop or resume sampling"),
+        Binding("plus,equals_sign", "interval(1)", "Slower", id="interval-up", tooltip="Sample less often (longer interval)"),
+        Binding("minus,underscore", "interval(-1)", "Faster", id="interval-down", tooltip="Sample more often (shorter interval)"),
+    ]
+
+    def __init__(self, config: Config | None = None) -> None:
+        super().__init__()
+        self.config = config or Config()
+        self.interval = self.config.interval
+        self.paused = False
+        self.sampler = Sampler(self.config.root)
+        self._wake = asyncio.Event()
+        self._theme_problems: list[str] = []
+        self._register_themes()
+
+    # -------------------------------------------------------------- set-up
+
+    def _register_themes(self) -> None:
+        loaded = load_themes()
+        for theme in loaded.themes:
+            self.register_theme(theme)
+        self._theme_problems = loaded.problems
+        wanted = self.config.theme or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+        else:
+            self._theme_problems.append(f"theme {wanted!r} not found; using the default")
+            if DEFAULT_THEME in self.available_themes:
+                self.theme = DEFAULT_THEME
+
+    def on_mount(self) -> None:
+        root = self.config.root
+        label = socket.gethostname() if str(root) == "/" else f"root {root}"
+        self.dashboard = DashboardScreen(label, self.interval)
+        self.push_screen(self.dashboard)
+        for problem in self._theme_problems:
+            self.notify(problem, title="Theme", severity="warning", timeout=8)
+        if self.config.autostart_sampler:
+            self.run_sampler()
+
+    # -------------------------------------------------------------- sampling
+
+    @work(exclusive=True, group="sampler", exit_on_error=False)
+    async def run_sampler(self) -> None:
+        """Sample, post, sleep the rest of the interval; never two at once.
+
+        The blocking reads run in a thread; awaiting them inside this one
+        long-lived worker is what keeps collections from overlapping.
+        """
+        while True:
+            started = time.monotonic()
+            if not self.paused:
+                try:
+                    snapshot = await asyncio.to_thread(self.sampler.sample)
+                except Exception as exc:  # a bug in a reader must not stop the dashboard
+                    self.notify(f"sampling failed: {exc!r}", severity="error", timeout=10)
+                else:
+                    self.post_message(SnapshotReady(snapshot))
+            self._wake.clear()
+            remaining = self.interval - (time.monotonic() - started)
+            if remaining > 0:
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=remaining)
+                except asyncio.TimeoutError:
+                    pass
+
+    def sample_now(self) -> None:
+        """Cut the current wait short (a device event, an interval change)."""
+        self._wake.set()
+
+    @on(SnapshotReady)
+    def _show_snapshot(self, message: SnapshotReady) -> None:
+        self.apply_snapshot(message.snapshot)
+
+    def apply_snapshot(self, snapshot: Snapshot) -> None:
+        """Show ``snapshot`` on the dashboard in one repaint."""
+        with self.batch_update():
+            self.dashboard.apply_snapshot(snapshot)
+
+    # -------------------------------------------------------------- actions
+
+    def action_help(self) -> None:
+        """Show every key."""
+        screen = self.screen if not isinstance(self.screen, HelpScreen) else self.dashboard
+        sections = [("Global", list(self.BINDINGS)), (type(screen).__name__.removesuffix("Screen"), list(screen.BINDINGS))]
+        from raidtop.widgets.text_table import TextTable
+
+        sections.append(("Tables", list(TextTable.BINDINGS) + [Binding("enter", "select", "Open row", id="table-open", tooltip="Expand or open the highlighted row")]))
+        sections.append(("Palette", [Binding("ctrl+p", "command_palette", "Command palette", id="palette", tooltip="Search every command")]))
+        self.push_screen(HelpScreen(sections))
+
+    def action_toggle_pause(self) -> None:
+        """Stop or resume sampling."""
+        self.paused = not self.paused
+        self.dashboard.query_one("#status").paused = self.paused
+        if not self.paused:
+            self.sample_now()
+
+    def action_interval(self, direction: int) -> None:
+        """Lengthen (+1) or shorten (-1) the sampling interval."""
+        self.interval = next_interval(self.interval, direction)
+        self.dashboard.query_one("#status").interval = self.interval
+        self.notify(f"sampling every {self.interval:g} s", timeout=2)
+        self.sample_now()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Every key is also a command-palette entry."""
+        yield from super().get_system_commands(screen)
+        seen: set[str] = set()
+        for owner in (self, screen):
+            for binding in owner.BINDINGS:
+                if not isinstance(binding, Binding) or binding.id in seen:
+                    continue
+                seen.add(binding.id or binding.action)
+                target = owner
+
+                def run(action: str = binding.action, target=target) -> None:
+                    self.call_later(self.run_action, action, target)
+
+                yield SystemCommand(binding.description, binding.tooltip or binding.description, run)

@@ -1,0 +1,345 @@
+"""The one place where counters become rates.
+
+Formulas follow sysstat 12.6 (iostat.c, rd_stats.c, mpstat.c) and procps
+vmstat, so raidtop's numbers equal theirs on the same inputs. Where a value is
+undefined (an average over zero requests, a counter that went backwards) the
+result is ``None``: the UI shows "—" and the JSON ``null``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from raidtop.model import (
+    CpuCounters,
+    CpuUsage,
+    DiskCounters,
+    DiskIdentity,
+    DiskIO,
+    MemInfo,
+    Pressure,
+    StatCounters,
+    VmCounters,
+    VmStat,
+)
+
+_DISK_FIELDS = DiskCounters.__slots__[3:]
+DISK_RATE_FIELDS = (
+    "r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "rrqm_pct", "wrqm_pct", "r_await_ms",
+    "w_await_ms", "aqu_sz", "rareq_sz_kb", "wareq_sz_kb", "util_pct", "d_s", "dkb_s", "drqm_s",
+    "drqm_pct", "d_await_ms", "dareq_sz_kb", "f_s", "f_await_ms",
+)
+"""Every DiskIO field that is a rate over the interval (the rest is identity)."""
+
+
+def disk_io(
+    prev: DiskCounters | None,
+    cur: DiskCounters,
+    interval_s: float,
+    identity: DiskIdentity | None = None,
+) -> DiskIO:
+    """One ``iostat -x`` row from two samples of a device, ``interval_s`` apart.
+
+    ``prev=None`` means "since the device appeared", as iostat's first report.
+    """
+    ident = identity or DiskIdentity(cur.name, "disk")
+    if prev is not None and _went_backwards(prev, cur):
+        # Removed and re-added, or wrapped: no honest rate exists for this interval.
+        return _unknown_row(cur, ident)
+    if interval_s <= 0:
+        return _unknown_row(cur, ident)
+
+    def delta(attr: str) -> int | None:
+        now = getattr(cur, attr)
+        if now is None:
+            return None
+        if prev is None:
+            return now
+        before = getattr(prev, attr)
+        return None if before is None else now - before
+
+    ms = interval_s * 1000.0
+    rd_ios, wr_ios = delta("rd_ios"), delta("wr_ios")
+    rd_merges, wr_merges = delta("rd_merges"), delta("wr_merges")
+    rd_sec, wr_sec = delta("rd_sectors"), delta("wr_sectors")
+    dc_ios, dc_merges, dc_sec = delta("dc_ios"), delta("dc_merges"), delta("dc_sectors")
+    fl_ios = delta("fl_ios")
+    return DiskIO(
+        name=cur.name,
+        kind=ident.kind,
+        r_s=rd_ios / interval_s,
+        w_s=wr_ios / interval_s,
+        rkb_s=rd_sec / 2.0 / interval_s,
+        wkb_s=wr_sec / 2.0 / interval_s,
+        rrqm_s=rd_merges / interval_s,
+        wrqm_s=wr_merges / interval_s,
+        rrqm_pct=_share(rd_merges, rd_ios),
+        wrqm_pct=_share(wr_merges, wr_ios),
+        r_await_ms=_per(delta("rd_ticks"), rd_ios),
+        w_await_ms=_per(delta("wr_ticks"), wr_ios),
+        aqu_sz=delta("rq_ticks") / ms,
+        rareq_sz_kb=_per(rd_sec, rd_ios, 2.0),
+        wareq_sz_kb=_per(wr_sec, wr_ios, 2.0),
+        util_pct=delta("tot_ticks") / ms * 100.0,
+        d_s=None if dc_ios is None else dc_ios / interval_s,
+        dkb_s=None if dc_sec is None else dc_sec / 2.0 / interval_s,
+        drqm_s=None if dc_merges is None else dc_merges / interval_s,
+        drqm_pct=_share(dc_merges, dc_ios),
+        d_await_ms=_per(delta("dc_ticks"), dc_ios),
+        dareq_sz_kb=_per(dc_sec, dc_ios, 2.0),
+        f_s=None if fl_ios is None else fl_ios / interval_s,
+        f_await_ms=_per(delta("fl_ticks"), fl_ios),
+        ever_used=cur.ever_used,
+        parent=ident.parent,
+        model=ident.model,
+        serial=ident.serial,
+        by_id=ident.by_id,
+    )
+
+
+def _went_backwards(prev: DiskCounters, cur: DiskCounters) -> bool:
+    for attr in _DISK_FIELDS:
+        now, before = getattr(cur, attr), getattr(prev, attr)
+        if now is not None and before is not None and now < before and attr != "ios_pgr":
+            return True
+    return False
+
+
+def _unknown_row(cur: DiskCounters, ident: DiskIdentity) -> DiskIO:
+    return DiskIO(
+        cur.name, ident.kind, **{name: None for name in DISK_RATE_FIELDS}, ever_used=cur.ever_used,
+        parent=ident.parent, model=ident.model, serial=ident.serial, by_id=ident.by_id,
+    )
+
+
+def _share(merges: int | None, ios: int | None) -> float | None:
+    """%rrqm: the share of requests merged before reaching the device."""
+    if merges is None or ios is None:
+        return None
+    total = merges + ios
+    return merges / total * 100.0 if total else None
+
+
+def _per(amount: int | None, ios: int | None, divisor: float = 1.0) -> float | None:
+    """An average per request (await, request size); undefined with no requests."""
+    if amount is None or not ios:
+        return None
+    return amount / divisor / ios
+
+
+# ---------------------------------------------------------------- CPU (mpstat)
+
+# The fields whose sum is a CPU's elapsed ticks. guest and guest_nice are left
+# out because the kernel already counts them in user and nice.
+_TICK_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+_CPU_FIELDS = _TICK_FIELDS + ("guest", "guest_nice")
+_NO_USAGE = dict.fromkeys(("usr", "nice", "sys", "iowait", "irq", "soft", "steal", "guest", "gnice", "idle"))
+
+
+def cpu_usage(prev: CpuCounters | None, cur: CpuCounters) -> CpuUsage:
+    """One ``mpstat`` row: each field's share of the CPU's ticks in the interval.
+
+    ``prev=None`` means since boot. This is mpstat's per-CPU computation
+    (sysstat 12.6 ``write_plain_cpu_stats`` with ``get_per_cpu_interval``):
+    guest time is taken out of user and nice; idle and iowait that restarted
+    from zero (a CPU back online, or iowait moved to idle by the kernel) are
+    measured from zero or from their new value; a field that went backwards
+    reads 0; a CPU with no ticks at all (tickless, asleep) is 100 % idle.
+    """
+    before = _reference(prev, cur)
+    return _usage(cur.cpu, before, cur, _ticks(before, cur))
+
+
+def cpu_usages(prev: StatCounters | None, cur: StatCounters) -> tuple[CpuUsage, ...]:
+    """``mpstat -P ALL``: the ``all`` row first, then one per online CPU.
+
+    As mpstat does, ``all`` is the sum of the per-CPU rows rather than the
+    kernel's ``cpu`` line, so it covers exactly the CPUs shown. A CPU missing
+    from ``cur`` is offline and has no row; a CPU that came online during the
+    interval and has no earlier counters (not even carried ones, see
+    :func:`carry_offline_cpus`) has no honest rate yet, so it has no row and
+    is left out of ``all`` until the next sample. ``prev=None``: since boot.
+    """
+    online = [c for c in cur.cpus if c.cpu != "all"]
+    summary = next((c for c in cur.cpus if c.cpu == "all"), None)
+    earlier = {c.cpu: c for c in prev.cpus} if prev is not None else None
+    if not online:
+        # A /proc/stat with only the summary line (some containers, old UP kernels).
+        if summary is None:
+            return ()
+        return (cpu_usage(earlier.get("all") if earlier is not None else None, summary),)
+    rows: list[CpuUsage] = []
+    sum_before = dict.fromkeys(_CPU_FIELDS, 0)
+    sum_now = dict.fromkeys(_CPU_FIELDS, 0)
+    all_ticks = 0
+    for now in online:
+        if earlier is not None and now.cpu not in earlier:
+            continue
+        before = _reference(earlier[now.cpu] if earlier is not None else None, now)
+        ticks = _ticks(before, now)
+        rows.append(_usage(now.cpu, before, now, ticks))
+        if ticks is None:
+            continue
+        all_ticks += ticks
+        for attr in _CPU_FIELDS:
+            sum_before[attr] += getattr(before, attr)
+            sum_now[attr] += getattr(now, attr)
+    if not rows:
+        return (CpuUsage("all", **_NO_USAGE),)
+    total_before = CpuCounters("all", **sum_before)
+    total_now = CpuCounters("all", **sum_now)
+    return (_usage("all", total_before, total_now, all_ticks), *rows)
+
+
+def carry_offline_cpus(prev: StatCounters | None, cur: StatCounters) -> StatCounters:
+    """``cur`` plus the last counters of CPUs that ``prev`` had and ``cur`` lacks.
+
+    An offline CPU disappears from /proc/stat. Keep its last counters as the
+    reference so that when it comes back its first interval has a rate, as
+    mpstat does (it copies an offline CPU's previous values forward). The
+    sampler stores this, not the raw counters, as the previous sample.
+    """
+    if prev is None:
+        return cur
+    present = {c.cpu for c in cur.cpus}
+    missing = [c for c in prev.cpus if c.cpu not in present and c.cpu != "all"]
+    if not missing:
+        return cur
+    summary = [c for c in cur.cpus if c.cpu == "all"]
+    per_cpu = sorted((c for c in (*cur.cpus, *missing) if c.cpu != "all"), key=lambda c: c.cpu)
+    return replace(cur, cpus=(*summary, *per_cpu))
+
+
+def _reference(prev: CpuCounters | None, cur: CpuCounters) -> CpuCounters:
+    """The previous counters as mpstat measures from them (``get_per_cpu_interval``).
+
+    When a CPU comes back online the kernel restarts idle and iowait from zero
+    while user, nice and system keep counting; iowait can also decrease when
+    the kernel re-accounts iowait as idle. A decreased idle is measured from
+    zero; a decreased iowait from its new value if idle grew meanwhile (the
+    re-accounting case), else from zero (the back-online case).
+    """
+    if prev is None:
+        return CpuCounters(cur.cpu, 0, 0, 0, 0)
+    iowait, idle = prev.iowait, prev.idle
+    if cur.iowait < prev.iowait:
+        iowait = cur.iowait if cur.idle > prev.idle else 0
+    if cur.idle < prev.idle:
+        idle = 0
+    if (iowait, idle) == (prev.iowait, prev.idle):
+        return prev
+    return replace(prev, iowait=iowait, idle=idle)
+
+
+def _ticks(before: CpuCounters, now: CpuCounters) -> int | None:
+    """A CPU's ticks in the interval; ``None`` when its counters went backwards as a whole."""
+    elapsed = sum(getattr(now, a) for a in _TICK_FIELDS) - sum(getattr(before, a) for a in _TICK_FIELDS)
+    # guest can run slightly ahead of the user time that includes it; mpstat
+    # widens the interval by the difference so the shares still add up.
+    for total, guest in (("user", "guest"), ("nice", "guest_nice")):
+        shortfall = (getattr(before, total) - getattr(before, guest)) - (getattr(now, total) - getattr(now, guest))
+        if shortfall > 0:
+            elapsed += shortfall
+    return elapsed if elapsed >= 0 else None
+
+
+def _usage(cpu: str | int, before: CpuCounters, now: CpuCounters, ticks: int | None) -> CpuUsage:
+    if ticks is None:
+        # Less time than before: a different boot or a broken counter, no honest share.
+        return CpuUsage(cpu, **_NO_USAGE)
+    if ticks == 0:
+        # A tickless CPU that slept the whole interval: mpstat shows it idle.
+        return CpuUsage(cpu, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 100.0)
+
+    def share(then: int, now_: int) -> float:
+        # A field that went backwards (iowait can, on some kernels) reads as 0, as in mpstat.
+        return (now_ - then) / ticks * 100.0 if now_ > then else 0.0
+
+    return CpuUsage(
+        cpu,
+        usr=share(before.user - before.guest, now.user - now.guest),
+        nice=share(before.nice - before.guest_nice, now.nice - now.guest_nice),
+        sys=share(before.system, now.system),
+        iowait=share(before.iowait, now.iowait),
+        irq=share(before.irq, now.irq),
+        soft=share(before.softirq, now.softirq),
+        steal=share(before.steal, now.steal),
+        guest=share(before.guest, now.guest),
+        gnice=share(before.guest_nice, now.guest_nice),
+        idle=share(before.idle, now.idle),
+    )
+
+
+# ---------------------------------------------------------------- vmstat
+
+
+def vm_stat(
+    prev_stat: StatCounters | None,
+    cur_stat: StatCounters | None,
+    prev_vm: VmCounters | None,
+    cur_vm: VmCounters | None,
+    meminfo: MemInfo | None,
+    interval_s: float | None,
+    page_kb: float,
+    loadavg: tuple[float, float, float] | None = None,
+    pressure: tuple[Pressure, ...] = (),
+) -> VmStat:
+    """One ``vmstat`` line from two samples (``prev_*=None``: since boot)."""
+
+    def rate(now: int | None, before: int | None, scale: float = 1.0) -> float | None:
+        if now is None or interval_s is None or interval_s <= 0:
+            return None
+        base = 0 if before is None else before
+        if now < base:
+            return None
+        return (now - base) * scale / interval_s
+
+    pv = prev_vm or VmCounters()
+    cv = cur_vm or VmCounters()
+    ps = prev_stat or StatCounters(cpus=())
+    cs = cur_stat or StatCounters(cpus=())
+    since_boot = prev_vm is None
+    us = sy = idle = wa = st = None
+    if cs.cpus and cs.cpus[0].cpu == "all":
+        now = cs.cpus[0]
+        before = ps.cpus[0] if ps.cpus and ps.cpus[0].cpu == "all" else None
+        us, sy, idle, wa, st = _vmstat_cpu(before, now)
+    mi = meminfo or MemInfo()
+    swpd = mi.swap_total - mi.swap_free if mi.swap_total is not None and mi.swap_free is not None else None
+    cache = None if mi.cached is None else mi.cached + (mi.s_reclaimable or 0)
+    return VmStat(
+        r=cs.procs_running,
+        b=cs.procs_blocked,
+        swpd_kb=swpd,
+        free_kb=mi.mem_free,
+        buff_kb=mi.buffers,
+        cache_kb=cache,
+        si_kb_s=rate(cv.pswpin, None if since_boot else pv.pswpin, page_kb),
+        so_kb_s=rate(cv.pswpout, None if since_boot else pv.pswpout, page_kb),
+        bi_kb_s=rate(cv.pgpgin, None if since_boot else pv.pgpgin),
+        bo_kb_s=rate(cv.pgpgout, None if since_boot else pv.pgpgout),
+        in_s=rate(cs.intr, None if prev_stat is None else ps.intr),
+        cs_s=rate(cs.ctxt, None if prev_stat is None else ps.ctxt),
+        us=us,
+        sy=sy,
+        id=idle,
+        wa=wa,
+        st=st,
+        loadavg=loadavg,
+        pressure=pressure,
+    )
+
+
+def _vmstat_cpu(before: CpuCounters | None, now: CpuCounters) -> tuple[float, ...]:
+    """procps vmstat's us/sy/id/wa/st: user+nice, system+irq+softirq, idle, iowait, steal."""
+
+    def d(attr: str) -> int:
+        return max(0, getattr(now, attr) - (getattr(before, attr) if before else 0))
+
+    use = d("user") + d("nice")
+    sys_ = d("system") + d("irq") + d("softirq")
+    idle, iow, steal = d("idle"), d("iowait"), d("steal")
+    total = use + sys_ + idle + iow + steal
+    if total == 0:
+        return 0.0, 0.0, 100.0, 0.0, 0.0
+    return tuple(v / total * 100.0 for v in (use, sys_, idle, iow, steal))

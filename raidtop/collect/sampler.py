@@ -1,0 +1,202 @@
+"""The Sampler: read every source, isolate each one's failures, build a Snapshot.
+
+One ``Sampler`` keeps the previous raw sample, so each call to :meth:`sample`
+returns rates over the time since the last call. It never raises for bad
+system input: whatever could not be read becomes a note on the snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import replace
+from typing import Callable
+
+from raidtop.collect import rates
+from raidtop.collect.blockinfo import identify
+from raidtop.collect.cpustat import parse_stat
+from raidtop.collect.diskstats import DiskstatsParser
+from raidtop.collect.hwmon import read_sensors
+from raidtop.collect.memory import (
+    parse_loadavg,
+    parse_meminfo,
+    parse_pressure,
+    parse_uptime,
+    parse_vmstat,
+)
+from raidtop.collect.source import Root, SourceError, as_root
+from raidtop.model import DiskIdentity, DiskIO, RawSample, Snapshot
+
+_PSI_RESOURCES = ("io", "memory", "cpu")
+
+
+class Sampler:
+    """Reads a root's /proc and /sys and turns consecutive reads into rates."""
+
+    def __init__(
+        self,
+        root: Root | str | os.PathLike[str] = "/",
+        clock: Callable[[], float] = time.time,
+        read_sensors_every: int = 1,
+    ) -> None:
+        self.root = as_root(root)
+        self._clock = clock
+        self._diskstats = DiskstatsParser()
+        self._identities: dict[str, tuple[int, int, DiskIdentity]] = {}
+        self._previous: RawSample | None = None
+        self._idle_rows: dict[str, tuple[object, DiskIO]] = {}
+        self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
+
+    # -------------------------------------------------------------- reading
+
+    def read(self) -> RawSample:
+        """Read every source once; failures become notes, never exceptions."""
+        root = self.root
+        notes: list[str] = []
+
+        def parsed(path: str, parser, default=None):
+            try:
+                value, more = parser(root.read_text(path))
+            except SourceError as exc:
+                notes.append(str(exc))
+                return default
+            notes.extend(more)
+            return value
+
+        uptime = parsed("/proc/uptime", parse_uptime)
+        disks = parsed("/proc/diskstats", self._diskstats.parse, [])
+        stat = parsed("/proc/stat", parse_stat)
+        meminfo = parsed("/proc/meminfo", parse_meminfo)
+        vm = parsed("/proc/vmstat", parse_vmstat)
+        loadavg = parsed("/proc/loadavg", parse_loadavg)
+        pressure = []
+        for resource in _PSI_RESOURCES:
+            text = root.read_optional(f"/proc/pressure/{resource}")
+            if text is not None:
+                value, more = parse_pressure(resource, text)
+                notes.extend(more)
+                if value is not None:
+                    pressure.append(value)
+        sensors, more = read_sensors(root)
+        notes.extend(more)
+        return RawSample(
+            time=self._clock(),
+            uptime_s=uptime,
+            disks=tuple(disks),
+            identities=self._identify(disks),
+            stat=stat,
+            meminfo=meminfo,
+            vm=vm,
+            loadavg=loadavg,
+            pressure=tuple(pressure),
+            sensors=tuple(sensors),
+            notes=tuple(notes),
+        )
+
+    def _identify(self, disks) -> dict[str, DiskIdentity]:
+        known = self._identities
+        result: dict[str, DiskIdentity] = {}
+        for d in disks:
+            entry = known.get(d.name)
+            if entry is None or entry[0] != d.major or entry[1] != d.minor:
+                # New device (or a new device under an old name): walk sysfs once.
+                entry = (d.major, d.minor, identify(self.root, d.name, d.major, d.minor))
+                known[d.name] = entry
+            result[d.name] = entry[2]
+        if len(known) > len(result):
+            for gone in set(known) - set(result):
+                del known[gone]
+        return result
+
+    # -------------------------------------------------------------- rates
+
+    def advance(self, raw: RawSample) -> Snapshot:
+        """Turn ``raw`` into rates against the previous sample, then keep it."""
+        prev = self._previous
+        self._previous = raw
+        notes = list(raw.notes)
+        since_boot = prev is None
+        interval = _interval(prev, raw, notes)
+
+        disks: list[DiskIO] = []
+        if interval is not None:
+            before = {d.name: d for d in prev.disks} if prev else {}
+            idle_rows = self._idle_rows
+            new_idle: dict[str, tuple[object, DiskIO]] = {}
+            for cur in raw.disks:
+                old = before.get(cur.name) if prev else None
+                if prev is not None and old is None:
+                    notes.append(f"{cur.name}: appeared during the interval; rates from the next sample")
+                    row = rates.disk_io(cur, cur, interval, raw.identities.get(cur.name))
+                    disks.append(_without_rates(row))
+                    continue
+                if old is cur:
+                    # Unchanged line: the all-zero row is the same as last time.
+                    cached = idle_rows.get(cur.name)
+                    if cached is not None and cached[0] is cur:
+                        row = cached[1]
+                    else:
+                        row = rates.disk_io(old, cur, interval, raw.identities.get(cur.name))
+                    new_idle[cur.name] = (cur, row)
+                else:
+                    row = rates.disk_io(old, cur, interval, raw.identities.get(cur.name))
+                    if row.r_s is None and old is not None:
+                        notes.append(f"{cur.name}: counters went backwards (device reset?); no rate this interval")
+                disks.append(row)
+            self._idle_rows = new_idle
+            if prev:
+                current_names = {d.name for d in raw.disks}
+                for gone in before.keys() - current_names:
+                    notes.append(f"{gone}: disappeared during the interval")
+
+        cpus = ()
+        if raw.stat is not None:
+            cpus = rates.cpu_usages(prev.stat if prev else None, raw.stat)
+        vm = rates.vm_stat(
+            prev.stat if prev else None,
+            raw.stat,
+            prev.vm if prev else None,
+            raw.vm,
+            raw.meminfo,
+            interval,
+            self._page_kb,
+            raw.loadavg,
+            raw.pressure,
+        )
+        return Snapshot(
+            time=raw.time,
+            interval_s=interval,
+            since_boot=since_boot,
+            disks=tuple(disks),
+            cpus=cpus,
+            vm=vm,
+            sensors=raw.sensors,
+            notes=tuple(notes),
+        )
+
+    def sample(self) -> Snapshot:
+        """Read now and return rates since the previous call (since boot the first time)."""
+        return self.advance(self.read())
+
+    def reset(self) -> None:
+        """Forget the previous sample: the next one averages since boot again."""
+        self._previous = None
+        self._idle_rows = {}
+
+
+def _interval(prev: RawSample | None, raw: RawSample, notes: list[str]) -> float | None:
+    """Seconds between samples from /proc/uptime, as sysstat measures it."""
+    if prev is None:
+        return raw.uptime_s
+    if prev.uptime_s is not None and raw.uptime_s is not None and raw.uptime_s > prev.uptime_s:
+        return raw.uptime_s - prev.uptime_s
+    wall = raw.time - prev.time
+    if wall > 0:
+        notes.append("/proc/uptime unusable; interval taken from the wall clock")
+        return wall
+    return None
+
+
+def _without_rates(row: DiskIO) -> DiskIO:
+    """The same device with every rate unknown (it has no previous sample)."""
+    return replace(row, **{name: None for name in rates.DISK_RATE_FIELDS})

@@ -1,0 +1,19 @@
+"""Messages that carry data from the sampler worker to the UI."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from raidtop.model import Snapshot
+
+
+class SnapshotReady(Message):
+    """A new snapshot; a newer one replaces a stale one still in the queue."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+    def can_replace(self, message: Message) -> bool:
+        # A burst of samples (after a stall) must not build a backlog.
+        return isinstance(message, SnapshotReady)

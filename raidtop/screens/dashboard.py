@@ -1,0 +1,202 @@
+"""The dashboard: arrays, disks, CPU, memory/VM and sensors on one screen.
+
+Wide terminals show the panels side by side; below 100×30 they fold into tabs
+and Tab switches which one is visible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Tab, Tabs
+
+from raidtop.history import History
+from raidtop.model import Snapshot
+from raidtop.screens.dialogs import FilterDialog, NotesScreen
+from raidtop.widgets.cpu_panel import CpuPanel
+from raidtop.widgets.disks_panel import DisksPanel
+from raidtop.widgets.notes_bar import NotesBar
+from raidtop.widgets.panel import Panel
+from raidtop.widgets.sensors_panel import SensorsPanel
+from raidtop.widgets.status_bar import StatusBar
+from raidtop.widgets.text_table import TextTable
+from raidtop.widgets.vm_panel import VmPanel
+
+NARROW_WIDTH = 100
+NARROW_HEIGHT = 30
+WIDE_WIDTH = 180
+PANEL_TABS = (("disks", "Disks"), ("cpu", "CPU"), ("vm", "Memory"), ("sensors", "Sensors"))
+
+
+class DashboardScreen(Screen[None]):
+    """The main screen; it applies each snapshot to every panel in one batch."""
+
+    BINDINGS = [
+        Binding("tab", "next_panel(1)", "Next panel", id="next-panel", tooltip="Move focus to the next panel (in narrow terminals: show it)", priority=True),
+        Binding("shift+tab", "next_panel(-1)", "Prev panel", show=False, id="prev-panel", tooltip="Move focus to the previous panel", priority=True),
+        Binding("s", "sort", "Sort", id="sort", tooltip="Sort the focused panel by its next column"),
+        Binding("S", "sort_reverse", "Reverse", show=False, id="sort-reverse", tooltip="Reverse the sort order of the focused panel"),
+        Binding("f", "filter", "Filter", id="filter", tooltip="Show only devices whose name/model/serial contains a text"),
+        Binding("a", "toggle_all", "All devs", id="show-all", tooltip="Show or hide partitions and never-used loop/ram/zram devices"),
+        Binding("n", "notes", "Notes", show=False, id="notes", tooltip="List what the last sample could not read"),
+    ]
+
+    DEFAULT_CSS = """
+    DashboardScreen { layout: vertical; }
+    DashboardScreen #panel-tabs { display: none; height: 2; }
+    DashboardScreen #disks { height: 1fr; min-height: 6; }
+    DashboardScreen #bottom { height: 17; }
+    DashboardScreen #cpu { width: 1fr; min-width: 40; }
+    DashboardScreen #side { width: 44; }
+    DashboardScreen #sensors { height: 1fr; min-height: 4; }
+    DashboardScreen.-wide #side { layout: horizontal; width: 100; }
+    DashboardScreen.-wide #vm { width: 46; height: 1fr; }
+    DashboardScreen.-wide #sensors { width: 1fr; }
+
+    DashboardScreen.-narrow #panel-tabs { display: block; }
+    DashboardScreen.-narrow Panel { display: none; }
+    DashboardScreen.-narrow #bottom { height: 1fr; }
+    DashboardScreen.-narrow #cpu, DashboardScreen.-narrow #side { width: 1fr; min-width: 0; }
+    DashboardScreen.-narrow.-show-disks #disks { display: block; }
+    DashboardScreen.-narrow.-show-disks #bottom { display: none; }
+    DashboardScreen.-narrow.-show-cpu #cpu { display: block; }
+    DashboardScreen.-narrow.-show-cpu #side { display: none; }
+    DashboardScreen.-narrow.-show-vm #vm { display: block; height: 1fr; }
+    DashboardScreen.-narrow.-show-sensors #sensors { display: block; }
+    DashboardScreen.-narrow.-show-cpu #disks, DashboardScreen.-narrow.-show-vm #disks, DashboardScreen.-narrow.-show-sensors #disks { display: none; }
+    """
+
+    def __init__(self, host_label: str, interval: float = 1.0) -> None:
+        super().__init__()
+        self._host_label = host_label
+        self._interval = interval
+        self.history = History()
+        self.last_snapshot: Snapshot | None = None
+        self._active = "disks"
+
+    def compose(self) -> ComposeResult:
+        status = StatusBar(id="status")
+        status.host = self._host_label
+        status.interval = self._interval
+        yield status
+        yield Tabs(*(Tab(label, id=f"tab-{key}") for key, label in PANEL_TABS), id="panel-tabs")
+        yield DisksPanel(id="disks", classes="panel")
+        with Horizontal(id="bottom"):
+            yield CpuPanel(id="cpu", classes="panel")
+            with Vertical(id="side"):
+                yield VmPanel(id="vm", classes="panel")
+                yield SensorsPanel(id="sensors", classes="panel")
+        yield NotesBar(id="notes-bar")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.add_class(f"-show-{self._active}")
+        self.query_one(DisksPanel).focus_table()
+
+    def on_resize(self) -> None:
+        narrow = self.size.width < NARROW_WIDTH or self.size.height < NARROW_HEIGHT
+        self.set_class(narrow, "-narrow")
+        # Room for CPU, Memory and Sensors side by side.
+        self.set_class(not narrow and self.size.width >= WIDE_WIDTH, "-wide")
+
+    # -------------------------------------------------------------- data
+
+    def apply_snapshot(self, snap: Snapshot) -> None:
+        """Show ``snap`` in every panel (the caller wraps this in batch_update)."""
+        self.last_snapshot = snap
+        self.history.add(snap)
+        self.query_one(DisksPanel).show(snap, self.history)
+        self.query_one(CpuPanel).show(snap)
+        self.query_one(VmPanel).show(snap)
+        self.query_one(SensorsPanel).show(snap)
+        self.query_one(NotesBar).notes = snap.notes
+        status = self.query_one(StatusBar)
+        status.sample_time = _clock(snap.time)
+        if snap.vm is not None and snap.vm.loadavg is not None:
+            status.load = " ".join(f"{v:.2f}" for v in snap.vm.loadavg)
+
+    # -------------------------------------------------------------- panels
+
+    def _panels(self) -> list[Panel]:
+        return [self.query_one(f"#{key}", Panel) for key, _ in PANEL_TABS]
+
+    def _focused_panel(self) -> Panel | None:
+        focused = self.focused
+        while focused is not None and not isinstance(focused, Panel):
+            focused = focused.parent  # type: ignore[assignment]
+        return focused
+
+    def show_panel(self, key: str) -> None:
+        """Make ``key``'s panel the active one (visible when narrow) and focus it."""
+        self.remove_class(f"-show-{self._active}")
+        self._active = key
+        self.add_class(f"-show-{key}")
+        tabs = self.query_one(Tabs)
+        if tabs.active != f"tab-{key}":
+            tabs.active = f"tab-{key}"
+        self.query_one(f"#{key}", Panel).focus_table()
+
+    def action_next_panel(self, step: int) -> None:
+        """Focus the next (or previous) panel."""
+        keys = [key for key, _ in PANEL_TABS]
+        panel = self._focused_panel()
+        current = panel.id if panel is not None and panel.id in keys else self._active
+        self.show_panel(keys[(keys.index(current) + step) % len(keys)])
+
+    @on(Tabs.TabActivated, "#panel-tabs")
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        key = event.tab.id.removeprefix("tab-") if event.tab and event.tab.id else "disks"
+        if key != self._active:
+            self.show_panel(key)
+
+    @on(TextTable.HeaderClicked)
+    def _header_clicked(self, event: TextTable.HeaderClicked) -> None:
+        panel = event.table.parent
+        if isinstance(panel, Panel) and event.column in panel.sort_columns:
+            disks = self.query_one(DisksPanel)
+            same = panel is disks and disks.view.sort_key == event.column
+            panel.sort_by(event.column, reverse=not disks.view.reverse if same else False)
+
+    # -------------------------------------------------------------- actions
+
+    def action_sort(self) -> None:
+        """Sort the focused panel (the Disks panel if none is) by its next column."""
+        panel = self._focused_panel()
+        if panel is None or not panel.sort_columns:
+            panel = self.query_one(DisksPanel)
+        panel.sort_by()
+
+    def action_sort_reverse(self) -> None:
+        """Reverse the Disks panel's sort order."""
+        disks = self.query_one(DisksPanel)
+        disks.set_view(replace(disks.view, reverse=not disks.view.reverse))
+
+    def action_filter(self) -> None:
+        """Ask for a device filter."""
+        disks = self.query_one(DisksPanel)
+
+        def apply(value: str | None) -> None:
+            if value is not None:
+                disks.set_view(replace(disks.view, filter=value))
+
+        self.app.push_screen(FilterDialog(disks.view.filter), apply)
+
+    def action_toggle_all(self) -> None:
+        """Show or hide partitions and unused loop/ram/zram devices."""
+        disks = self.query_one(DisksPanel)
+        disks.set_view(replace(disks.view, show_all=not disks.view.show_all))
+
+    def action_notes(self) -> None:
+        """List every note of the last snapshot."""
+        self.app.push_screen(NotesScreen(self.last_snapshot.notes if self.last_snapshot else ()))
+
+
+def _clock(timestamp: float) -> str:
+    import time
+
+    return time.strftime("%H:%M:%S", time.localtime(timestamp))

@@ -1,0 +1,59 @@
+"""Small modal dialogs: filter input and the notes list."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+
+class FilterDialog(ModalScreen[str | None]):
+    """Ask for a device filter; Enter applies, Esc cancels, empty clears."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="filter-cancel")]
+    DEFAULT_CSS = """
+    FilterDialog { align: center middle; }
+    FilterDialog > Vertical { width: 60; max-width: 100%; height: auto; border: round $primary; background: $surface; padding: 0 1; }
+    FilterDialog Label { color: $text-muted; }
+    """
+
+    def __init__(self, current: str) -> None:
+        super().__init__()
+        self._current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Show devices whose name, model, serial or by-id contains:")
+            yield Input(value=self._current, placeholder="e.g. nvme, sd, md (empty: all)", id="filter-input")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class NotesScreen(ModalScreen[None]):
+    """Everything the last sample could not read, one sentence each."""
+
+    BINDINGS = [Binding("escape,n,q", "dismiss", "Close notes", id="notes-close")]
+    DEFAULT_CSS = """
+    NotesScreen { align: center middle; }
+    NotesScreen > VerticalScroll { width: 100; max-width: 100%; height: 70%; border: round $warning; background: $surface; padding: 0 1; }
+    """
+
+    def __init__(self, notes: tuple[str, ...]) -> None:
+        super().__init__()
+        self._notes = notes
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            if not self._notes:
+                yield Static("Every source was read in the last sample.")
+            for note in self._notes:
+                yield Static(f"• {note}")
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,56 @@
+"""The Sensors panel: every hwmon temperature and fan, like ``sensors``."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+
+from raidtop.format import DASH
+from raidtop.model import Sensor, Snapshot
+from raidtop.widgets.panel import Panel
+from raidtop.widgets.text_table import Column, Row, TextTable
+
+SENSOR_COLUMNS = [
+    Column("chip", "Chip", 16, "left"),
+    Column("label", "Label", 14, "left"),
+    Column("value", "Value", 10),
+    Column("high", "High", 8),
+    Column("crit", "Crit", 8),
+]
+NO_SENSORS = "no sensors exposed on this machine"
+
+
+def sensor_row(index: int, sensor: Sensor) -> Row:
+    """One reading with units; past high or crit it takes the warning tones."""
+    unit = "°C" if sensor.kind == "temp" else " RPM"
+    value = DASH if sensor.value is None else f"{sensor.value:.1f}{unit}" if sensor.kind == "temp" else f"{sensor.value:.0f}{unit}"
+    level = sensor.level
+    tone = {"crit": "crit", "high": "warn"}.get(level)
+    return Row(
+        f"{sensor.chip}/{sensor.label}/{index}",
+        (sensor.chip, sensor.label, value, _limit(sensor.high), _limit(sensor.crit)),
+        (None, None, tone, "dim", "dim"),
+    )
+
+
+def _limit(value: float | None) -> str:
+    return "" if value is None else f"{value:.0f}"
+
+
+class SensorsPanel(Panel):
+    """Temperatures (CPU, NVMe composite, drivetemp) and fans."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Sensors"
+
+    def compose(self) -> ComposeResult:
+        table = TextTable(SENSOR_COLUMNS, id="sensor-table")
+        table.placeholder = NO_SENSORS
+        yield table
+
+    def show(self, snap: Snapshot) -> None:
+        """Render the snapshot's sensors, hottest first."""
+        rows = [sensor_row(i, s) for i, s in enumerate(snap.sensors)]
+        self.query_one(TextTable).set_rows(rows, NO_SENSORS)
+        hot = sum(1 for s in snap.sensors if s.level != "ok")
+        self.border_subtitle = f"{len(rows)} readings" + (f" · {hot} past limit" if hot else "") if rows else ""

@@ -47,8 +47,13 @@ def run_snapshot(root: Path, interval: float) -> int:
     sampler.sample()
     time.sleep(max(0.0, interval))
     doc = snapshot_json(sampler.sample())
-    json.dump(doc, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    try:
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `raidtop snapshot --json | head` is normal use, not an error.
+        sys.stderr.close()
     return 0
 
 

@@ -60,7 +60,9 @@ class RaidtopApp(App[None]):
 
     def on_mount(self) -> None:
         root = self.config.root
-        label = socket.gethostname() if str(root) == "/" else f"root {root}"
+        # The last two path parts name a fixture or recording without leaking
+        # the absolute checkout path (which would make screenshots differ).
+        label = socket.gethostname() if str(root) == "/" else "root " + "/".join(root.resolve().parts[-2:])
         self.dashboard = DashboardScreen(label, self.interval)
         self.push_screen(self.dashboard)
         for problem in self._theme_problems:

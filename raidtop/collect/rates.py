@@ -44,7 +44,7 @@ def disk_io(
     """
     ident = identity or DiskIdentity(cur.name, "disk")
     if prev is not None and _went_backwards(prev, cur):
-        # Removed and re-added, or wrapped: no honest rate exists for this interval.
+        # Removed and re-added (or a 64-bit count reset): no honest rate exists for this interval.
         return _unknown_row(cur, ident)
     if interval_s <= 0:
         return _unknown_row(cur, ident)
@@ -56,7 +56,7 @@ def disk_io(
         if prev is None:
             return now
         before = getattr(prev, attr)
-        return None if before is None else now - before
+        return None if before is None else _change(attr, before, now)
 
     ms = interval_s * 1000.0
     rd_ios, wr_ios = delta("rd_ios"), delta("wr_ios")
@@ -97,10 +97,32 @@ def disk_io(
     )
 
 
+# The kernel prints the millisecond fields with %u: they wrap at 2**32 ms
+# (49.7 days of busy time; far sooner for rq_ticks, which adds up the time of
+# every request in flight). A drop of more than half that range in one of
+# them, with every count still growing, is a wrap, not a reset: the modular
+# difference is the exact change, as iostat's unsigned arithmetic gets it.
+_WRAPPING_MS_FIELDS = frozenset({"rd_ticks", "wr_ticks", "dc_ticks", "fl_ticks", "tot_ticks", "rq_ticks"})
+_U32 = 1 << 32
+
+
+def _change(attr: str, before: int, now: int) -> int:
+    """``now - before``, across a 32-bit wrap of a millisecond field."""
+    if now < before and attr in _WRAPPING_MS_FIELDS and before - now >= _U32 // 2:
+        return now + _U32 - before
+    return now - before
+
+
 def _went_backwards(prev: DiskCounters, cur: DiskCounters) -> bool:
+    """True when a counter decreased for a reason other than a 32-bit wrap.
+
+    ios_pgr is a gauge (requests in flight now), not a counter.
+    """
     for attr in _DISK_FIELDS:
+        if attr == "ios_pgr":
+            continue
         now, before = getattr(cur, attr), getattr(prev, attr)
-        if now is not None and before is not None and now < before and attr != "ios_pgr":
+        if now is not None and before is not None and _change(attr, before, now) < 0:
             return True
     return False
 
@@ -330,16 +352,26 @@ def vm_stat(
     )
 
 
-def _vmstat_cpu(before: CpuCounters | None, now: CpuCounters) -> tuple[float, ...]:
-    """procps vmstat's us/sy/id/wa/st: user+nice, system+irq+softirq, idle, iowait, steal."""
+def _vmstat_cpu(before: CpuCounters | None, now: CpuCounters) -> tuple[float | None, ...]:
+    """procps vmstat's us/sy/id/wa/st from the kernel's ``cpu`` line.
+
+    us = user + nice, sy = system + irq + softirq; the divisor is the sum of
+    all eight tick fields' changes, as in vmstat and iostat's avg-cpu (whose
+    %user + %nice, %system, %idle, %iowait and %steal these equal). A field
+    that went backwards counts 0, as there. When the total went backwards (a
+    CPU went offline or a different boot) there is no honest share: ``None``
+    where iostat's unsigned subtraction wraps and prints 0.00 everywhere.
+    """
 
     def d(attr: str) -> int:
-        return max(0, getattr(now, attr) - (getattr(before, attr) if before else 0))
+        return getattr(now, attr) - (getattr(before, attr) if before else 0)
 
-    use = d("user") + d("nice")
-    sys_ = d("system") + d("irq") + d("softirq")
-    idle, iow, steal = d("idle"), d("iowait"), d("steal")
-    total = use + sys_ + idle + iow + steal
-    if total == 0:
-        return 0.0, 0.0, 100.0, 0.0, 0.0
-    return tuple(v / total * 100.0 for v in (use, sys_, idle, iow, steal))
+    total = sum(d(attr) for attr in _TICK_FIELDS)
+    if total <= 0:
+        return None, None, None, None, None
+
+    def pct(ticks: int) -> float:
+        return max(0, ticks) / total * 100.0
+
+    use = pct(d("user")) + pct(d("nice"))
+    return use, pct(d("system") + d("irq") + d("softirq")), pct(d("idle")), pct(d("iowait")), pct(d("steal"))

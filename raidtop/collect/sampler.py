@@ -113,13 +113,21 @@ class Sampler:
     def advance(self, raw: RawSample) -> Snapshot:
         """Turn ``raw`` into rates against the previous sample, then keep it."""
         prev = self._previous
-        self._previous = raw
+        # Offline CPUs keep their last counters as the reference for when they return.
+        carried = rates.carry_offline_cpus(prev.stat if prev else None, raw.stat) if raw.stat else raw.stat
+        self._previous = raw if carried is raw.stat else replace(raw, stat=carried)
         notes = list(raw.notes)
         since_boot = prev is None
         interval = _interval(prev, raw, notes)
 
         disks: list[DiskIO] = []
-        if interval is not None:
+        if interval is None:
+            # Still list every device, each rate unknown ("—"), rather than an empty panel.
+            disks = [
+                _without_rates(rates.disk_io(None, cur, 1.0, raw.identities.get(cur.name))) for cur in raw.disks
+            ]
+            self._idle_rows = {}
+        else:
             before = {d.name: d for d in prev.disks} if prev else {}
             idle_rows = self._idle_rows
             new_idle: dict[str, tuple[object, DiskIO]] = {}
@@ -188,8 +196,14 @@ def _interval(prev: RawSample | None, raw: RawSample, notes: list[str]) -> float
     """Seconds between samples from /proc/uptime, as sysstat measures it."""
     if prev is None:
         return raw.uptime_s
-    if prev.uptime_s is not None and raw.uptime_s is not None and raw.uptime_s > prev.uptime_s:
-        return raw.uptime_s - prev.uptime_s
+    if prev.uptime_s is not None and raw.uptime_s is not None:
+        if raw.uptime_s > prev.uptime_s:
+            # /proc/uptime has two decimals: round away the float subtraction's
+            # noise so rates divide by the same 0.01 s steps as sysstat's.
+            return round(raw.uptime_s - prev.uptime_s, 2)
+        if raw.uptime_s < prev.uptime_s:
+            notes.append("/proc/uptime went backwards (a reboot, or another machine's recording): no rates")
+            return None
     wall = raw.time - prev.time
     if wall > 0:
         notes.append("/proc/uptime unusable; interval taken from the wall clock")

@@ -49,8 +49,9 @@ class DashboardScreen(Screen[None]):
     DEFAULT_CSS = """
     DashboardScreen { layout: vertical; }
     DashboardScreen #panel-tabs { display: none; height: 2; }
-    DashboardScreen #disks { height: 1fr; min-height: 6; }
-    DashboardScreen #bottom { height: 17; }
+    DashboardScreen #disks { height: auto; max-height: 60%; min-height: 6; }
+    DashboardScreen #disks TextTable { height: auto; max-height: 100%; }
+    DashboardScreen #bottom { height: 1fr; min-height: 14; }
     DashboardScreen #cpu { width: 1fr; min-width: 40; }
     DashboardScreen #side { width: 44; }
     DashboardScreen #sensors { height: 1fr; min-height: 4; }
@@ -62,7 +63,8 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-narrow Panel { display: none; }
     DashboardScreen.-narrow #bottom { height: 1fr; }
     DashboardScreen.-narrow #cpu, DashboardScreen.-narrow #side { width: 1fr; min-width: 0; }
-    DashboardScreen.-narrow.-show-disks #disks { display: block; }
+    DashboardScreen.-narrow.-show-disks #disks { display: block; height: 1fr; max-height: 100%; }
+    DashboardScreen.-narrow #disks TextTable { height: 1fr; }
     DashboardScreen.-narrow.-show-disks #bottom { display: none; }
     DashboardScreen.-narrow.-show-cpu #cpu { display: block; }
     DashboardScreen.-narrow.-show-cpu #side { display: none; }

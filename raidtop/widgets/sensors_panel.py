@@ -10,11 +10,10 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 SENSOR_COLUMNS = [
-    Column("chip", "Chip", 16, "left"),
-    Column("label", "Label", 14, "left"),
-    Column("value", "Value", 10),
-    Column("high", "High", 8),
-    Column("crit", "Crit", 8),
+    Column("chip", "Chip", 13, "left"),
+    Column("label", "Label", 11, "left"),
+    Column("value", "Value", 9),
+    Column("limits", "max/crit", 9),
 ]
 NO_SENSORS = "no sensors exposed on this machine"
 
@@ -27,13 +26,15 @@ def sensor_row(index: int, sensor: Sensor) -> Row:
     tone = {"crit": "crit", "high": "warn"}.get(level)
     return Row(
         f"{sensor.chip}/{sensor.label}/{index}",
-        (sensor.chip, sensor.label, value, _limit(sensor.high), _limit(sensor.crit)),
-        (None, None, tone, "dim", "dim"),
+        (sensor.chip, sensor.label, value, _limits(sensor.high, sensor.crit)),
+        (None, None, tone, "dim"),
     )
 
 
-def _limit(value: float | None) -> str:
-    return "" if value is None else f"{value:.0f}"
+def _limits(high: float | None, crit: float | None) -> str:
+    if high is None and crit is None:
+        return ""
+    return "/".join("" if v is None else f"{v:.0f}" for v in (high, crit))
 
 
 class SensorsPanel(Panel):

@@ -40,7 +40,7 @@ class StatusBar(Widget):
         if self.badge:
             text.append(f" {self.badge} ", alert)
             text.append(" ")
-        text.append(self.host)
+        text.append(self.host + " ")
         text.append(f"  every {self.interval:g}s", muted)
         if self.sample_time:
             text.append(f"  {self.sample_time}", muted)

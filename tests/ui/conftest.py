@@ -23,7 +23,7 @@ def two_root_snapshot() -> Snapshot:
 
 
 @pytest.fixture
-def snapshot() -> Snapshot:
+def sample_snapshot() -> Snapshot:
     return two_root_snapshot()
 
 
@@ -31,3 +31,15 @@ def snapshot() -> Snapshot:
 def static_config() -> Config:
     """An app that samples nothing by itself: tests hand it snapshots."""
     return Config(root=DATA / "root1", autostart_sampler=False)
+
+
+@pytest.fixture(autouse=True)
+def utc_clock(monkeypatch):
+    """Clock strings on screen must not depend on the machine's time zone."""
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()

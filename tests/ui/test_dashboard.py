@@ -22,10 +22,10 @@ def column(table_id: str, app: RaidtopApp, label: str) -> int:
     return [c.label for c in table.columns].index(label)
 
 
-async def test_panels_show_sysstat_numbers(static_config, snapshot):
+async def test_panels_show_sysstat_numbers(static_config, sample_snapshot):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.apply_snapshot(snapshot)
+        app.apply_snapshot(sample_snapshot)
         await pilot.pause()
         disks = cells(app, "disk-table")
         # sysstat's own golden `iostat -x 1 2` second report for root1 -> root2.
@@ -42,20 +42,20 @@ async def test_panels_show_sysstat_numbers(static_config, snapshot):
         assert "55.0°C" in values and "1098 RPM" in values
 
 
-async def test_show_all_reveals_partitions(static_config, snapshot):
+async def test_show_all_reveals_partitions(static_config, sample_snapshot):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.apply_snapshot(snapshot)
+        app.apply_snapshot(sample_snapshot)
         await pilot.press("a")
         assert "sda1" in cells(app, "disk-table")
         await pilot.press("a")
         assert "sda1" not in cells(app, "disk-table")
 
 
-async def test_sort_cycles_columns_and_orders_rows(static_config, snapshot):
+async def test_sort_cycles_columns_and_orders_rows(static_config, sample_snapshot):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.apply_snapshot(snapshot)
+        app.apply_snapshot(sample_snapshot)
         await pilot.press("s")  # Device -> r/s, descending
         table = app.screen.query_one("#disk-table", TextTable)
         r_s = [float(r.cells[2]) for r in table.rows if r.cells[2] != "—"]
@@ -65,10 +65,10 @@ async def test_sort_cycles_columns_and_orders_rows(static_config, snapshot):
         assert r_s == sorted(r_s)
 
 
-async def test_filter_dialog_limits_rows(static_config, snapshot):
+async def test_filter_dialog_limits_rows(static_config, sample_snapshot):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.apply_snapshot(snapshot)
+        app.apply_snapshot(sample_snapshot)
         await pilot.press("f")
         await pilot.press(*"sdr", "enter")
         await pilot.pause()
@@ -113,10 +113,10 @@ async def test_every_binding_is_in_the_command_palette(static_config):
             assert binding.description in titles
 
 
-async def test_tab_moves_between_panels(static_config, snapshot):
+async def test_tab_moves_between_panels(static_config, sample_snapshot):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.apply_snapshot(snapshot)
+        app.apply_snapshot(sample_snapshot)
         assert app.focused.id == "disk-table"
         await pilot.press("tab")
         assert app.focused.id == "cpu-table"
@@ -127,10 +127,10 @@ async def test_tab_moves_between_panels(static_config, snapshot):
 
 
 @pytest.mark.parametrize("size", [(80, 24), (40, 12), (200, 60)])
-async def test_resizing_keeps_working(static_config, snapshot, size):
+async def test_resizing_keeps_working(static_config, sample_snapshot, size):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.apply_snapshot(snapshot)
+        app.apply_snapshot(sample_snapshot)
         await pilot.resize_terminal(*size)
         await pilot.pause()
         narrow = size[0] < 100 or size[1] < 30
@@ -142,7 +142,7 @@ async def test_resizing_keeps_working(static_config, snapshot, size):
             assert app.focused.id == "cpu-table"
             assert app.screen.query_one("#cpu").display
             assert not app.screen.query_one("#disks").display
-        app.apply_snapshot(snapshot)
+        app.apply_snapshot(sample_snapshot)
         await pilot.pause()
         assert "sdq" in cells(app, "disk-table")
 
@@ -150,7 +150,7 @@ async def test_resizing_keeps_working(static_config, snapshot, size):
 async def test_app_on_a_root_samples_by_itself():
     app = RaidtopApp(Config(root=DATA / "root1", interval=0.5))
     async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(40):
+        for _ in range(400):  # up to ~20 s on a loaded machine; not a timing assertion
             await pilot.pause(0.05)
             if app.dashboard.last_snapshot is not None:
                 break

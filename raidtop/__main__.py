@@ -44,9 +44,9 @@ def run_snapshot(root: Path, interval: float) -> int:
         print(f"raidtop: --root {root}: not a directory", file=sys.stderr)
         return 2
     sampler = Sampler(root)
-    sampler.sample()
+    first = sampler.sample()
     time.sleep(max(0.0, interval))
-    doc = snapshot_json(sampler.sample())
+    doc = snapshot_json(sampler.sample(), first.events)
     try:
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -10,12 +10,44 @@ from typing import Iterable
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config, next_interval
-from raidtop.messages import SnapshotReady
+from raidtop.collect.udev_watch import BlockDeviceWatcher
+from raidtop.messages import DeviceEvent, SnapshotReady
 from raidtop.model import Snapshot
+from raidtop.model_md import MdEvent
+
+EVENT_SEVERITY = {
+    "Fail": "error",
+    "FailSpare": "error",
+    "DegradedArray": "error",
+    "DeviceDisappeared": "error",
+    "SparesMissing": "warning",
+}
+
+
+def describe_event(event: MdEvent) -> str:
+    """One sentence for a notification or the timeline."""
+    member = f" {event.member}" if event.member else ""
+    words = {
+        "Fail": f"member{member} failed",
+        "FailSpare": f"spare{member} failed while being rebuilt onto",
+        "SpareActive": f"spare{member} is now in sync",
+        "DegradedArray": "array is degraded",
+        "DeviceDisappeared": "array disappeared",
+        "NewArray": "new array",
+        "RebuildStarted": "rebuild started",
+        "RebuildFinished": "rebuild finished",
+        "CheckStarted": "check started",
+        "CheckFinished": "check finished",
+        "SparesMissing": f"spare{member} removed",
+    }
+    text = words.get(event.event) or (f"rebuild passed {event.event[7:]}%" if event.event.startswith("Rebuild") else event.event)
+    return text + (f" — {event.detail}" if event.detail else "")
 from raidtop.screens.dashboard import DashboardScreen
 from raidtop.screens.help import HelpScreen
 from raidtop.themes import DEFAULT_THEME, load_themes
@@ -40,6 +72,8 @@ class RaidtopApp(App[None]):
         self.paused = False
         self.sampler = Sampler(self.config.root)
         self._wake = asyncio.Event()
+        self.device_events_seen = 0
+        self.device_events_note = "device events not watched"
         self._theme_problems: list[str] = []
         self._register_themes()
 
@@ -67,8 +101,28 @@ class RaidtopApp(App[None]):
         self.push_screen(self.dashboard)
         for problem in self._theme_problems:
             self.notify(problem, title="Theme", severity="warning", timeout=8)
+
+    def dashboard_ready(self) -> None:
+        """Called by the dashboard once its panels exist: start sampling."""
         if self.config.autostart_sampler:
             self.run_sampler()
+            self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
+            reason = self._watcher.start()
+            self.device_events_note = reason or f"watching {self._watcher.source} block device events"
+
+    def _device_event_from_thread(self, action: str, device: str) -> None:
+        # pyudev calls from its own thread; post_message is the thread-safe way in.
+        self.post_message(DeviceEvent(action, device))
+
+    @on(DeviceEvent)
+    def _device_event(self, message: DeviceEvent) -> None:
+        self.device_events_seen += 1
+        self.sample_now()
+
+    def on_unmount(self) -> None:
+        watcher = getattr(self, "_watcher", None)
+        if watcher is not None:
+            watcher.stop()
 
     # -------------------------------------------------------------- sampling
 
@@ -105,9 +159,40 @@ class RaidtopApp(App[None]):
         self.apply_snapshot(message.snapshot)
 
     def apply_snapshot(self, snapshot: Snapshot) -> None:
-        """Show ``snapshot`` on the dashboard in one repaint."""
-        with self.batch_update():
-            self.dashboard.apply_snapshot(snapshot)
+        """Show ``snapshot`` on every screen that watches it, in one repaint."""
+        previous_alerts = self.dashboard.last_snapshot.degraded_alerts if self.dashboard.last_snapshot else frozenset()
+        try:
+            with self.batch_update():
+                self.dashboard.apply_snapshot(snapshot)
+                screen = self.screen
+                if screen is not self.dashboard and hasattr(screen, "apply_snapshot"):
+                    screen.apply_snapshot(snapshot)
+        except NoMatches:
+            # A snapshot that lands while the app shuts down finds no panels.
+            return
+        self._announce(snapshot, previous_alerts)
+
+    def _announce(self, snapshot: Snapshot, previous_alerts: frozenset[str]) -> None:
+        """Turn md events into notifications and, for failures, the bell."""
+        ring = False
+        arrays = {a.name: a for a in snapshot.arrays}
+        for event in snapshot.events:
+            text = describe_event(event)
+            array = arrays.get(event.array)
+            if event.event == "CheckFinished" and array is not None:
+                verdict = mismatch_verdict(
+                    array.level, array.mismatch_cnt, size_kib=array.size_kib, last_sync_action=array.last_sync_action
+                )
+                if verdict is not None:
+                    text = f"{text}: {verdict.text}"
+            severity = EVENT_SEVERITY.get(event.event, "information")
+            self.notify(text, title=f"{event.array}: {event.event}", severity=severity, timeout=10 if severity == "error" else 5)
+            ring = ring or event.event in BELL_EVENTS
+        for name in sorted(previous_alerts - snapshot.degraded_alerts):
+            if any(a.name == name for a in snapshot.arrays):
+                self.notify(f"{name} is whole again; the degraded alert is cleared.", title=name, timeout=8)
+        if ring and self.config.bell:
+            self.bell()
 
     # -------------------------------------------------------------- actions
 

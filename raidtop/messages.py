@@ -17,3 +17,12 @@ class SnapshotReady(Message):
     def can_replace(self, message: Message) -> bool:
         # A burst of samples (after a stall) must not build a backlog.
         return isinstance(message, SnapshotReady)
+
+
+class DeviceEvent(Message):
+    """A block device was added, removed or changed (from udev or the kernel)."""
+
+    def __init__(self, action: str, device: str) -> None:
+        super().__init__()
+        self.action = action
+        self.device = device

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from raidtop.model_md import MdArray, MdEvent, MdReading, RaidSpeedLimit
+
 # ---------------------------------------------------------------- counters
 
 
@@ -181,10 +183,26 @@ class RawSample:
     loadavg: tuple[float, float, float] | None = None
     pressure: tuple[Pressure, ...] = ()
     sensors: tuple[Sensor, ...] = ()
+    md: MdReading | None = None
+    md_thread_names: dict[int, tuple[str, str]] = field(default_factory=dict, compare=False)
+    """PID -> (array, thread name) of md's kernel threads."""
+    md_thread_ticks: dict[int, int] = field(default_factory=dict, compare=False)
+    """PID -> utime + stime in clock ticks."""
     notes: tuple[str, ...] = ()
 
 
 # ---------------------------------------------------------------- rates
+
+
+@dataclass(frozen=True, slots=True)
+class MdThreadCpu:
+    """CPU used by one md kernel thread over the interval."""
+
+    array: str
+    thread: str
+    pid: int
+    cpu_pct: float | None
+    """Percent of one CPU; ``None`` for a thread first seen in this sample."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,5 +312,14 @@ class Snapshot:
     cpus: tuple[CpuUsage, ...] = ()
     vm: VmStat | None = None
     sensors: tuple[Sensor, ...] = ()
+    arrays: tuple[MdArray, ...] = ()
+    raid_speed_limit: RaidSpeedLimit | None = None
+    md_absence: str | None = None
+    """Why there are no arrays ("no md driver", "no arrays"), else ``None``."""
+    events: tuple[MdEvent, ...] = ()
+    """Events derived from this sample against the previous one."""
+    degraded_alerts: frozenset[str] = frozenset()
+    """Arrays whose degraded alert stands (cleared when whole again)."""
+    md_threads: tuple[MdThreadCpu, ...] = ()
     notes: tuple[str, ...] = ()
     version: int = 1

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from raidtop.collect.mdjson import md_to_json
 from raidtop.model import CpuUsage, DiskIO, Sensor, Snapshot, VmStat
+from raidtop.model_md import MdEvent
 
 _DISK_KEYS = (
     "r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "rrqm_pct", "wrqm_pct", "r_await_ms",
@@ -56,8 +58,13 @@ def sensor_json(s: Sensor) -> dict[str, Any]:
     }
 
 
-def snapshot_json(snap: Snapshot) -> dict[str, Any]:
-    """The whole document for one snapshot."""
+def snapshot_json(snap: Snapshot, earlier_events: tuple[MdEvent, ...] = ()) -> dict[str, Any]:
+    """The whole document for one snapshot.
+
+    ``earlier_events`` are prepended to the snapshot's own: ``raidtop
+    snapshot`` passes the first sample's, so an array already degraded at
+    start shows its DegradedArray event.
+    """
     return {
         "version": snap.version,
         "time": snap.time,
@@ -67,6 +74,11 @@ def snapshot_json(snap: Snapshot) -> dict[str, Any]:
         "cpus": [cpu_json(c) for c in snap.cpus],
         "vm": vm_json(snap.vm),
         "sensors": [sensor_json(s) for s in snap.sensors],
+        **md_to_json(snap.arrays, snap.raid_speed_limit, earlier_events + snap.events),
+        "md_absence": snap.md_absence,
+        "md_threads": [
+            {"array": t.array, "thread": t.thread, "pid": t.pid, "cpu_pct": _round(t.cpu_pct)} for t in snap.md_threads
+        ],
         "notes": list(snap.notes),
     }
 

@@ -12,6 +12,7 @@ from raidtop.model import DiskCounters
 # for partitions, which carry too little for iostat -x), 18 (discards, 4.18)
 # and 20 (flushes, 5.5).
 _MIN_FIELDS = 14
+_KERNEL_FIELD_COUNTS = frozenset({14, 18, 20})
 
 
 class DiskstatsParser:
@@ -23,25 +24,38 @@ class DiskstatsParser:
     """
 
     def __init__(self) -> None:
-        self._previous: dict[str, DiskCounters] = {}
+        # line -> (its counters, whether its field count is one the kernel prints)
+        self._previous: dict[str, tuple[DiskCounters, bool]] = {}
 
     def parse(self, text: str) -> tuple[list[DiskCounters], list[str]]:
         """Return the devices in ``text`` and notes on lines that could not be used."""
         previous = self._previous
-        current: dict[str, DiskCounters] = {}
+        current: dict[str, tuple[DiskCounters, bool]] = {}
         disks: list[DiskCounters] = []
         notes: list[str] = []
+        odd_lines = 0
         for line in text.splitlines():
-            counters = previous.get(line)
-            if counters is None:
+            parsed = previous.get(line)
+            if parsed is None:
                 if not line.strip():
                     continue
                 counters = _parse_line(line, notes)
                 if counters is None:
                     continue
-            current[line] = counters
-            disks.append(counters)
+                parsed = (counters, len(line.split()) in _KERNEL_FIELD_COUNTS)
+            current[line] = parsed
+            disks.append(parsed[0])
+            odd_lines += not parsed[1]
         self._previous = current
+        if odd_lines:
+            # Said once per read (not per line, and also for cached lines) so a
+            # future kernel's longer lines give one steady note, not a flood.
+            notes.append(
+                f"/proc/diskstats: {odd_lines} line(s) with a field count the kernel does not print "
+                "(14, 18 or 20); read the fields raidtop knows"
+            )
+        if not disks and not notes:
+            notes.append("/proc/diskstats: no devices listed")
         return disks, notes
 
 
@@ -62,7 +76,11 @@ def _parse_line(line: str, notes: list[str]) -> DiskCounters | None:
         notes.append(f"/proc/diskstats: non-numeric line skipped: {line.strip()[:60]!r}")
         return None
     if any(n < 0 for n in numbers):
-        notes.append(f"/proc/diskstats: negative counter in line for {parts[2]}, skipped")
+        notes.append(f"/proc/diskstats: negative counter in line for {parts[2]!r}, skipped")
+        return None
+    if not parts[2].isprintable() or parts[2] in (".", "..") or parts[2].startswith("/"):
+        # The name becomes a sysfs path; a damaged one must not point elsewhere.
+        notes.append(f"/proc/diskstats: unusable device name {parts[2][:30]!r}, line skipped")
         return None
     n = len(numbers)
     return DiskCounters(

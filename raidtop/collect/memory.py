@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from raidtop.model import MemInfo, Pressure, VmCounters
 
 _MEMINFO_KEYS = {
@@ -27,9 +29,14 @@ def parse_meminfo(text: str) -> tuple[MemInfo, list[str]]:
         if attr is None or not sep:
             continue
         try:
-            values[attr] = int(rest.split()[0])
+            value = int(rest.split()[0])
         except (ValueError, IndexError):
             notes.append(f"/proc/meminfo: {name.strip()} is not a number")
+            continue
+        if value < 0:
+            notes.append(f"/proc/meminfo: {name.strip()} is negative")
+            continue
+        values[attr] = value
     if not values:
         notes.append("/proc/meminfo: no usable fields")
     return MemInfo(**values), notes
@@ -43,9 +50,16 @@ def parse_vmstat(text: str) -> tuple[VmCounters, list[str]]:
         parts = line.split()
         if len(parts) >= 2 and parts[0] in _VMSTAT_KEYS:
             try:
-                values[parts[0]] = int(parts[1])
+                value = int(parts[1])
             except ValueError:
                 notes.append(f"/proc/vmstat: {parts[0]} is not a number")
+                continue
+            if value < 0:
+                notes.append(f"/proc/vmstat: {parts[0]} is negative")
+                continue
+            values[parts[0]] = value
+    if not values and not notes:
+        notes.append("/proc/vmstat: no paging or swapping counters")
     return VmCounters(**values), notes
 
 
@@ -53,17 +67,23 @@ def parse_loadavg(text: str) -> tuple[tuple[float, float, float] | None, list[st
     """Return the 1, 5 and 15 minute load averages."""
     parts = text.split()
     try:
-        return (float(parts[0]), float(parts[1]), float(parts[2])), []
+        loads = (float(parts[0]), float(parts[1]), float(parts[2]))
     except (ValueError, IndexError):
         return None, ["/proc/loadavg: malformed"]
+    if not all(math.isfinite(v) and v >= 0 for v in loads):
+        return None, ["/proc/loadavg: malformed"]
+    return loads, []
 
 
 def parse_uptime(text: str) -> tuple[float | None, list[str]]:
     """Return seconds since boot: the clock sysstat measures intervals with."""
     try:
-        return float(text.split()[0]), []
+        seconds = float(text.split()[0])
     except (ValueError, IndexError):
         return None, ["/proc/uptime: malformed"]
+    if not math.isfinite(seconds) or seconds < 0:
+        return None, ["/proc/uptime: malformed"]
+    return seconds, []
 
 
 def parse_pressure(resource: str, text: str) -> tuple[Pressure | None, list[str]]:
@@ -77,9 +97,11 @@ def parse_pressure(resource: str, text: str) -> tuple[Pressure | None, list[str]
             key, _, raw = item.partition("=")
             if key in ("avg10", "avg60", "avg300"):
                 try:
-                    values[f"{parts[0]}_{key}"] = float(raw)
+                    value = float(raw)
                 except ValueError:
-                    pass
+                    continue
+                if math.isfinite(value) and value >= 0:
+                    values[f"{parts[0]}_{key}"] = value
     if not values:
         return None, [f"/proc/pressure/{resource}: malformed"]
     return Pressure(resource, **values), []

@@ -44,7 +44,7 @@ def disk_io(
     """
     ident = identity or DiskIdentity(cur.name, "disk")
     if prev is not None and _went_backwards(prev, cur):
-        # Removed and re-added (or a 64-bit count reset): no honest rate exists for this interval.
+        # Removed and re-added, or reset: no honest rate exists for this interval.
         return _unknown_row(cur, ident)
     if interval_s <= 0:
         return _unknown_row(cur, ident)
@@ -163,10 +163,12 @@ def cpu_usage(prev: CpuCounters | None, cur: CpuCounters) -> CpuUsage:
 
     ``prev=None`` means since boot. This is mpstat's per-CPU computation
     (sysstat 12.6 ``write_plain_cpu_stats`` with ``get_per_cpu_interval``):
-    guest time is taken out of user and nice; idle and iowait that restarted
-    from zero (a CPU back online, or iowait moved to idle by the kernel) are
-    measured from zero or from their new value; a field that went backwards
-    reads 0; a CPU with no ticks at all (tickless, asleep) is 100 % idle.
+    guest time is taken out of user and nice (a user - guest that shrank
+    reads 0 and widens the interval instead); idle and iowait that restarted
+    (a CPU back online, or iowait moved to idle by the kernel) are measured
+    from zero or from their new value; a CPU with no ticks at all (tickless,
+    asleep) is 100 % idle. Where mpstat would go on with a counter that only
+    grows going backwards, every share is ``None``.
     """
     before = _reference(prev, cur)
     return _usage(cur.cpu, before, cur, _ticks(before, cur))
@@ -189,11 +191,14 @@ def cpu_usages(prev: StatCounters | None, cur: StatCounters) -> tuple[CpuUsage, 
         # A /proc/stat with only the summary line (some containers, old UP kernels).
         if summary is None:
             return ()
-        return (cpu_usage(earlier.get("all") if earlier is not None else None, summary),)
+        if earlier is not None and "all" not in earlier:
+            return (CpuUsage("all", **_NO_USAGE),)
+        return (cpu_usage(earlier["all"] if earlier is not None else None, summary),)
     rows: list[CpuUsage] = []
     sum_before = dict.fromkeys(_CPU_FIELDS, 0)
     sum_now = dict.fromkeys(_CPU_FIELDS, 0)
     all_ticks = 0
+    counted = 0
     for now in online:
         if earlier is not None and now.cpu not in earlier:
             continue
@@ -202,12 +207,13 @@ def cpu_usages(prev: StatCounters | None, cur: StatCounters) -> tuple[CpuUsage, 
         rows.append(_usage(now.cpu, before, now, ticks))
         if ticks is None:
             continue
+        counted += 1
         all_ticks += ticks
         for attr in _CPU_FIELDS:
             sum_before[attr] += getattr(before, attr)
             sum_now[attr] += getattr(now, attr)
-    if not rows:
-        return (CpuUsage("all", **_NO_USAGE),)
+    if not counted:
+        return (CpuUsage("all", **_NO_USAGE), *rows)
     total_before = CpuCounters("all", **sum_before)
     total_now = CpuCounters("all", **sum_now)
     return (_usage("all", total_before, total_now, all_ticks), *rows)
@@ -253,8 +259,19 @@ def _reference(prev: CpuCounters | None, cur: CpuCounters) -> CpuCounters:
     return replace(prev, iowait=iowait, idle=idle)
 
 
+# Counters that only grow. idle and iowait are not among them: the kernel
+# restarts them when a CPU comes back online and can move iowait to idle.
+_MONOTONIC_CPU_FIELDS = ("user", "nice", "system", "irq", "softirq", "steal", "guest", "guest_nice")
+
+
 def _ticks(before: CpuCounters, now: CpuCounters) -> int | None:
-    """A CPU's ticks in the interval; ``None`` when its counters went backwards as a whole."""
+    """A CPU's ticks in the interval; ``None`` when a counter that only grows went backwards.
+
+    mpstat would count such a field as 0 but keep the smaller total, printing
+    shares above 100 %; raidtop shows no share rather than a wrong one.
+    """
+    if any(getattr(now, a) < getattr(before, a) for a in _MONOTONIC_CPU_FIELDS):
+        return None
     elapsed = sum(getattr(now, a) for a in _TICK_FIELDS) - sum(getattr(before, a) for a in _TICK_FIELDS)
     # guest can run slightly ahead of the user time that includes it; mpstat
     # widens the interval by the difference so the shares still add up.
@@ -305,11 +322,21 @@ def vm_stat(
     page_kb: float,
     loadavg: tuple[float, float, float] | None = None,
     pressure: tuple[Pressure, ...] = (),
+    since_boot: bool | None = None,
 ) -> VmStat:
-    """One ``vmstat`` line from two samples (``prev_*=None``: since boot)."""
+    """One ``vmstat`` line from two samples.
+
+    ``since_boot`` (default: both ``prev_*`` are ``None``) measures every
+    counter from zero, as vmstat's first line. Otherwise a counter the previous
+    sample lacked has no rate, rather than its since-boot total passed off as one.
+    """
+    if since_boot is None:
+        since_boot = prev_stat is None and prev_vm is None
 
     def rate(now: int | None, before: int | None, scale: float = 1.0) -> float | None:
         if now is None or interval_s is None or interval_s <= 0:
+            return None
+        if before is None and not since_boot:
             return None
         base = 0 if before is None else before
         if now < base:
@@ -320,14 +347,16 @@ def vm_stat(
     cv = cur_vm or VmCounters()
     ps = prev_stat or StatCounters(cpus=())
     cs = cur_stat or StatCounters(cpus=())
-    since_boot = prev_vm is None
     us = sy = idle = wa = st = None
     if cs.cpus and cs.cpus[0].cpu == "all":
         now = cs.cpus[0]
         before = ps.cpus[0] if ps.cpus and ps.cpus[0].cpu == "all" else None
-        us, sy, idle, wa, st = _vmstat_cpu(before, now)
+        if since_boot or before is not None:
+            us, sy, idle, wa, st = _vmstat_cpu(None if since_boot else before, now)
     mi = meminfo or MemInfo()
     swpd = mi.swap_total - mi.swap_free if mi.swap_total is not None and mi.swap_free is not None else None
+    if swpd is not None and swpd < 0:
+        swpd = None  # SwapFree above SwapTotal: a damaged file, not negative swap
     cache = None if mi.cached is None else mi.cached + (mi.s_reclaimable or 0)
     return VmStat(
         r=cs.procs_running,
@@ -340,8 +369,8 @@ def vm_stat(
         so_kb_s=rate(cv.pswpout, None if since_boot else pv.pswpout, page_kb),
         bi_kb_s=rate(cv.pgpgin, None if since_boot else pv.pgpgin),
         bo_kb_s=rate(cv.pgpgout, None if since_boot else pv.pgpgout),
-        in_s=rate(cs.intr, None if prev_stat is None else ps.intr),
-        cs_s=rate(cs.ctxt, None if prev_stat is None else ps.ctxt),
+        in_s=rate(cs.intr, None if since_boot else ps.intr),
+        cs_s=rate(cs.ctxt, None if since_boot else ps.ctxt),
         us=us,
         sy=sy,
         id=idle,
@@ -355,23 +384,28 @@ def vm_stat(
 def _vmstat_cpu(before: CpuCounters | None, now: CpuCounters) -> tuple[float | None, ...]:
     """procps vmstat's us/sy/id/wa/st from the kernel's ``cpu`` line.
 
-    us = user + nice, sy = system + irq + softirq; the divisor is the sum of
-    all eight tick fields' changes, as in vmstat and iostat's avg-cpu (whose
-    %user + %nice, %system, %idle, %iowait and %steal these equal). A field
-    that went backwards counts 0, as there. When the total went backwards (a
-    CPU went offline or a different boot) there is no honest share: ``None``
-    where iostat's unsigned subtraction wraps and prints 0.00 everywhere.
+    us = user + nice, sy = system + irq + softirq; the divisor is the change
+    of all eight tick fields, as in vmstat and in iostat's avg-cpu (whose
+    %user + %nice, %system, %idle, %iowait and %steal these equal). iowait that
+    decreased while idle grew was re-accounted as idle by the kernel and counts
+    from its new value, as mpstat treats it. Any other decrease (a CPU's idle
+    restarting, another boot) leaves no honest share: ``None``, where iostat's
+    unsigned arithmetic wraps and prints 0.00, or shares above 100 %.
     """
-
-    def d(attr: str) -> int:
-        return getattr(now, attr) - (getattr(before, attr) if before else 0)
-
-    total = sum(d(attr) for attr in _TICK_FIELDS)
-    if total <= 0:
+    if before is not None and now.iowait < before.iowait and now.idle > before.idle:
+        before = replace(before, iowait=now.iowait)
+    deltas = {attr: getattr(now, attr) - (getattr(before, attr) if before else 0) for attr in _TICK_FIELDS}
+    total = sum(deltas.values())
+    if total <= 0 or min(deltas.values()) < 0:
         return None, None, None, None, None
 
     def pct(ticks: int) -> float:
-        return max(0, ticks) / total * 100.0
+        return ticks / total * 100.0
 
-    use = pct(d("user")) + pct(d("nice"))
-    return use, pct(d("system") + d("irq") + d("softirq")), pct(d("idle")), pct(d("iowait")), pct(d("steal"))
+    return (
+        pct(deltas["user"] + deltas["nice"]),
+        pct(deltas["system"] + deltas["irq"] + deltas["softirq"]),
+        pct(deltas["idle"]),
+        pct(deltas["iowait"]),
+        pct(deltas["steal"]),
+    )

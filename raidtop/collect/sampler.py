@@ -17,6 +17,7 @@ from raidtop.collect.blockinfo import identify
 from raidtop.collect.cpustat import parse_stat
 from raidtop.collect.diskstats import DiskstatsParser
 from raidtop.collect.hwmon import read_sensors
+from raidtop.collect.mdtrack import MdTracker
 from raidtop.collect.memory import (
     parse_loadavg,
     parse_meminfo,
@@ -25,7 +26,7 @@ from raidtop.collect.memory import (
     parse_vmstat,
 )
 from raidtop.collect.source import Root, SourceError, as_root
-from raidtop.model import DiskIdentity, DiskIO, RawSample, Snapshot
+from raidtop.model import DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
 
 _PSI_RESOURCES = ("io", "memory", "cpu")
 
@@ -46,6 +47,7 @@ class Sampler:
         self._previous: RawSample | None = None
         self._idle_rows: dict[str, tuple[object, DiskIO]] = {}
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
+        self._md = MdTracker()
 
     # -------------------------------------------------------------- reading
 
@@ -79,6 +81,8 @@ class Sampler:
                     pressure.append(value)
         sensors, more = read_sensors(root)
         notes.extend(more)
+        md, md_thread_names, md_thread_ticks = self._md.read(root)
+        notes.extend(md.notes)
         return RawSample(
             time=self._clock(),
             uptime_s=uptime,
@@ -90,6 +94,9 @@ class Sampler:
             loadavg=loadavg,
             pressure=tuple(pressure),
             sensors=tuple(sensors),
+            md=md,
+            md_thread_names=md_thread_names,
+            md_thread_ticks=md_thread_ticks,
             notes=tuple(notes),
         )
 
@@ -159,7 +166,9 @@ class Sampler:
 
         cpus = ()
         if raw.stat is not None:
-            cpus = rates.cpu_usages(prev.stat if prev else None, raw.stat)
+            # A previous sample without /proc/stat is no reference: no CPU row has a rate yet.
+            reference = (prev.stat or StatCounters(cpus=())) if prev else None
+            cpus = rates.cpu_usages(reference, raw.stat)
         vm = rates.vm_stat(
             prev.stat if prev else None,
             raw.stat,
@@ -170,7 +179,9 @@ class Sampler:
             self._page_kb,
             raw.loadavg,
             raw.pressure,
+            since_boot=since_boot,
         )
+        arrays, events, alerts, md_threads = self._md.advance(prev, raw, interval)
         return Snapshot(
             time=raw.time,
             interval_s=interval,
@@ -179,6 +190,12 @@ class Sampler:
             cpus=cpus,
             vm=vm,
             sensors=raw.sensors,
+            arrays=arrays,
+            raid_speed_limit=raw.md.speed_limit if raw.md else None,
+            md_absence=raw.md.absence if raw.md else None,
+            events=events,
+            degraded_alerts=alerts,
+            md_threads=md_threads,
             notes=tuple(notes),
         )
 
@@ -190,6 +207,7 @@ class Sampler:
         """Forget the previous sample: the next one averages since boot again."""
         self._previous = None
         self._idle_rows = {}
+        self._md.reset()
 
 
 def _interval(prev: RawSample | None, raw: RawSample, notes: list[str]) -> float | None:

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Tab, Tabs
 from raidtop.history import History
 from raidtop.model import Snapshot
 from raidtop.screens.dialogs import FilterDialog, NotesScreen
+from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.cpu_panel import CpuPanel
 from raidtop.widgets.disks_panel import DisksPanel
 from raidtop.widgets.notes_bar import NotesBar
@@ -30,7 +31,7 @@ from raidtop.widgets.vm_panel import VmPanel
 NARROW_WIDTH = 100
 NARROW_HEIGHT = 30
 WIDE_WIDTH = 180
-PANEL_TABS = (("disks", "Disks"), ("cpu", "CPU"), ("vm", "Memory"), ("sensors", "Sensors"))
+PANEL_TABS = (("arrays", "Arrays"), ("disks", "Disks"), ("cpu", "CPU"), ("vm", "Memory"), ("sensors", "Sensors"))
 
 
 class DashboardScreen(Screen[None]):
@@ -44,6 +45,8 @@ class DashboardScreen(Screen[None]):
         Binding("f", "filter", "Filter", id="filter", tooltip="Show only devices whose name/model/serial contains a text"),
         Binding("a", "toggle_all", "All devs", id="show-all", tooltip="Show or hide partitions and never-used loop/ram/zram devices"),
         Binding("n", "notes", "Notes", show=False, id="notes", tooltip="List what the last sample could not read"),
+        Binding("d", "array_detail", "Array detail", id="array-detail", tooltip="Open the detail screen of the highlighted md array"),
+        Binding("e", "events", "Events", id="events", tooltip="Show the md event timeline of this session"),
     ]
 
     DEFAULT_CSS = """
@@ -63,6 +66,8 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-narrow Panel { display: none; }
     DashboardScreen.-narrow #bottom { height: 1fr; }
     DashboardScreen.-narrow #cpu, DashboardScreen.-narrow #side { width: 1fr; min-width: 0; }
+    DashboardScreen.-narrow.-show-arrays #arrays { display: block; height: 1fr; max-height: 100%; }
+    DashboardScreen.-narrow.-show-arrays #bottom { display: none; }
     DashboardScreen.-narrow.-show-disks #disks { display: block; height: 1fr; max-height: 100%; }
     DashboardScreen.-narrow #disks TextTable { height: 1fr; }
     DashboardScreen.-narrow.-show-disks #bottom { display: none; }
@@ -70,7 +75,6 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-narrow.-show-cpu #side { display: none; }
     DashboardScreen.-narrow.-show-vm #vm { display: block; height: 1fr; }
     DashboardScreen.-narrow.-show-sensors #sensors { display: block; }
-    DashboardScreen.-narrow.-show-cpu #disks, DashboardScreen.-narrow.-show-vm #disks, DashboardScreen.-narrow.-show-sensors #disks { display: none; }
     """
 
     def __init__(self, host_label: str, interval: float = 1.0) -> None:
@@ -79,7 +83,7 @@ class DashboardScreen(Screen[None]):
         self._interval = interval
         self.history = History()
         self.last_snapshot: Snapshot | None = None
-        self._active = "disks"
+        self._active = "arrays"
 
     def compose(self) -> ComposeResult:
         status = StatusBar(id="status")
@@ -87,6 +91,7 @@ class DashboardScreen(Screen[None]):
         status.interval = self._interval
         yield status
         yield Tabs(*(Tab(label, id=f"tab-{key}") for key, label in PANEL_TABS), id="panel-tabs")
+        yield ArraysPanel(id="arrays", classes="panel")
         yield DisksPanel(id="disks", classes="panel")
         with Horizontal(id="bottom"):
             yield CpuPanel(id="cpu", classes="panel")
@@ -98,7 +103,9 @@ class DashboardScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.add_class(f"-show-{self._active}")
-        self.query_one(DisksPanel).focus_table()
+        self.query_one(ArraysPanel).focus_table()
+        # Only now can a snapshot be shown, so only now may sampling start.
+        self.app.dashboard_ready()
 
     def on_resize(self) -> None:
         narrow = self.size.width < NARROW_WIDTH or self.size.height < NARROW_HEIGHT
@@ -112,6 +119,7 @@ class DashboardScreen(Screen[None]):
         """Show ``snap`` in every panel (the caller wraps this in batch_update)."""
         self.last_snapshot = snap
         self.history.add(snap)
+        self.query_one(ArraysPanel).show(snap)
         self.query_one(DisksPanel).show(snap, self.history)
         self.query_one(CpuPanel).show(snap)
         self.query_one(VmPanel).show(snap)
@@ -192,6 +200,29 @@ class DashboardScreen(Screen[None]):
         """Show or hide partitions and unused loop/ram/zram devices."""
         disks = self.query_one(DisksPanel)
         disks.set_view(replace(disks.view, show_all=not disks.view.show_all))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "array_detail":
+            # Greyed out (not hidden) so users learn the key exists.
+            snap = self.last_snapshot
+            return True if snap is not None and snap.arrays else None
+        return True
+
+    def action_array_detail(self) -> None:
+        """Open the detail screen of the highlighted array."""
+        from raidtop.screens.array_detail import ArrayDetailScreen
+
+        name = self.query_one(ArraysPanel).selected_array
+        if name is None and self.last_snapshot and self.last_snapshot.arrays:
+            name = self.last_snapshot.arrays[0].name
+        if name is not None:
+            self.app.push_screen(ArrayDetailScreen(name))
+
+    def action_events(self) -> None:
+        """Show this session's md events."""
+        from raidtop.screens.events import EventsScreen
+
+        self.app.push_screen(EventsScreen())
 
     def action_notes(self) -> None:
         """List every note of the last snapshot."""

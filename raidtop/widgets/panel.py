@@ -20,6 +20,10 @@ class Panel(Vertical):
     Panel:focus-within {
         border: round $primary;
     }
+    Panel.-alert {
+        border: heavy $error;
+        border-subtitle-color: $text-error;
+    }
     """
 
     sort_columns: tuple[str, ...] = ()

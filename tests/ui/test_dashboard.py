@@ -117,13 +117,17 @@ async def test_tab_moves_between_panels(static_config, sample_snapshot):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(120, 40)) as pilot:
         app.apply_snapshot(sample_snapshot)
+        assert app.focused.id == "array-table"
+        await pilot.press("tab")
         assert app.focused.id == "disk-table"
         await pilot.press("tab")
         assert app.focused.id == "cpu-table"
         await pilot.press("tab", "tab")
         assert app.focused.id == "sensor-table"
         await pilot.press("tab")
-        assert app.focused.id == "disk-table"
+        assert app.focused.id == "array-table"
+        await pilot.press("shift+tab")
+        assert app.focused.id == "sensor-table"
 
 
 @pytest.mark.parametrize("size", [(80, 24), (40, 12), (200, 60)])
@@ -137,18 +141,22 @@ async def test_resizing_keeps_working(static_config, sample_snapshot, size):
         assert app.dashboard.has_class("-narrow") == narrow
         if narrow:
             # Folded into tabs: only the active panel is displayed.
-            assert app.screen.query_one("#disks").display
+            visible = lambda pid: app.screen.query_one(pid).display  # noqa: E731
+            assert visible("#arrays") and not visible("#disks")
+            await pilot.press("tab")
+            assert app.focused.id == "disk-table"
+            assert visible("#disks") and not visible("#arrays")
             await pilot.press("tab")
             assert app.focused.id == "cpu-table"
-            assert app.screen.query_one("#cpu").display
-            assert not app.screen.query_one("#disks").display
+            assert visible("#cpu") and not visible("#disks")
         app.apply_snapshot(sample_snapshot)
         await pilot.pause()
         assert "sdq" in cells(app, "disk-table")
 
 
 async def test_app_on_a_root_samples_by_itself():
-    app = RaidtopApp(Config(root=DATA / "root1", interval=0.5))
+    # A long interval: exactly one (since-boot) sample happens during the test.
+    app = RaidtopApp(Config(root=DATA / "root1", interval=30.0))
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(400):  # up to ~20 s on a loaded machine; not a timing assertion
             await pilot.pause(0.05)

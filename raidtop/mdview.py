@@ -1,0 +1,129 @@
+"""How md arrays are described on screen: badges, progress bars, slow members.
+
+Pure functions over the model (no Textual, no I/O), shared by the Arrays
+panel, the detail screen and tests.
+"""
+
+from __future__ import annotations
+
+from statistics import median
+
+from raidtop.format import DASH
+from raidtop.model import DiskIO, Sensor
+from raidtop.model_md import MdArray
+
+_SYNC_BADGE = {
+    "resync": "resyncing",
+    "recover": "recovering",
+    "reshape": "reshaping",
+    "check": "checking",
+    "repair": "repairing",
+}
+_STATE_BADGE = {
+    "readonly": "read-only",
+    "read-auto": "auto-read-only",
+    "active-idle": "active",
+    "write-pending": "active",
+    "clear": "inactive",
+}
+_PARTIALS = " ▏▎▍▌▋▊▉"
+SLOW_FACTOR = 3.0
+"""A member whose await is this many times its siblings' median is marked slow."""
+SLOW_FLOOR_MS = 10.0
+"""…and at least this many milliseconds, so idle-disk noise never triggers it."""
+
+
+def state_badge(array: MdArray) -> tuple[str, str | None]:
+    """The one-word state shown in the Arrays panel, and its tone."""
+    if array.health == "failed":
+        return ("broken" if array.state == "broken" else "FAILED"), "crit"
+    if array.health == "inactive":
+        return "inactive", "dim"
+    if array.sync is not None and array.sync.running:
+        return _SYNC_BADGE.get(array.sync.action, array.sync.action), "warn" if array.health == "degraded" else "accent"
+    if array.health == "degraded":
+        return "degraded", "warn"
+    if array.auto_read_only:
+        return "auto-read-only", "accent"
+    if array.read_only:
+        return "read-only", "accent"
+    state = array.state or "active"
+    return _STATE_BADGE.get(state, state), "good"
+
+
+def progress_bar(percent: float | None, width: int) -> str:
+    """A bar of ``width`` cells filled to ``percent``, with eighth-cell precision."""
+    if percent is None:
+        return "·" * width
+    eighths = int(max(0.0, min(100.0, percent)) / 100.0 * width * 8 + 0.5)
+    full, part = divmod(eighths, 8)
+    bar = "█" * full + (_PARTIALS[part] if part and full < width else "")
+    return bar + "·" * (width - len(bar))
+
+
+def duration(seconds: float | None) -> str:
+    """An ETA as people read it: 45s, 12m30s, 2h07m, 3d04h."""
+    if seconds is None:
+        return DASH
+    s = int(seconds + 0.5)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
+
+
+def speed(kib_s: float | None) -> str:
+    """A sync speed: K/s under 10 MiB/s, else M/s."""
+    if kib_s is None:
+        return DASH
+    return f"{kib_s:.0f}K/s" if kib_s < 10240 else f"{kib_s / 1024:.1f}M/s"
+
+
+def size(kib: int | None) -> str:
+    """An array size, in the largest unit that keeps it short (binary units)."""
+    if kib is None:
+        return DASH
+    value = float(kib)
+    for unit in ("K", "M", "G", "T", "P"):
+        if value < 1024 or unit == "P":
+            return f"{value:.0f}{unit}" if unit == "K" else f"{value:.1f}{unit}"
+        value /= 1024
+    return DASH
+
+
+def member_await(io: DiskIO | None) -> float | None:
+    """The member's worst average wait this interval (reads or writes)."""
+    if io is None:
+        return None
+    waits = [w for w in (io.r_await_ms, io.w_await_ms) if w is not None]
+    return max(waits) if waits else None
+
+
+def slow_members(array: MdArray, disks: dict[str, DiskIO]) -> set[str]:
+    """Members whose await is far above their siblings' (a slow disk drags the array)."""
+    waits = {m.name: member_await(disks.get(m.name)) for m in array.members if not m.is_faulty}
+    known = {name: w for name, w in waits.items() if w is not None}
+    slow = set()
+    for name, wait in known.items():
+        siblings = [w for other, w in known.items() if other != name]
+        if not siblings:
+            continue
+        typical = median(siblings)
+        if wait >= SLOW_FLOOR_MS and wait > SLOW_FACTOR * max(typical, 1.0):
+            slow.add(name)
+    return slow
+
+
+def member_temperature(member: str, disks: dict[str, DiskIO], sensors: tuple[Sensor, ...]) -> float | None:
+    """The temperature of the disk a member lives on, when a sensor names it."""
+    io = disks.get(member)
+    candidates = {member}
+    if io is not None and io.parent:
+        candidates.add(io.parent)
+    for sensor in sensors:
+        if sensor.kind == "temp" and sensor.device in candidates and sensor.value is not None:
+            return sensor.value
+    return None

@@ -1,0 +1,186 @@
+"""The Arrays panel: one row per md array, and a member grid for expanded ones."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+
+from raidtop.format import num
+from raidtop.mdview import (
+    duration,
+    member_temperature,
+    progress_bar,
+    size,
+    slow_members,
+    speed,
+    state_badge,
+)
+from raidtop.model import DiskIO, Snapshot
+from raidtop.model_md import MdArray
+from raidtop.widgets.panel import Panel
+from raidtop.widgets.text_table import Column, Row, TextTable
+
+BAR_WIDTH = 14
+ARRAY_COLUMNS = [
+    Column("name", "Array", 9, "left"),
+    Column("level", "Level", 7, "left"),
+    Column("state", "State", 15, "left"),
+    Column("counts", "[n/m]", 7, "left"),
+    Column("status", "Members", 12, "left"),
+    Column("size", "Size", 9),
+    Column("progress", "Sync", BAR_WIDTH + 8, "left"),
+    Column("speed", "Speed", 10),
+    Column("eta", "ETA", 9),
+    Column("eta_kernel", "finish=", 9),
+]
+MEMBER_COLUMNS = [
+    Column("array", "Array", 9, "left"),
+    Column("member", "Member", 12, "left"),
+    Column("slot", "Slot", 5),
+    Column("roles", " Roles", 26, "left"),
+    Column("errors", "Err", 5),
+    Column("r_s", "r/s", 8),
+    Column("w_s", "w/s", 8),
+    Column("rkb_s", "rkB/s", 10),
+    Column("wkb_s", "wkB/s", 10),
+    Column("r_await_ms", "r_await", 8),
+    Column("w_await_ms", "w_await", 8),
+    Column("util_pct", "%util", 7),
+    Column("temp", "Temp", 7),
+    Column("flag", "", 8, "left"),
+]
+
+
+def array_row(array: MdArray, alert: bool) -> Row:
+    """One array: name, level, badge, [n/m], [UU_], size and sync progress."""
+    badge, tone = state_badge(array)
+    sync = array.sync
+    if sync is None:
+        progress, spd, eta, eta_k = "", "", "", ""
+    elif not sync.running:
+        progress, spd, eta, eta_k = f"{sync.action.upper()}", "", "", ""
+    else:
+        pct = "" if sync.percent is None else f" {sync.percent:5.1f}%"
+        progress = f"{progress_bar(sync.percent, BAR_WIDTH)}{pct}"
+        spd, eta, eta_k = speed(sync.speed_kib_s), duration(sync.eta_s), duration(sync.eta_s_kernel)
+    name = ("! " if alert else "") + array.name
+    cells = (
+        name,
+        array.level or "?",
+        badge,
+        array.counts_string or "",
+        array.status_string or "",
+        size(array.size_kib),
+        progress,
+        spd,
+        eta,
+        eta_k,
+    )
+    tones = ("crit" if alert else None, None, tone, None, "warn" if array.status and "_" in array.status else None,
+             None, "accent", None, "good", "dim")
+    return Row(array.name, cells, tones)
+
+
+def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> list[Row]:
+    """The member grid of one array: roles plus each member's live iostat row."""
+    slow = slow_members(array, disks)
+    rows = []
+    for member in sorted(array.members, key=lambda m: (m.slot is None, m.slot if m.slot is not None else 0, m.name)):
+        io = disks.get(member.name)
+        temp = member_temperature(member.name, disks, snap.sensors)
+        roles = ",".join(member.roles) if member.roles else "(unknown)"
+        cells = [
+            array.name,
+            member.name,
+            "" if member.slot is None else str(member.slot),
+            " " + roles,
+            "" if member.errors is None else str(member.errors),
+        ]
+        tones: list[str | None] = [
+            "dim",
+            None,
+            None,
+            "crit" if member.is_faulty else "warn" if member.is_spare else "dim" if not member.roles else "good",
+            "warn" if member.errors else "dim",
+        ]
+        for key in ("r_s", "w_s", "rkb_s", "wkb_s", "r_await_ms", "w_await_ms", "util_pct"):
+            value = getattr(io, key) if io is not None else None
+            cells.append(num(value))
+            tones.append("dim" if not value else None)
+        cells.append("" if temp is None else f"{temp:.0f}°C")
+        tones.append(None)
+        flag = "⚠ slow" if member.name in slow else "faulty" if member.is_faulty else ""
+        cells.append(flag)
+        tones.append("crit" if flag else None)
+        rows.append(Row(f"{array.name}/{member.name}", tuple(cells), tuple(tones)))
+    return rows
+
+
+class ArraysPanel(Panel):
+    """md arrays with state badges and sync progress; Enter expands members."""
+
+    DEFAULT_CSS = """
+    ArraysPanel { height: auto; max-height: 50%; }
+    ArraysPanel #array-table { height: auto; max-height: 12; }
+    ArraysPanel #member-table { height: auto; max-height: 18; display: none; }
+    ArraysPanel.-expanded #member-table { display: block; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Arrays"
+        self.expanded: set[str] = set()
+        self._snapshot: Snapshot | None = None
+
+    def compose(self) -> ComposeResult:
+        table = TextTable(ARRAY_COLUMNS, id="array-table")
+        table.placeholder = "waiting for the first sample…"
+        yield table
+        yield TextTable(MEMBER_COLUMNS, id="member-table")
+
+    def show(self, snap: Snapshot) -> None:
+        """Render arrays and the member grids of expanded arrays."""
+        self._snapshot = snap
+        self._refresh_rows()
+
+    @property
+    def selected_array(self) -> str | None:
+        """The array under the cursor (or whose member is under it)."""
+        key = self.query_one("#array-table", TextTable).cursor_key
+        return key
+
+    def toggle(self, name: str) -> None:
+        """Expand or collapse one array's member grid."""
+        self.expanded ^= {name}
+        self._refresh_rows()
+
+    @on(TextTable.RowSelected, "#array-table")
+    def _row_selected(self, event: TextTable.RowSelected) -> None:
+        event.stop()
+        self.toggle(event.key)
+
+    def _refresh_rows(self) -> None:
+        snap = self._snapshot
+        if snap is None:
+            return
+        arrays_table = self.query_one("#array-table", TextTable)
+        rows = [array_row(a, a.name in snap.degraded_alerts) for a in snap.arrays]
+        placeholder = snap.md_absence or "no md arrays"
+        arrays_table.set_rows(rows, placeholder)
+        names = {a.name for a in snap.arrays}
+        self.expanded &= names
+        disks = {d.name: d for d in snap.disks}
+        members: list[Row] = []
+        for array in snap.arrays:
+            if array.name in self.expanded:
+                members.extend(member_rows(array, disks, snap))
+        self.query_one("#member-table", TextTable).set_rows(members)
+        self.set_class(bool(members), "-expanded")
+        alerts = sorted(snap.degraded_alerts)
+        if alerts:
+            self.border_subtitle = "ALERT: " + ", ".join(alerts) + " degraded"
+        elif snap.arrays:
+            self.border_subtitle = f"{len(snap.arrays)} arrays · Enter: members · d: detail"
+        else:
+            self.border_subtitle = ""
+        self.set_class(bool(alerts), "-alert")

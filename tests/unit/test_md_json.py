@@ -1,0 +1,45 @@
+"""The md snapshot JSON has exactly issue 3's keys, and the md modules stay free of Textual."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from raidtop.collect.mdjson import array_to_json, md_to_json, speed_limit_to_json
+from raidtop.model_md import MdArray, MdEvent, MdMember, MdSync, RaidSpeedLimit
+
+ARRAY_KEYS = ["name", "level", "state", "health", "raid_disks", "degraded", "size_kib", "chunk_kib", "layout",
+              "metadata", "bitmap", "members", "sync", "mismatch_cnt", "sync_speed_min", "sync_speed_max",
+              "stripe_cache_size"]
+MEMBER_KEYS = ["name", "slot", "roles", "errors"]
+SYNC_KEYS = ["action", "percent", "done_kib", "total_kib", "speed_kib_s", "eta_s_kernel", "eta_s"]
+
+
+def test_schema_keys_in_order():
+    array = MdArray("md0", "raid1", "clean", "ok", members=(MdMember("sda", 0, ("in_sync",), 0),),
+                    sync=MdSync("check", 1.0, 1, 100, 5, 20.0, 19.5), uuid="not in the schema")
+    doc = md_to_json([array], RaidSpeedLimit(1000, 200000), [MdEvent(1.0, "md0", "CheckStarted")])
+    assert list(doc) == ["arrays", "raid_speed_limit", "events"]
+    entry = doc["arrays"][0]
+    assert list(entry) == ARRAY_KEYS
+    assert list(entry["members"][0]) == MEMBER_KEYS
+    assert list(entry["sync"]) == SYNC_KEYS
+    assert doc["raid_speed_limit"] == {"min": 1000, "max": 200000}
+    assert doc["events"] == [{"time": 1.0, "array": "md0", "event": "CheckStarted", "member": None}]
+    json.dumps(doc)
+
+
+def test_unknown_values_are_null():
+    entry = array_to_json(MdArray("md9", None, None, "inactive"))
+    assert entry["sync"] is None and entry["members"] == []
+    assert all(entry[k] is None for k in ARRAY_KEYS if k not in ("name", "health", "members"))
+    assert speed_limit_to_json(None) == {"min": None, "max": None}
+
+
+def test_md_modules_do_not_import_textual():
+    modules = ["raidtop.model_md"] + [f"raidtop.collect.{m}" for m in (
+        "md", "mdstat", "mdsysfs", "mdlevel", "mdevents", "mdeta", "mdjson", "mdadm_export")]
+    code = f"import sys; import {', '.join(modules)}; print(any(m.split('.')[0] == 'textual' for m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"

@@ -1,14 +1,14 @@
-"""Command line: ``raidtop`` (the dashboard) and ``raidtop snapshot --json``."""
+"""Command line: ``raidtop`` (the dashboard) and its subcommands (raidtop.cli)."""
 
 from __future__ import annotations
 
 import argparse
-import json
+import importlib
 import sys
-import time
 from pathlib import Path
 
 from raidtop import __version__
+from raidtop.cli import SUBCOMMANDS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,35 +26,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--interval", type=float, default=1.0, metavar="S", help="seconds between samples (default 1)"
     )
     parser.add_argument("--theme", default=None, help="theme name (see themes/)")
+    parser.add_argument("--no-bell", action="store_true", help="do not ring the bell on Fail and DegradedArray")
     sub = parser.add_subparsers(dest="command")
-    snap = sub.add_parser("snapshot", help="sample twice and print the rates as JSON")
-    snap.add_argument("--json", action="store_true", required=True, help="print JSON (the only format)")
-    snap.add_argument("--interval", type=float, default=argparse.SUPPRESS, metavar="S",
-                      help="seconds between the two samples (default 1)")
-    snap.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"raidtop.cli.{name}").register(sub)
     return parser
-
-
-def run_snapshot(root: Path, interval: float) -> int:
-    """Sample twice, ``interval`` seconds apart, and print one JSON document."""
-    from raidtop.collect.sampler import Sampler
-    from raidtop.snapshot_json import snapshot_json
-
-    if not root.is_dir():
-        print(f"raidtop: --root {root}: not a directory", file=sys.stderr)
-        return 2
-    sampler = Sampler(root)
-    first = sampler.sample()
-    time.sleep(max(0.0, interval))
-    doc = snapshot_json(sampler.sample(), first.events)
-    try:
-        json.dump(doc, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # `raidtop snapshot --json | head` is normal use, not an error.
-        sys.stderr.close()
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,15 +39,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.interval <= 0:
         print("raidtop: --interval must be positive", file=sys.stderr)
         return 2
-    if args.command == "snapshot":
-        return run_snapshot(args.root, args.interval)
+    if args.command is not None:
+        return args.func(args)
     if not args.root.is_dir():
         print(f"raidtop: --root {args.root}: not a directory", file=sys.stderr)
         return 2
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
 
-    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme))
+    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell))
     app.run()
     return 0
 

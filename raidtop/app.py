@@ -63,6 +63,7 @@ class RaidtopApp(App[None]):
         Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Stop or resume sampling"),
         Binding("plus,equals_sign", "interval(1)", "Slower", id="interval-up", tooltip="Sample less often (longer interval)"),
         Binding("minus,underscore", "interval(-1)", "Faster", id="interval-down", tooltip="Sample more often (shorter interval)"),
+        Binding("T", "next_theme", "Theme", show=False, id="next-theme", tooltip="Switch to the next raidtop theme"),
     ]
 
     def __init__(self, config: Config | None = None) -> None:
@@ -205,6 +206,13 @@ class RaidtopApp(App[None]):
         sections.append(("Tables", list(TextTable.BINDINGS) + [Binding("enter", "select", "Open row", id="table-open", tooltip="Expand or open the highlighted row")]))
         sections.append(("Palette", [Binding("ctrl+p", "command_palette", "Command palette", id="palette", tooltip="Search every command")]))
         self.push_screen(HelpScreen(sections))
+
+    def action_next_theme(self) -> None:
+        """Cycle through raidtop's themes (built-in and user files)."""
+        names = sorted(n for n in self.available_themes if n.startswith("raidtop-")) or sorted(self.available_themes)
+        current = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(current + 1) % len(names)]
+        self.notify(f"theme: {self.theme}", timeout=2)
 
     def action_toggle_pause(self) -> None:
         """Stop or resume sampling."""

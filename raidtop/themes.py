@@ -6,12 +6,16 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from textual.color import Color
 from textual.theme import Theme
 
 from raidtop.config import xdg_dir
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "themes"
 DEFAULT_THEME = "raidtop-dark"
+_COLOUR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
+                "success", "warning", "error")
+_NON_COLOUR_VARIABLES = {"input-cursor-text-style", "footer-key-style", "button-focus-text-style"}
 
 
 @dataclass
@@ -32,6 +36,15 @@ def load_theme_file(path: Path) -> Theme:
         raise ValueError(f"{path}: not valid TOML ({exc})") from None
     if "name" not in data or "primary" not in data:
         raise ValueError(f"{path}: a theme needs at least 'name' and 'primary'")
+    # Theme() accepts any string; a bad colour would only fail when applied,
+    # mid-session, so every colour is parsed here.
+    colours = {k: v for k, v in data.items() if k in _COLOUR_KEYS}
+    colours.update({f"variables.{k}": v for k, v in data.get("variables", {}).items() if k not in _NON_COLOUR_VARIABLES})
+    for key, value in colours.items():
+        try:
+            Color.parse(value)
+        except Exception:
+            raise ValueError(f"{path}: {key} = {value!r} is not a colour") from None
     try:
         return Theme(**data)
     except (TypeError, ValueError) as exc:

@@ -120,6 +120,7 @@ class TextTable(ScrollView, can_focus=True):
         columns: list[Column],
         *,
         show_header: bool = True,
+        show_cursor: bool = True,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -133,6 +134,7 @@ class TextTable(ScrollView, can_focus=True):
         self._header: Strip | None = None
         self._total_width = self._width_of(self._columns)
         self.show_header = show_header
+        self.show_cursor = show_cursor
         self.placeholder = ""
         """Text shown when there are no rows (a reason, not silence)."""
 
@@ -231,7 +233,7 @@ class TextTable(ScrollView, can_focus=True):
 
     def _row_strip(self, index: int) -> Strip:
         row = self._rows[index]
-        is_cursor = index == self.cursor_row
+        is_cursor = self.show_cursor and index == self.cursor_row
         cache_key = (row, is_cursor, self.has_focus, self.size.width)
         cached = self._strips.get(index)
         if cached is not None and cached[0] == cache_key:

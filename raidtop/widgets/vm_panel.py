@@ -96,8 +96,8 @@ class VmPanel(Panel):
         self.border_title = "Memory / VM"
 
     def compose(self) -> ComposeResult:
-        yield TextTable(VM_COLUMNS, id="vm-table", show_header=False)
-        psi = TextTable(PSI_COLUMNS, id="psi-table")
+        yield TextTable(VM_COLUMNS, id="vm-table", show_header=False, show_cursor=False)
+        psi = TextTable(PSI_COLUMNS, id="psi-table", show_cursor=False)
         psi.placeholder = "no /proc/pressure on this kernel"
         yield psi
 

@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--theme", default=None, help="theme name (see themes/)")
     parser.add_argument("--no-bell", action="store_true", help="do not ring the bell on Fail and DegradedArray")
+    parser.add_argument("--replay", type=Path, default=None, metavar="FILE", help="replay a recording made with `raidtop record` or R")
     sub = parser.add_subparsers(dest="command")
     for name in SUBCOMMANDS:
         importlib.import_module(f"raidtop.cli.{name}").register(sub)
@@ -44,10 +45,18 @@ def main(argv: list[str] | None = None) -> int:
     if not args.root.is_dir():
         print(f"raidtop: --root {args.root}: not a directory", file=sys.stderr)
         return 2
+    if args.replay is not None:
+        from raidtop.collect.recording import RecordingError, read_recording
+
+        try:
+            read_recording(args.replay)
+        except RecordingError as exc:
+            print(f"raidtop: {exc}", file=sys.stderr)
+            return 2
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
 
-    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell))
+    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay))
     app.run()
     return 0
 

@@ -14,8 +14,11 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
+from raidtop.collect.recording import RecordingRoot, RecordingWriter, read_recording
+from raidtop.collect.replayer import Replayer
 from raidtop.collect.sampler import Sampler
-from raidtop.config import Config, next_interval
+from raidtop.config import Config, next_interval, xdg_dir
+from raidtop.replay_control import ReplayPosition, parse_jump
 from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.messages import DeviceEvent, SnapshotReady
 from raidtop.model import Snapshot
@@ -64,7 +67,14 @@ class RaidtopApp(App[None]):
         Binding("plus,equals_sign", "interval(1)", "Slower", id="interval-up", tooltip="Sample less often (longer interval)"),
         Binding("minus,underscore", "interval(-1)", "Faster", id="interval-down", tooltip="Sample more often (shorter interval)"),
         Binding("T", "next_theme", "Theme", show=False, id="next-theme", tooltip="Switch to the next raidtop theme"),
+        Binding("R", "toggle_recording", "Record", show=False, id="record", tooltip="Start or stop recording what raidtop reads (for --replay)"),
+        Binding("full_stop", "replay_step(1)", "Step", id="replay-step", tooltip="Replay: show the next sample"),
+        Binding("comma", "replay_step(-1)", "Back", id="replay-back", tooltip="Replay: show the previous sample"),
+        Binding("greater_than_sign", "replay_speed(1)", "Faster", id="replay-faster", tooltip="Replay: play faster (up to 60×)"),
+        Binding("less_than_sign", "replay_speed(-1)", "Slower", id="replay-slower", tooltip="Replay: play slower (down to 1×)"),
+        Binding("j", "replay_jump", "Jump", id="replay-jump", tooltip="Replay: jump to a time (+30s, -2m, 50%, 14:05)"),
     ]
+    REPLAY_ACTIONS = {"replay_step", "replay_speed", "replay_jump"}
 
     def __init__(self, config: Config | None = None) -> None:
         super().__init__()
@@ -72,6 +82,12 @@ class RaidtopApp(App[None]):
         self.interval = self.config.interval
         self.paused = False
         self.sampler = Sampler(self.config.root)
+        self.replayer: Replayer | None = None
+        self.replay_position = ReplayPosition()
+        self._seek_to: int | None = None
+        if self.config.replay is not None:
+            self.replayer = Replayer(read_recording(self.config.replay))
+        self.recorder: tuple[RecordingRoot, RecordingWriter] | None = None
         self._wake = asyncio.Event()
         self.device_events_seen = 0
         self.device_events_note = "device events not watched"
@@ -105,6 +121,11 @@ class RaidtopApp(App[None]):
 
     def dashboard_ready(self) -> None:
         """Called by the dashboard once its panels exist: start sampling."""
+        if self.replayer is not None:
+            self._prepare_replay()
+            if self.config.autostart_sampler:
+                self.run_replay()
+            return
         if self.config.autostart_sampler:
             self.run_sampler()
             self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
@@ -124,6 +145,8 @@ class RaidtopApp(App[None]):
         watcher = getattr(self, "_watcher", None)
         if watcher is not None:
             watcher.stop()
+        if self.recorder is not None:
+            self.recorder[1].close()
 
     # -------------------------------------------------------------- sampling
 
@@ -138,7 +161,7 @@ class RaidtopApp(App[None]):
             started = time.monotonic()
             if not self.paused:
                 try:
-                    snapshot = await asyncio.to_thread(self.sampler.sample)
+                    snapshot = await asyncio.to_thread(self._sample_once)
                 except Exception as exc:  # a bug in a reader must not stop the dashboard
                     self.notify(f"sampling failed: {exc!r}", severity="error", timeout=10)
                 else:
@@ -150,6 +173,150 @@ class RaidtopApp(App[None]):
                     await asyncio.wait_for(self._wake.wait(), timeout=remaining)
                 except asyncio.TimeoutError:
                     pass
+
+    def _sample_once(self) -> Snapshot:
+        """One sample (in the worker thread), stored too while recording."""
+        snapshot = self.sampler.sample()
+        recording = self.recorder
+        if recording is not None:
+            root, writer = recording
+            events = [{"array": e.array, "event": e.event, "member": e.member} for e in snapshot.events]
+            writer.add(snapshot.time, root.take_frame(), events=events, actions=self._pending_actions())
+        return snapshot
+
+    def _pending_actions(self) -> list[dict]:
+        """Actions logged since the last frame, so replays can mark them."""
+        actions, self._actions_since_frame = getattr(self, "_actions_since_frame", []), []
+        return actions
+
+    def note_action(self, kind: str, command: str) -> None:
+        """Screens that change the system call this so recordings mark the change."""
+        pending = getattr(self, "_actions_since_frame", [])
+        pending.append({"time": time.time(), "kind": kind, "command": command})
+        self._actions_since_frame = pending
+
+    # -------------------------------------------------------------- replay
+
+    def _prepare_replay(self) -> None:
+        recording = self.replayer.recording
+        status = self.dashboard.query_one("#status")
+        status.badge = "REPLAY"
+        status.host = f"replay of {recording.header.get('host', '?')}"
+        bar = self.dashboard.query_one("#time-bar")
+        bar.display = True
+        bar.start, bar.end = recording.start, recording.end
+        markers = []
+        for frame in recording.frames:
+            markers += [(frame.time, e.get("event", "?")) for e in frame.events]
+            markers += [(frame.time, a.get("kind", "action")) for a in frame.actions]
+        bar.markers = tuple(markers)
+        for note in recording.notes:
+            self.notify(note, title="Recording", severity="warning", timeout=10)
+
+    @work(exclusive=True, group="sampler", exit_on_error=False)
+    async def run_replay(self) -> None:
+        """Show recorded frames at the recording's pace times the speed."""
+        replayer = self.replayer
+        position = self.replay_position
+        frames = replayer.recording.frames
+        if not frames:
+            self.notify("the recording has no samples", severity="error")
+            return
+        await self._show_frame(0)
+        while True:
+            if self._seek_to is not None:
+                target, self._seek_to = self._seek_to, None
+                await self._show_frame(target)
+                continue
+            if position.playing and position.index < len(frames) - 1:
+                gap = frames[position.index + 1].time - frames[position.index].time
+                self._wake.clear()
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=max(0.02, gap / position.speed))
+                    continue  # woken by a key: handle the seek or pause first
+                except asyncio.TimeoutError:
+                    pass
+                await self._show_frame(position.index + 1)
+            else:
+                if position.playing:
+                    position.playing = False
+                    self._update_time_bar()
+                self._wake.clear()
+                await self._wake.wait()
+
+    async def _show_frame(self, index: int) -> None:
+        snapshot = await asyncio.to_thread(self.replayer.snapshot_at, index)
+        self.replay_position.index = self.replayer.index
+        self._update_time_bar()
+        self.post_message(SnapshotReady(snapshot))
+
+    def _update_time_bar(self) -> None:
+        bar = self.dashboard.query_one("#time-bar")
+        frames = self.replayer.recording.frames
+        bar.position = frames[self.replay_position.index].time if frames else 0.0
+        bar.playing = self.replay_position.playing
+        bar.speed = self.replay_position.speed
+
+    def action_replay_step(self, step: int) -> None:
+        """Show the next (or previous) recorded sample and pause."""
+        self.replay_position.playing = False
+        self._seek_to = max(0, self.replay_position.index + step)
+        self.sample_now()
+
+    def action_replay_speed(self, direction: int) -> None:
+        """Play faster or slower."""
+        (self.replay_position.faster if direction > 0 else self.replay_position.slower)()
+        self._update_time_bar()
+
+    def action_replay_jump(self) -> None:
+        """Ask for a time and jump there."""
+        from raidtop.screens.dialogs import AskDialog
+
+        recording = self.replayer.recording
+        bar = self.dashboard.query_one("#time-bar")
+
+        def jump(text: str | None) -> None:
+            if not text:
+                return
+            target = parse_jump(text, recording.start, recording.end, bar.position)
+            if target is None:
+                self.notify(f"cannot read {text!r} as a time: try +30s, -2m, 50% or 14:05", severity="warning")
+                return
+            self._seek_to = recording.index_at(target)
+            self.sample_now()
+
+        self.push_screen(AskDialog("Jump to (+30s, -2m, 50%, 14:05, or seconds from start):", "+60s"), jump)
+
+    def action_toggle_recording(self) -> None:
+        """Start or stop recording the raw inputs into the XDG data dir."""
+        if self.recorder is not None:
+            root, writer = self.recorder
+            self.recorder = None
+            self.sampler.root = root._inner
+            writer.close()
+            self.dashboard.query_one("#status").badge = ""
+            self.notify(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)", title="Recording", timeout=10)
+            return
+        directory = xdg_dir("data") / "recordings"
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            path = directory / time.strftime("raidtop-%Y%m%d-%H%M%S.xz")
+            root = RecordingRoot(self.sampler.root)
+            writer = RecordingWriter(path, self.interval, root)
+        except OSError as exc:
+            self.notify(f"cannot record: {exc}", severity="error")
+            return
+        self.sampler.root = root
+        self.recorder = (root, writer)
+        self.dashboard.query_one("#status").badge = "REC"
+        self.notify(f"recording to {path}", title="Recording", timeout=5)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in self.REPLAY_ACTIONS:
+            return self.replayer is not None
+        if action == "toggle_recording":
+            return self.replayer is None
+        return True
 
     def sample_now(self) -> None:
         """Cut the current wait short (a device event, an interval change)."""
@@ -215,7 +382,12 @@ class RaidtopApp(App[None]):
         self.notify(f"theme: {self.theme}", timeout=2)
 
     def action_toggle_pause(self) -> None:
-        """Stop or resume sampling."""
+        """Stop or resume sampling (in a replay: pause or play)."""
+        if self.replayer is not None:
+            self.replay_position.playing = not self.replay_position.playing
+            self._update_time_bar()
+            self.sample_now()
+            return
         self.paused = not self.paused
         self.dashboard.query_one("#status").paused = self.paused
         if not self.paused:

@@ -20,6 +20,8 @@ class Config:
     """Ring the terminal bell on Fail and DegradedArray."""
     autostart_sampler: bool = True
     """Tests turn this off to feed snapshots by hand."""
+    replay: Path | None = None
+    """A recording to replay instead of reading the system."""
 
 
 def xdg_dir(kind: str) -> Path:

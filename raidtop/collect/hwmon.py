@@ -89,19 +89,19 @@ def _block_device_of(root: Root, chip_base: str) -> str | None:
     target = root.readlink(f"{chip_base}/device")
     if not target:
         return None
-    device_dir = root.resolve(chip_base) + "/device"
+    device_dir = f"{chip_base}/device"
     # NVMe: the hwmon's device is the controller nvmeN; its namespaces are nvmeNnM.
     leaf = os.path.basename(target.rstrip("/"))
     if re.fullmatch(r"nvme\d+", leaf):
         try:
-            namespaces = sorted(e for e in os.listdir(device_dir) if re.fullmatch(rf"{leaf}n\d+", e))
-        except OSError:
+            namespaces = [e for e in root.listdir(device_dir) if re.fullmatch(rf"{leaf}n\d+", e)]
+        except SourceError:
             namespaces = []
         return namespaces[0] if namespaces else f"{leaf}n1"
     # drivetemp: the device is a SCSI device with a block/<sdX> directory.
     try:
-        blocks = os.listdir(device_dir + "/block")
-    except OSError:
+        blocks = root.listdir(device_dir + "/block")
+    except SourceError:
         return None
     return blocks[0] if blocks else None
 

@@ -26,6 +26,7 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.sensors_panel import SensorsPanel
 from raidtop.widgets.status_bar import StatusBar
 from raidtop.widgets.text_table import TextTable
+from raidtop.widgets.time_bar import TimeBar
 from raidtop.widgets.vm_panel import VmPanel
 
 NARROW_WIDTH = 100
@@ -90,6 +91,9 @@ class DashboardScreen(Screen[None]):
         status.host = self._host_label
         status.interval = self._interval
         yield status
+        bar = TimeBar(id="time-bar")
+        bar.display = False
+        yield bar
         yield Tabs(*(Tab(label, id=f"tab-{key}") for key, label in PANEL_TABS), id="panel-tabs")
         yield ArraysPanel(id="arrays", classes="panel")
         yield DisksPanel(id="disks", classes="panel")

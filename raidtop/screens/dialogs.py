@@ -57,3 +57,30 @@ class NotesScreen(ModalScreen[None]):
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
+
+
+class AskDialog(ModalScreen[str | None]):
+    """Ask for one line of text; Enter answers, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask-cancel")]
+    DEFAULT_CSS = """
+    AskDialog { align: center middle; }
+    AskDialog > Vertical { width: 70; max-width: 100%; height: auto; border: round $primary; background: $surface; padding: 0 1; }
+    AskDialog Label { color: $text-muted; }
+    """
+
+    def __init__(self, question: str, placeholder: str = "") -> None:
+        super().__init__()
+        self._question = question
+        self._placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self._question)
+            yield Input(placeholder=self._placeholder, id="ask-input")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

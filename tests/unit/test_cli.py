@@ -57,3 +57,23 @@ def test_bad_root_is_a_clear_error(tmp_path):
     result = raidtop("snapshot", "--json", "--root", str(tmp_path / "nowhere"))
     assert result.returncode == 2
     assert "not a directory" in result.stderr
+
+
+def test_replay_of_a_future_format_is_refused(tmp_path):
+    import lzma
+
+    path = tmp_path / "future.xz"
+    path.write_bytes(lzma.compress(json.dumps({"format": "raidtop-recording", "version": 7}).encode() + b"\n"))
+    result = raidtop("--replay", str(path))
+    assert result.returncode == 2
+    assert "newer raidtop" in result.stderr
+
+
+def test_record_writes_samples(tmp_path):
+    out = tmp_path / "r.xz"
+    result = raidtop("record", "-o", str(out), "--interval", "0.1", "--duration", "0.35", "--root", str(DATA / "ui" / "root1"))
+    assert result.returncode == 0, result.stderr
+    assert "recorded" in result.stderr
+    from raidtop.collect.recording import read_recording
+
+    assert len(read_recording(out).frames) >= 3

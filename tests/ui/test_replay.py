@@ -1,0 +1,82 @@
+"""Pilot tests: --replay stepping, seeking and speed; recording from the app with R."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from raidtop.app import RaidtopApp
+from raidtop.collect.recording import read_recording
+from raidtop.config import Config
+from raidtop.replay_control import parse_jump
+from tests.unit.test_recording import TREES, record
+
+from .conftest import DATA
+
+
+async def _wait(pilot, condition, tries: int = 400) -> None:
+    for _ in range(tries):  # a bounded wait for the worker, not a timing assertion
+        if condition():
+            return
+        await pilot.pause(0.05)
+
+
+async def test_replay_steps_seeks_and_changes_speed(tmp_path):
+    path = tmp_path / "rec.xz"
+    live = record(path, TREES * 4, frames=12)
+    app = RaidtopApp(Config(replay=path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
+        assert app.dashboard.query_one("#status").badge == "REPLAY"
+        assert app.dashboard.query_one("#time-bar").display
+        await pilot.press("p")  # pause
+        assert not app.replay_position.playing
+        here = app.replay_position.index
+        await pilot.press("full_stop")
+        await _wait(pilot, lambda: app.replay_position.index == here + 1)
+        assert app.dashboard.last_snapshot == live[here + 1]
+        await pilot.press("comma")
+        await _wait(pilot, lambda: app.replay_position.index == here)
+        assert app.dashboard.last_snapshot == live[here]
+        await pilot.press("j")
+        await pilot.press(*"50%", "enter")
+        await _wait(pilot, lambda: app.replay_position.index == read_recording(path).index_at((live[0].time + live[-1].time) / 2))
+        assert app.dashboard.last_snapshot == live[app.replay_position.index]
+        await pilot.press("greater_than_sign", "greater_than_sign")
+        assert app.replay_position.speed == 5.0
+        await pilot.press("less_than_sign")
+        assert app.replay_position.speed == 2.0
+
+
+async def test_replay_plays_to_the_end_and_stops(tmp_path):
+    path = tmp_path / "rec.xz"
+    record(path, TREES, frames=4)
+    app = RaidtopApp(Config(replay=path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*["greater_than_sign"] * 5)  # 60×: the 10 s gaps pass quickly
+        await _wait(pilot, lambda: app.replay_position.index == 3 and not app.replay_position.playing)
+        assert app.replay_position.index == 3
+
+
+async def test_recording_key_writes_a_replayable_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    app = RaidtopApp(Config(root=DATA / "root1", interval=0.5))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("R")
+        assert app.recorder is not None
+        writer = app.recorder[1]
+        await _wait(pilot, lambda: writer.frames >= 2)
+        await pilot.press("R")
+        assert app.recorder is None
+    recording = read_recording(writer.path)
+    assert len(recording.frames) >= 2 and recording.notes == []
+    assert any(key.startswith("f:/proc/diskstats") for key in recording.frames[0].delta)
+
+
+def test_parse_jump_forms():
+    start, end = 1000.0, 2000.0
+    assert parse_jump("+30s", start, end, 1500.0) == 1530.0
+    assert parse_jump("-2m", start, end, 1500.0) == 1380.0
+    assert parse_jump("50%", start, end, 1200.0) == 1500.0
+    assert parse_jump("90", start, end, 1200.0) == 1090.0
+    assert parse_jump("+1h", start, end, 1500.0) == end  # clamped
+    assert parse_jump("soon", start, end, 1500.0) is None

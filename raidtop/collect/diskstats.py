@@ -24,29 +24,43 @@ class DiskstatsParser:
     """
 
     def __init__(self) -> None:
-        # line -> (its counters, whether its field count is one the kernel prints)
-        self._previous: dict[str, tuple[DiskCounters, bool]] = {}
+        # line -> its counters, for every usable line of the last read
+        self._previous: dict[str, DiskCounters] = {}
+        # the subset of those lines whose field count the kernel never prints
+        self._odd: frozenset[str] = frozenset()
 
     def parse(self, text: str) -> tuple[list[DiskCounters], list[str]]:
         """Return the devices in ``text`` and notes on lines that could not be used."""
-        previous = self._previous
-        current: dict[str, tuple[DiskCounters, bool]] = {}
-        disks: list[DiskCounters] = []
+        lines = text.splitlines()
+        table, odd = self._previous, self._odd
         notes: list[str] = []
-        odd_lines = 0
-        for line in text.splitlines():
-            parsed = previous.get(line)
-            if parsed is None:
-                if not line.strip():
-                    continue
-                counters = _parse_line(line, notes)
+        unusable = False
+        # Set and map operations run in C: with thousands of devices, only the
+        # lines that changed since the last read cost any Python work.
+        fresh = set(lines).difference(table)
+        if fresh:
+            table, odd = dict(table), set(odd)
+            for line in [line for line in lines if line in fresh]:
+                counters = _parse_line(line, notes) if line.strip() else None
                 if counters is None:
+                    unusable = True
                     continue
-                parsed = (counters, len(line.split()) in _KERNEL_FIELD_COUNTS)
-            current[line] = parsed
-            disks.append(parsed[0])
-            odd_lines += not parsed[1]
-        self._previous = current
+                table[line] = counters
+                if len(line.split()) not in _KERNEL_FIELD_COUNTS:
+                    odd.add(line)
+        found = list(map(table.get, lines))
+        if unusable:
+            kept = [(line, counters) for line, counters in zip(lines, found) if counters is not None]
+            self._previous = dict(kept)
+            disks = [counters for _, counters in kept]
+        else:
+            self._previous = dict(zip(lines, found))
+            disks = found
+        odd_lines = 0
+        if odd:
+            odd_lines = sum(line in odd for line in lines)
+            odd = odd.intersection(self._previous)
+        self._odd = frozenset(odd)
         if odd_lines:
             # Said once per read (not per line, and also for cached lines) so a
             # future kernel's longer lines give one steady note, not a flood.
@@ -70,12 +84,12 @@ def _parse_line(line: str, notes: list[str]) -> DiskCounters | None:
         notes.append(f"/proc/diskstats: short line skipped: {line.strip()[:60]!r}")
         return None
     try:
-        numbers = [int(p) for p in parts[3:]]
+        numbers = list(map(int, parts[3:]))
         major, minor = int(parts[0]), int(parts[1])
     except ValueError:
         notes.append(f"/proc/diskstats: non-numeric line skipped: {line.strip()[:60]!r}")
         return None
-    if any(n < 0 for n in numbers):
+    if min(numbers) < 0:
         notes.append(f"/proc/diskstats: negative counter in line for {parts[2]!r}, skipped")
         return None
     if not parts[2].isprintable() or parts[2] in (".", "..") or parts[2].startswith("/"):
@@ -83,6 +97,8 @@ def _parse_line(line: str, notes: list[str]) -> DiskCounters | None:
         notes.append(f"/proc/diskstats: unusable device name {parts[2][:30]!r}, line skipped")
         return None
     n = len(numbers)
+    if n >= 17:
+        return DiskCounters(major, minor, parts[2], *numbers[:17])  # every field of kernel 5.5+
     return DiskCounters(
         major,
         minor,

@@ -9,6 +9,7 @@ result is ``None``: the UI shows "—" and the JSON ``null``.
 from __future__ import annotations
 
 from dataclasses import replace
+from operator import attrgetter, sub
 
 from raidtop.model import (
     CpuCounters,
@@ -43,27 +44,15 @@ def disk_io(
     ``prev=None`` means "since the device appeared", as iostat's first report.
     """
     ident = identity or DiskIdentity(cur.name, "disk")
-    if prev is not None and _went_backwards(prev, cur):
+    changes = _changes(prev, cur)
+    if changes is None or interval_s <= 0:
         # Removed and re-added, or reset: no honest rate exists for this interval.
         return _unknown_row(cur, ident)
-    if interval_s <= 0:
-        return _unknown_row(cur, ident)
-
-    def delta(attr: str) -> int | None:
-        now = getattr(cur, attr)
-        if now is None:
-            return None
-        if prev is None:
-            return now
-        before = getattr(prev, attr)
-        return None if before is None else _change(attr, before, now)
-
+    (
+        rd_ios, rd_merges, rd_sec, rd_ticks, wr_ios, wr_merges, wr_sec, wr_ticks, _in_flight, tot_ticks,
+        rq_ticks, dc_ios, dc_merges, dc_sec, dc_ticks, fl_ios, fl_ticks,
+    ) = changes
     ms = interval_s * 1000.0
-    rd_ios, wr_ios = delta("rd_ios"), delta("wr_ios")
-    rd_merges, wr_merges = delta("rd_merges"), delta("wr_merges")
-    rd_sec, wr_sec = delta("rd_sectors"), delta("wr_sectors")
-    dc_ios, dc_merges, dc_sec = delta("dc_ios"), delta("dc_merges"), delta("dc_sectors")
-    fl_ios = delta("fl_ios")
     return DiskIO(
         name=cur.name,
         kind=ident.kind,
@@ -75,20 +64,20 @@ def disk_io(
         wrqm_s=wr_merges / interval_s,
         rrqm_pct=_share(rd_merges, rd_ios),
         wrqm_pct=_share(wr_merges, wr_ios),
-        r_await_ms=_per(delta("rd_ticks"), rd_ios),
-        w_await_ms=_per(delta("wr_ticks"), wr_ios),
-        aqu_sz=delta("rq_ticks") / ms,
+        r_await_ms=_per(rd_ticks, rd_ios),
+        w_await_ms=_per(wr_ticks, wr_ios),
+        aqu_sz=rq_ticks / ms,
         rareq_sz_kb=_per(rd_sec, rd_ios, 2.0),
         wareq_sz_kb=_per(wr_sec, wr_ios, 2.0),
-        util_pct=delta("tot_ticks") / ms * 100.0,
+        util_pct=tot_ticks / ms * 100.0,
         d_s=None if dc_ios is None else dc_ios / interval_s,
         dkb_s=None if dc_sec is None else dc_sec / 2.0 / interval_s,
         drqm_s=None if dc_merges is None else dc_merges / interval_s,
         drqm_pct=_share(dc_merges, dc_ios),
-        d_await_ms=_per(delta("dc_ticks"), dc_ios),
+        d_await_ms=_per(dc_ticks, dc_ios),
         dareq_sz_kb=_per(dc_sec, dc_ios, 2.0),
         f_s=None if fl_ios is None else fl_ios / interval_s,
-        f_await_ms=_per(delta("fl_ticks"), fl_ios),
+        f_await_ms=_per(fl_ticks, fl_ios),
         ever_used=cur.ever_used,
         parent=ident.parent,
         model=ident.model,
@@ -113,18 +102,35 @@ def _change(attr: str, before: int, now: int) -> int:
     return now - before
 
 
-def _went_backwards(prev: DiskCounters, cur: DiskCounters) -> bool:
-    """True when a counter decreased for a reason other than a 32-bit wrap.
+_COUNTERS = attrgetter(*_DISK_FIELDS)
+_IN_FLIGHT = _DISK_FIELDS.index("ios_pgr")
+assert len(_DISK_FIELDS) == 17  # disk_io unpacks exactly these
 
-    ios_pgr is a gauge (requests in flight now), not a counter.
+
+def _changes(prev: DiskCounters | None, cur: DiskCounters) -> list[int | None] | None:
+    """Every counter's change since ``prev`` (since boot without one), in field order.
+
+    ``None`` when a counter decreased for a reason other than a 32-bit wrap;
+    a field absent from either sample (an older kernel) has no change. ios_pgr
+    is a gauge (requests in flight now), not a counter, so it may go down.
     """
-    for attr in _DISK_FIELDS:
-        if attr == "ios_pgr":
-            continue
-        now, before = getattr(cur, attr), getattr(prev, attr)
-        if now is not None and before is not None and _change(attr, before, now) < 0:
-            return True
-    return False
+    now = _COUNTERS(cur)
+    if prev is None:
+        return list(now)
+    before = _COUNTERS(prev)
+    try:
+        changes = list(map(sub, now, before))  # the common case, all in C
+    except TypeError:
+        changes = [None if n is None or b is None else n - b for n, b in zip(now, before)]
+    if None not in changes and min(changes) >= 0:
+        return changes
+    for index, change in enumerate(changes):
+        if change is not None and change < 0 and index != _IN_FLIGHT:
+            change = _change(_DISK_FIELDS[index], before[index], now[index])
+            if change < 0:
+                return None
+            changes[index] = change
+    return changes
 
 
 def _unknown_row(cur: DiskCounters, ident: DiskIdentity) -> DiskIO:

@@ -27,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--theme", default=None, help="theme name (see themes/)")
     parser.add_argument("--no-bell", action="store_true", help="do not ring the bell on Fail and DegradedArray")
+    parser.add_argument("--web", action="store_true", help="serve the dashboard to a browser on localhost (textual-serve)")
+    parser.add_argument("--port", type=int, default=8000, help="port for --web (default 8000)")
     parser.add_argument("--replay", type=Path, default=None, metavar="FILE", help="replay a recording made with `raidtop record` or R")
     sub = parser.add_subparsers(dest="command")
     for name in SUBCOMMANDS:
@@ -53,11 +55,33 @@ def main(argv: list[str] | None = None) -> int:
         except RecordingError as exc:
             print(f"raidtop: {exc}", file=sys.stderr)
             return 2
+    if args.web:
+        return serve_web(args)
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
 
     app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay))
     app.run()
+    return 0
+
+
+def serve_web(args: argparse.Namespace) -> int:
+    """Serve the same dashboard in a browser: each visitor gets their own raidtop process."""
+    import shlex
+
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        print("raidtop: --web needs textual-serve (pip install textual-serve)", file=sys.stderr)
+        return 1
+    command = [sys.executable, "-m", "raidtop", "--root", str(args.root), "--interval", str(args.interval)]
+    if args.theme:
+        command += ["--theme", args.theme]
+    if args.replay:
+        command += ["--replay", str(args.replay)]
+    print(f"raidtop: serving on http://localhost:{args.port} (Ctrl+C stops)", file=sys.stderr)
+    # localhost only: the dashboard can change the system, so it is never exposed.
+    Server(shlex.join(command), host="localhost", port=args.port, title="raidtop").serve()
     return 0
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import replace
+from operator import attrgetter
 from typing import Callable
 
 from raidtop.collect import rates
@@ -26,9 +27,10 @@ from raidtop.collect.memory import (
     parse_vmstat,
 )
 from raidtop.collect.source import Root, SourceError, as_root
-from raidtop.model import DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
+from raidtop.model import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
 
 _PSI_RESOURCES = ("io", "memory", "cpu")
+_NAME_AND_NUMBERS = attrgetter("name", "major", "minor")
 
 
 class Sampler:
@@ -45,7 +47,10 @@ class Sampler:
         self._diskstats = DiskstatsParser()
         self._identities: dict[str, tuple[int, int, DiskIdentity]] = {}
         self._previous: RawSample | None = None
-        self._idle_rows: dict[str, tuple[object, DiskIO]] = {}
+        # name -> (counters it was last idle with, what an idle row depends on, that row)
+        self._idle_rows: dict[str, tuple[DiskCounters, tuple, DiskIO]] = {}
+        self._identity_signature: list[tuple[str, int, int]] = []
+        self._identity_result: dict[str, DiskIdentity] = {}
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
         self._md = MdTracker()
 
@@ -101,6 +106,11 @@ class Sampler:
         )
 
     def _identify(self, disks) -> dict[str, DiskIdentity]:
+        # The same devices as last time (the steady state): the same identities,
+        # found with one C-level comparison instead of a lookup per device.
+        signature = list(map(_NAME_AND_NUMBERS, disks))
+        if signature == self._identity_signature:
+            return self._identity_result
         known = self._identities
         result: dict[str, DiskIdentity] = {}
         for d in disks:
@@ -113,6 +123,7 @@ class Sampler:
         if len(known) > len(result):
             for gone in set(known) - set(result):
                 del known[gone]
+        self._identity_signature, self._identity_result = signature, result
         return result
 
     # -------------------------------------------------------------- rates
@@ -127,42 +138,7 @@ class Sampler:
         since_boot = prev is None
         interval = _interval(prev, raw, notes)
 
-        disks: list[DiskIO] = []
-        if interval is None:
-            # Still list every device, each rate unknown ("—"), rather than an empty panel.
-            disks = [
-                _without_rates(rates.disk_io(None, cur, 1.0, raw.identities.get(cur.name))) for cur in raw.disks
-            ]
-            self._idle_rows = {}
-        else:
-            before = {d.name: d for d in prev.disks} if prev else {}
-            idle_rows = self._idle_rows
-            new_idle: dict[str, tuple[object, DiskIO]] = {}
-            for cur in raw.disks:
-                old = before.get(cur.name) if prev else None
-                if prev is not None and old is None:
-                    notes.append(f"{cur.name}: appeared during the interval; rates from the next sample")
-                    row = rates.disk_io(cur, cur, interval, raw.identities.get(cur.name))
-                    disks.append(_without_rates(row))
-                    continue
-                if old is cur:
-                    # Unchanged line: the all-zero row is the same as last time.
-                    cached = idle_rows.get(cur.name)
-                    if cached is not None and cached[0] is cur:
-                        row = cached[1]
-                    else:
-                        row = rates.disk_io(old, cur, interval, raw.identities.get(cur.name))
-                    new_idle[cur.name] = (cur, row)
-                else:
-                    row = rates.disk_io(old, cur, interval, raw.identities.get(cur.name))
-                    if row.r_s is None and old is not None:
-                        notes.append(f"{cur.name}: counters went backwards (device reset?); no rate this interval")
-                disks.append(row)
-            self._idle_rows = new_idle
-            if prev:
-                current_names = {d.name for d in raw.disks}
-                for gone in before.keys() - current_names:
-                    notes.append(f"{gone}: disappeared during the interval")
+        disks = self._disk_rows(prev, raw, interval, notes)
 
         cpus = ()
         if raw.stat is not None:
@@ -198,6 +174,55 @@ class Sampler:
             md_threads=md_threads,
             notes=tuple(notes),
         )
+
+    def _disk_rows(self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]) -> list[DiskIO]:
+        """One ``iostat -x`` row per device, in ``raw``'s order."""
+        identities = raw.identities
+        if interval is None:
+            self._idle_rows = {}
+            # Still list every device, each rate unknown ("—"), rather than an empty panel.
+            return [_without_rates(rates.disk_io(None, cur, 1.0, identities.get(cur.name))) for cur in raw.disks]
+        before = {d.name: d for d in prev.disks} if prev else {}
+        idle_rows = self._idle_rows
+        disks: list[DiskIO] = []
+        for cur in raw.disks:
+            name = cur.name
+            old = before.get(name)
+            if prev is not None and old is None:
+                notes.append(f"{name}: appeared during the interval; rates from the next sample")
+                disks.append(_without_rates(rates.disk_io(cur, cur, interval, identities.get(name))))
+                continue
+            if old is cur:
+                # An unchanged line (the parser hands back the same object).
+                cached = idle_rows.get(name)
+                if cached is not None and cached[0] is cur:
+                    row = cached[2]  # still idle since that row was made
+                else:
+                    row = self._idle_row(cur, identities.get(name), cached, interval)
+            else:
+                row = rates.disk_io(old, cur, interval, identities.get(name))
+                if row.r_s is None and old is not None:
+                    notes.append(f"{name}: counters went backwards (device reset?); no rate this interval")
+            disks.append(row)
+        if prev:
+            for gone in before.keys() - {d.name for d in raw.disks}:
+                notes.append(f"{gone}: disappeared during the interval")
+                idle_rows.pop(gone, None)
+        return disks
+
+    def _idle_row(self, cur: DiskCounters, identity: DiskIdentity | None, cached: tuple | None, interval: float) -> DiskIO:
+        """The row of a device whose counters did not move, reused while what it depends on holds.
+
+        An idle row has every rate 0 or unknown whatever the interval, so a
+        device that was busy and is idle again gets back the row it had.
+        """
+        key = (identity, cur.ever_used, cur.dc_ios is None, cur.fl_ios is None)
+        if cached is not None and cached[1] == key:
+            row = cached[2]
+        else:
+            row = rates.disk_io(cur, cur, interval, identity)
+        self._idle_rows[cur.name] = (cur, key, row)
+        return row
 
     def sample(self) -> Snapshot:
         """Read now and return rates since the previous call (since boot the first time)."""

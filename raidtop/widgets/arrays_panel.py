@@ -28,7 +28,7 @@ ARRAY_COLUMNS = [
     Column("counts", "[n/m]", 7, "left"),
     Column("status", "Members", 12, "left"),
     Column("size", "Size", 9),
-    Column("progress", "Sync", BAR_WIDTH + 8, "left"),
+    Column("progress", " Sync", BAR_WIDTH + 8, "left"),
     Column("speed", "Speed", 10),
     Column("eta", "ETA", 9),
     Column("eta_kernel", "finish=", 9),
@@ -58,10 +58,10 @@ def array_row(array: MdArray, alert: bool) -> Row:
     if sync is None:
         progress, spd, eta, eta_k = "", "", "", ""
     elif not sync.running:
-        progress, spd, eta, eta_k = f"{sync.action.upper()}", "", "", ""
+        progress, spd, eta, eta_k = f" {sync.action.upper()}", "", "", ""
     else:
         pct = "" if sync.percent is None else f" {sync.percent:5.1f}%"
-        progress = f"{progress_bar(sync.percent, BAR_WIDTH)}{pct}"
+        progress = f" {progress_bar(sync.percent, BAR_WIDTH)}{pct}"
         spd, eta, eta_k = speed(sync.speed_kib_s), duration(sync.eta_s), duration(sync.eta_s_kernel)
     name = ("! " if alert else "") + array.name
     cells = (

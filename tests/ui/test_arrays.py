@@ -59,7 +59,7 @@ async def test_recovering_array_shows_progress_speed_and_eta(tmp_path):
         _n, _l, badge, counts, status, size, sync, speed, eta, finish = rows(app, "array-table")["md127"]
         assert badge == "recovering"
         assert (counts, status) == ("[6/5]", "[UUUUU_]")
-        assert sync.endswith("12.6%") and sync.startswith("█")
+        assert sync.endswith("12.6%") and sync.lstrip().startswith("█")
         assert speed == "32.7M/s"  # 33440 KiB/s
         assert finish == "2h07m"  # 127.5 min
         assert eta == "—"  # raidtop's own ETA needs progress over time first

@@ -196,6 +196,15 @@ def _check_device(path: str, allow: str | None, root: Root, registry: Path | Non
     name = block_device_of_path(path, root)
     if name is None:
         raise TargetRefused(f"{path}: the kernel does not list this block device in /sys/dev/block")
+    return check_device(path, name, allow_raw_device=allow, root=root, registry=registry)
+
+
+def check_device(
+    path: str, name: str, *, allow_raw_device: str | None = None, root: Root | str = "/", registry: Path | None = None
+) -> BenchTarget:
+    """Accept the raw device ``name`` (opened as ``path``) or raise :class:`TargetRefused`."""
+    root = as_root(root)
+    allow = allow_raw_device
     busy = device_in_use(root, name)
     if busy:
         raise TargetRefused(f"refused: {busy}; fio would destroy what is on it")

@@ -1,0 +1,439 @@
+"""Compare runs, summarise repeats, sweep one knob, export.
+
+- **Compare**: a baseline against every other run of the same preset: the %
+  change of each metric and the settings that differ between the two.
+- **Repeat**: mean ± sample standard deviation over the passes of a runs-group.
+- **Sweep**: one run per value of one queue knob (scheduler, read_ahead_kb),
+  the original value written back in a ``finally`` whatever happens. The
+  writes go to sysfs directly and are logged in the action log (kind ``tune``)
+  as the ``echo`` command a user would type; the tuning module may take this
+  path over later.
+- **Export**: CSV (label, RAID level, read/write IOPS, read/write MB/s,
+  settings) and JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, TextIO
+
+from raidtop.actions.action_log import ActionLog
+from raidtop.actions.fio.bench import Batch, BenchPlan, RunRecord, execute, remove_test_file
+from raidtop.actions.fio.history import BenchHistory, StoredRun, new_group_id
+from raidtop.actions.fio.results import FioResult
+from raidtop.actions.fio.runner import ProgressPoint
+from raidtop.actions.fio.stack import TuningState
+from raidtop.collect.queue import read_queue_settings
+from raidtop.collect.source import Root, as_root
+
+# ---------------------------------------------------------------- metrics
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """One figure a run is judged by."""
+
+    key: str
+    label: str
+    direction: str
+    """``read`` or ``write``."""
+    field: str
+    """``iops``, ``mb_s``, ``lat_mean_us`` or ``lat_p99_us``."""
+    higher_is_better: bool
+
+
+METRICS: tuple[Metric, ...] = (
+    Metric("read_iops", "read IOPS", "read", "iops", True),
+    Metric("write_iops", "write IOPS", "write", "iops", True),
+    Metric("read_mb_s", "read MB/s", "read", "mb_s", True),
+    Metric("write_mb_s", "write MB/s", "write", "mb_s", True),
+    Metric("read_lat_mean_us", "read mean latency µs", "read", "lat_mean_us", False),
+    Metric("read_lat_p99_us", "read p99 latency µs", "read", "lat_p99_us", False),
+    Metric("write_lat_mean_us", "write mean latency µs", "write", "lat_mean_us", False),
+    Metric("write_lat_p99_us", "write p99 latency µs", "write", "lat_p99_us", False),
+)
+METRIC_BY_KEY = {m.key: m for m in METRICS}
+
+
+def metric_values(result: FioResult | None) -> dict[str, float | None]:
+    """Every metric of a result; ``None`` for a direction that did no I/O."""
+    values: dict[str, float | None] = {}
+    for metric in METRICS:
+        direction = result.direction(metric.direction) if result is not None else None
+        if direction is None or not direction.active:
+            values[metric.key] = None
+        else:
+            values[metric.key] = getattr(direction, metric.field)
+    return values
+
+
+def pct_change(before: float | None, after: float | None) -> float | None:
+    """``(after - before) / before`` in percent; ``None`` when undefined."""
+    if before is None or after is None or before == 0:
+        return None
+    return (after - before) / before * 100.0
+
+
+# ---------------------------------------------------------------- compare
+
+
+@dataclass(frozen=True, slots=True)
+class MetricChange:
+    """One metric, baseline against another run."""
+
+    key: str
+    before: float | None
+    after: float | None
+    pct: float | None
+    better: bool | None
+    """True when the change is an improvement (more IOPS, less latency); ``None`` when unchanged or undefined."""
+
+
+@dataclass(frozen=True, slots=True)
+class SettingChange:
+    """A setting whose value differs between baseline and run (``None``: absent)."""
+
+    key: str
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A run set against the baseline."""
+
+    baseline: StoredRun
+    run: StoredRun
+    changes: tuple[MetricChange, ...]
+    settings: tuple[SettingChange, ...]
+
+    def change(self, key: str) -> MetricChange:
+        """The change of one metric by key."""
+        return next(c for c in self.changes if c.key == key)
+
+
+def settings_diff(before: dict[str, str], after: dict[str, str]) -> tuple[SettingChange, ...]:
+    """Every key whose value differs, sorted by key."""
+    keys = sorted(set(before) | set(after))
+    return tuple(SettingChange(k, before.get(k), after.get(k)) for k in keys if before.get(k) != after.get(k))
+
+
+def compare_runs(baseline: StoredRun, run: StoredRun) -> Comparison:
+    """``run`` against ``baseline``."""
+    base, other = metric_values(baseline.result), metric_values(run.result)
+    changes = []
+    for metric in METRICS:
+        pct = pct_change(base[metric.key], other[metric.key])
+        better = None if pct is None or pct == 0 else (pct > 0) == metric.higher_is_better
+        changes.append(MetricChange(metric.key, base[metric.key], other[metric.key], pct, better))
+    return Comparison(baseline, run, tuple(changes), settings_diff(baseline.settings, run.settings))
+
+
+def compare_with_baseline(baseline: StoredRun, runs: Iterable[StoredRun]) -> list[Comparison]:
+    """Every other run of the baseline's preset against it, oldest first."""
+    return [compare_runs(baseline, r) for r in runs if r.preset == baseline.preset and r.id != baseline.id]
+
+
+# ---------------------------------------------------------------- repeat
+
+
+@dataclass(frozen=True, slots=True)
+class MetricStats:
+    """Mean and sample standard deviation of one metric over passes."""
+
+    key: str
+    values: tuple[float, ...]
+    mean: float | None
+    stddev: float | None
+    """Sample standard deviation (n − 1); 0.0 for a single pass."""
+
+    @property
+    def cv_pct(self) -> float | None:
+        """Coefficient of variation: stddev as a percentage of the mean."""
+        if self.mean in (None, 0) or self.stddev is None:
+            return None
+        return self.stddev / self.mean * 100
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatSummary:
+    """The passes of a repeat and their statistics."""
+
+    runs: tuple[StoredRun, ...]
+    """Complete passes, the ones the statistics cover."""
+    skipped: tuple[StoredRun, ...]
+    """Partial passes, listed but left out of the statistics."""
+    stats: tuple[MetricStats, ...]
+
+    def stat(self, key: str) -> MetricStats:
+        """One metric's statistics by key."""
+        return next(s for s in self.stats if s.key == key)
+
+
+def summarise_passes(runs: Iterable[StoredRun]) -> RepeatSummary:
+    """Mean ± stddev over the complete runs (partial ones are skipped)."""
+    runs = list(runs)
+    complete = tuple(r for r in runs if not r.partial and r.result is not None)
+    skipped = tuple(r for r in runs if r not in complete)
+    stats = []
+    for metric in METRICS:
+        values = tuple(v for v in (metric_values(r.result)[metric.key] for r in complete) if v is not None)
+        if not values:
+            stats.append(MetricStats(metric.key, (), None, None))
+            continue
+        mean = statistics.fmean(values)
+        stddev = statistics.stdev(values) if len(values) > 1 else 0.0
+        stats.append(MetricStats(metric.key, values, mean, stddev))
+    return RepeatSummary(complete, skipped, tuple(stats))
+
+
+# ---------------------------------------------------------------- sweep
+
+SWEEP_KNOBS = ("scheduler", "read_ahead_kb")
+"""Queue settings a sweep may vary."""
+DEFAULT_READ_AHEAD_KB = (128, 512, 2048, 8192)
+"""read_ahead_kb values a sweep tries when the user gives none."""
+
+
+def sweep_devices(tuning: TuningState, knob: str) -> list[str]:
+    """The devices a sweep of ``knob`` changes.
+
+    read_ahead_kb acts at the top of the stack (the target or the
+    filesystem's device). A scheduler acts where requests are queued: the
+    target when it offers a choice, otherwise (md, dm offer only ``none``)
+    the devices right under it. Backing devices under a loop device, usually
+    the host's own disk, are never touched.
+    """
+    top = [d for d in tuning.devices if d.role == "target"]
+    if knob == "read_ahead_kb":
+        return [d.name for d in top if d.read_ahead_kb is not None]
+    if knob != "scheduler":
+        raise ValueError(f"cannot sweep {knob!r}; choose one of {', '.join(SWEEP_KNOBS)}")
+    if top and len(top[0].schedulers) > 1:
+        return [top[0].name]
+    return [d.name for d in tuning.devices if d.depth == 1 and d.role in ("member", "slave") and len(d.schedulers) > 1]
+
+
+def sweep_values(tuning: TuningState, knob: str, devices: list[str]) -> tuple[str, ...]:
+    """For a scheduler sweep: every scheduler all ``devices`` offer; else the default read-ahead list."""
+    if knob == "read_ahead_kb":
+        return tuple(str(v) for v in DEFAULT_READ_AHEAD_KB)
+    offered = [d.schedulers for d in tuning.devices if d.name in devices]
+    if not offered:
+        return ()
+    return tuple(s for s in offered[0] if all(s in other for other in offered[1:]))
+
+
+def read_knob(root: Root | str, device: str, knob: str) -> str | None:
+    """The current value of ``knob`` on ``device`` (the active scheduler's name)."""
+    settings = read_queue_settings(root, device)
+    value = getattr(settings, knob)
+    return None if value is None else str(value)
+
+
+def write_knob(root: Root | str, device: str, knob: str, value: str, log: ActionLog | None = None, why: str = "fio sweep") -> None:
+    """Write one queue setting through sysfs and log it; raises OSError when the kernel refuses."""
+    root = as_root(root)
+    attr = f"/sys/block/{device.replace('/', '!')}/queue/{knob}"
+    command = f"echo {value} > {attr}"
+    try:
+        with open(root.resolve(attr), "w") as handle:
+            handle.write(f"{value}\n")
+    except OSError as exc:
+        (log or ActionLog()).append("tune", command, f"failed: {exc.strerror or exc}", device=device, attribute=knob, value=value, by=why)
+        raise
+    (log or ActionLog()).append("tune", command, "ok", device=device, attribute=knob, value=value, by=why)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepStep:
+    """One value of a sweep and the run made with it."""
+
+    value: str
+    record: RunRecord | None
+    error: str | None = None
+    """Why the value was skipped (the kernel refused it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SweepOutcome:
+    """A finished (or interrupted) sweep."""
+
+    knob: str
+    devices: tuple[str, ...]
+    original: dict[str, str | None]
+    steps: tuple[SweepStep, ...]
+    group_id: str
+    restore_errors: tuple[str, ...] = ()
+    """One sentence per device whose original value could not be written back."""
+
+    @property
+    def runs(self) -> list[StoredRun]:
+        """The stored run of every step that produced one."""
+        return [s.record.stored for s in self.steps if s.record is not None and s.record.stored is not None]
+
+
+def run_sweep(
+    plan: BenchPlan,
+    history: BenchHistory,
+    knob: str,
+    values: Iterable[str | int],
+    *,
+    devices: list[str] | None = None,
+    batch: Batch | None = None,
+    log: ActionLog | None = None,
+    on_point: Callable[[ProgressPoint], None] | None = None,
+    on_step: Callable[[SweepStep], None] | None = None,
+    root: Root | str = "/",
+    run: Callable[..., RunRecord] = execute,
+) -> SweepOutcome:
+    """Run ``plan`` once per value of ``knob`` and restore the original value afterwards.
+
+    The restore sits in ``finally``: a cancel, a failed run or an exception
+    (a KeyboardInterrupt in ``raidtop bench``) all leave the knob as found.
+    """
+    if knob not in SWEEP_KNOBS:
+        raise ValueError(f"cannot sweep {knob!r}; choose one of {', '.join(SWEEP_KNOBS)}")
+    root = as_root(root)
+    batch = batch or Batch()
+    log = log or ActionLog()
+    devices = devices if devices is not None else sweep_devices(plan.tuning, knob)
+    if not devices:
+        raise ValueError(f"no device in the stack of {plan.target.path} has a {knob} to sweep")
+    values = [str(v) for v in values]
+    original = {dev: read_knob(root, dev, knob) for dev in devices}
+    group = new_group_id()
+    steps: list[SweepStep] = []
+    restore_errors: list[str] = []
+    try:
+        for index, value in enumerate(values, start=1):
+            if batch.stopped:
+                break
+            try:
+                for dev in devices:
+                    write_knob(root, dev, knob, value, log)
+            except OSError as exc:
+                step = SweepStep(value, None, f"{knob}={value} refused: {exc.strerror or exc}")
+            else:
+                record = run(
+                    plan, history, batch=batch, log=log, on_point=on_point, group_id=group, group_kind="sweep",
+                    pass_no=index, label=f"{knob}={value}", cleanup=False, root=root,
+                )
+                step = SweepStep(value, record)
+            steps.append(step)
+            if on_step is not None:
+                on_step(step)
+    finally:
+        for dev, value in original.items():
+            if value is None:
+                continue
+            try:
+                write_knob(root, dev, knob, value, log, why="fio sweep: restore")
+            except OSError as exc:
+                restore_errors.append(f"{dev}: could not restore {knob}={value}: {exc.strerror or exc}")
+        remove_test_file(plan.target)
+    return SweepOutcome(knob, tuple(devices), original, tuple(steps), group, tuple(restore_errors))
+
+
+# ---------------------------------------------------------------- export
+
+EXPORT_COLUMNS = ("label", "RAID level", "read IOPS", "write IOPS", "read MB/s", "write MB/s", "settings")
+"""The CSV header."""
+
+
+def run_label(run: StoredRun) -> str:
+    """``rand-read scheduler=none`` or ``rand-read #12``."""
+    return f"{run.preset} {run.display_label}" + (" (partial)" if run.partial else "")
+
+
+def settings_text(settings: dict[str, str]) -> str:
+    """``key=value; key=value`` sorted by key."""
+    return "; ".join(f"{k}={v}" for k, v in sorted(settings.items()))
+
+
+def export_row(run: StoredRun) -> dict[str, str]:
+    """One CSV row (values as text)."""
+    values = metric_values(run.result)
+
+    def fmt(key: str, digits: int) -> str:
+        value = values[key]
+        return f"{value if value is not None else 0.0:.{digits}f}"
+
+    return {
+        "label": run_label(run),
+        "RAID level": run.tuning.raid_level or "",
+        "read IOPS": fmt("read_iops", 1),
+        "write IOPS": fmt("write_iops", 1),
+        "read MB/s": fmt("read_mb_s", 2),
+        "write MB/s": fmt("write_mb_s", 2),
+        "settings": settings_text(run.settings),
+    }
+
+
+def export_csv(runs: Iterable[StoredRun], handle: TextIO | None = None) -> str:
+    """Write the CSV to ``handle`` (if given) and return it as text."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for run in runs:
+        writer.writerow(export_row(run))
+    text = buffer.getvalue()
+    if handle is not None:
+        handle.write(text)
+    return text
+
+
+def export_document(runs: Iterable[StoredRun]) -> list[dict]:
+    """The JSON export: one object per run with metrics, settings and provenance."""
+    out = []
+    for run in runs:
+        metrics = {k: (None if v is None or math.isnan(v) else round(v, 3)) for k, v in metric_values(run.result).items()}
+        out.append(
+            {
+                "id": run.id,
+                "label": run_label(run),
+                "preset": run.preset,
+                "target": run.target,
+                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(run.started)),
+                "partial": run.partial,
+                "group_id": run.group_id,
+                "group_kind": run.group_kind,
+                "pass": run.pass_no,
+                "raid_level": run.tuning.raid_level,
+                "fio_version": run.fio_version,
+                "kernel": run.kernel,
+                "engine": run.engine,
+                "command": run.command,
+                "metrics": metrics,
+                "settings": run.settings,
+                "md": [
+                    {"name": a.name, "level": a.level, "chunk_kib": a.chunk_kib, "members": list(a.members), "state": a.state,
+                     "sync_running": a.sync_running}
+                    for a in run.tuning.arrays
+                ],
+            }
+        )
+    return out
+
+
+def export_json(runs: Iterable[StoredRun]) -> str:
+    """The JSON export as text."""
+    return json.dumps(export_document(runs), indent=1)
+
+
+def write_exports(runs: Iterable[StoredRun], directory: Path, stem: str | None = None) -> tuple[Path, Path]:
+    """Write ``<stem>.csv`` and ``<stem>.json`` into ``directory``; return both paths."""
+    runs = list(runs)
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = stem or time.strftime("bench-%Y%m%d-%H%M%S")
+    csv_path, json_path = directory / f"{stem}.csv", directory / f"{stem}.json"
+    csv_path.write_text(export_csv(runs), encoding="utf-8")
+    json_path.write_text(export_json(runs) + "\n", encoding="utf-8")
+    return csv_path, json_path

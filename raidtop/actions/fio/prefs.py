@@ -1,0 +1,55 @@
+"""What the Benchmarks screen remembers between sessions: the target and the runtime.
+
+Stored as ``$XDG_CONFIG_HOME/raidtop/bench.json``. A raw-device override is
+deliberately not remembered: it must be given again in each session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from raidtop.config import xdg_dir
+
+
+@dataclass(frozen=True, slots=True)
+class BenchPrefs:
+    """The remembered choices; ``None`` means not chosen yet."""
+
+    target: str | None = None
+    runtime_s: int | None = None
+
+
+def prefs_path() -> Path:
+    """``$XDG_CONFIG_HOME/raidtop/bench.json``."""
+    return xdg_dir("config") / "bench.json"
+
+
+def load_prefs(path: Path | None = None) -> BenchPrefs:
+    """The saved choices; a missing or damaged file gives the defaults."""
+    try:
+        doc = json.loads((path or prefs_path()).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return BenchPrefs()
+    if not isinstance(doc, dict):
+        return BenchPrefs()
+    target = doc.get("target")
+    runtime = doc.get("runtime_s")
+    return BenchPrefs(
+        target=target if isinstance(target, str) and target else None,
+        runtime_s=runtime if isinstance(runtime, int) and not isinstance(runtime, bool) and runtime > 0 else None,
+    )
+
+
+def save_prefs(prefs: BenchPrefs, path: Path | None = None) -> Path:
+    """Write the choices atomically."""
+    path = path or prefs_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".bench.")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump({"target": prefs.target, "runtime_s": prefs.runtime_s}, handle, indent=1)
+    os.replace(tmp, path)
+    return path

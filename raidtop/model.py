@@ -323,3 +323,7 @@ class Snapshot:
     md_threads: tuple[MdThreadCpu, ...] = ()
     notes: tuple[str, ...] = ()
     version: int = 1
+    raw: RawSample | None = field(default=None, compare=False, repr=False)
+    """The counters this snapshot was computed from (for Explain)."""
+    raw_previous: RawSample | None = field(default=None, compare=False, repr=False)
+    """The counters of the sample before (``None`` since boot)."""

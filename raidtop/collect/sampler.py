@@ -159,6 +159,8 @@ class Sampler:
         )
         arrays, events, alerts, md_threads = self._md.advance(prev, raw, interval)
         return Snapshot(
+            raw=raw,
+            raw_previous=prev,
             time=raw.time,
             interval_s=interval,
             since_boot=since_boot,

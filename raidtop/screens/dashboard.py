@@ -48,6 +48,7 @@ class DashboardScreen(Screen[None]):
         Binding("n", "notes", "Notes", show=False, id="notes", tooltip="List what the last sample could not read"),
         Binding("d", "array_detail", "Array detail", id="array-detail", tooltip="Open the detail screen of the highlighted md array"),
         Binding("e", "events", "Events", id="events", tooltip="Show the md event timeline of this session"),
+        Binding("x", "explain", "Explain", id="explain", tooltip="Show the formulas and raw counter deltas behind the highlighted row"),
     ]
 
     DEFAULT_CSS = """
@@ -221,6 +222,30 @@ class DashboardScreen(Screen[None]):
             name = self.last_snapshot.arrays[0].name
         if name is not None:
             self.app.push_screen(ArrayDetailScreen(name))
+
+    def action_explain(self) -> None:
+        """Explain the highlighted row of the focused panel."""
+        from raidtop import explain
+        from raidtop.screens.explain import ExplainScreen
+
+        snap = self.last_snapshot
+        panel = self._focused_panel()
+        if snap is None or panel is None:
+            return
+        key = panel.query_one(TextTable).cursor_key
+        result = None
+        if panel.id == "disks" and key:
+            result = explain.explain_disk(snap, key)
+        elif panel.id == "cpu" and key:
+            result = explain.explain_cpu(snap, "all" if key == "all" else int(key))
+        elif panel.id == "vm":
+            result = explain.explain_vm(snap)
+        elif panel.id == "arrays" and key:
+            result = explain.explain_array(snap, key)
+        if result is None:
+            self.notify("nothing to explain here: pick a row in Arrays, Disks, CPU or Memory", timeout=4)
+            return
+        self.app.push_screen(ExplainScreen(result))
 
     def action_events(self) -> None:
         """Show this session's md events."""

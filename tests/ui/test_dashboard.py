@@ -166,3 +166,19 @@ async def test_app_on_a_root_samples_by_itself():
         assert snap is not None and snap.since_boot
         # First sample of a root: iostat's since-boot report (golden: sda r/s 6.90).
         assert cells(app, "disk-table")["sda"][column("disk-table", app, "r/s")] == "6.90"
+
+
+async def test_explain_key_opens_the_formulas_of_the_highlighted_row(static_config, sample_snapshot):
+    from raidtop.screens.explain import ExplainScreen
+
+    app = RaidtopApp(static_config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.apply_snapshot(sample_snapshot)
+        await pilot.press("tab")  # the Disks panel
+        table = app.screen.query_one("#disk-table", TextTable)
+        table.move_cursor_to_key("sdr")
+        await pilot.press("x")
+        assert isinstance(app.screen, ExplainScreen)
+        assert app.screen.explanation.title.startswith("sdr")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, ExplainScreen)

@@ -27,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--theme", default=None, help="theme name (see themes/)")
     parser.add_argument("--no-bell", action="store_true", help="do not ring the bell on Fail and DegradedArray")
+    parser.add_argument("--demo", action="store_true", help="classroom demo: a simulated array to fail, remove and add disks on (no root, no md)")
     parser.add_argument("--web", action="store_true", help="serve the dashboard to a browser on localhost (textual-serve)")
     parser.add_argument("--port", type=int, default=8000, help="port for --web (default 8000)")
     parser.add_argument("--replay", type=Path, default=None, metavar="FILE", help="replay a recording made with `raidtop record` or R")
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
 
-    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay))
+    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay, demo=args.demo))
     app.run()
     return 0
 
@@ -79,6 +80,8 @@ def serve_web(args: argparse.Namespace) -> int:
         command += ["--theme", args.theme]
     if args.replay:
         command += ["--replay", str(args.replay)]
+    if args.demo:
+        command += ["--demo"]
     print(f"raidtop: serving on http://localhost:{args.port} (Ctrl+C stops)", file=sys.stderr)
     # localhost only: the dashboard can change the system, so it is never exposed.
     Server(shlex.join(command), host="localhost", port=args.port, title="raidtop").serve()

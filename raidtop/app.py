@@ -17,6 +17,7 @@ from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
 from raidtop.collect.recording import RecordingRoot, RecordingWriter, read_recording
 from raidtop.collect.replayer import Replayer
 from raidtop.collect.sampler import Sampler
+from raidtop.demo.controller import DemoController
 from raidtop.config import Config, next_interval, xdg_dir
 from raidtop.replay_control import ReplayPosition, parse_jump
 from raidtop.collect.udev_watch import BlockDeviceWatcher
@@ -81,7 +82,12 @@ class RaidtopApp(App[None]):
         self.config = config or Config()
         self.interval = self.config.interval
         self.paused = False
-        self.sampler = Sampler(self.config.root)
+        self.demo: DemoController | None = None
+        if self.config.demo:
+            self.demo = DemoController()
+            self.sampler = Sampler(self.demo.root)
+        else:
+            self.sampler = Sampler(self.config.root)
         self.replayer: Replayer | None = None
         self.replay_position = ReplayPosition()
         self._seek_to: int | None = None
@@ -119,8 +125,22 @@ class RaidtopApp(App[None]):
         for problem in self._theme_problems:
             self.notify(problem, title="Theme", severity="warning", timeout=8)
 
+    def member_actions(self, array: str):
+        """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``."""
+        if self.demo is not None and self.demo.handles(array):
+            return self.demo
+        return None
+
     def dashboard_ready(self) -> None:
         """Called by the dashboard once its panels exist: start sampling."""
+        if self.demo is not None:
+            status = self.dashboard.query_one("#status")
+            status.badge = "DEMO — SIMULATED"
+            status.host = f"{self.demo.sim.name} is simulated; the rest is {self.demo.base_description}"
+            self.dashboard.query_one("#arrays").expand_for_actions(self.demo.sim.name)
+            if self.config.autostart_sampler:
+                self.run_sampler()
+            return
         if self.replayer is not None:
             self._prepare_replay()
             if self.config.autostart_sampler:
@@ -176,6 +196,8 @@ class RaidtopApp(App[None]):
 
     def _sample_once(self) -> Snapshot:
         """One sample (in the worker thread), stored too while recording."""
+        if self.demo is not None:
+            self.demo.tick()
         snapshot = self.sampler.sample()
         recording = self.recorder
         if recording is not None:
@@ -315,7 +337,7 @@ class RaidtopApp(App[None]):
         if action in self.REPLAY_ACTIONS:
             return self.replayer is not None
         if action == "toggle_recording":
-            return self.replayer is None
+            return self.replayer is None and self.demo is None
         return True
 
     def sample_now(self) -> None:

@@ -22,6 +22,8 @@ class Config:
     """Tests turn this off to feed snapshots by hand."""
     replay: Path | None = None
     """A recording to replay instead of reading the system."""
+    demo: bool = False
+    """Show a simulated array (and a recorded real rebuild) instead of the system."""
 
 
 def xdg_dir(kind: str) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 
 from raidtop.format import num
 from raidtop.mdview import (
@@ -117,7 +118,19 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
 
 
 class ArraysPanel(Panel):
-    """md arrays with state badges and sync progress; Enter expands members."""
+    """md arrays with state badges and sync progress; Enter expands members.
+
+    On arrays raidtop may change (the demo's simulated array, lab arrays),
+    f / r / a fail, remove and add members; elsewhere those keys do nothing
+    here and keep their dashboard meaning.
+    """
+
+    BINDINGS = [
+        Binding("f", "member('fail')", "Fail member", id="member-fail", tooltip="Fail the highlighted member (mdadm --fail)"),
+        Binding("r", "member('remove')", "Remove member", id="member-remove", tooltip="Remove the highlighted faulty or spare member (mdadm --remove)"),
+        Binding("a", "member('add')", "Add disk", id="member-add", tooltip="Add a fresh disk to the array (mdadm --add)"),
+        Binding("escape", "leave_members", "Arrays", show=False, id="members-back", tooltip="Back from the member grid to the arrays"),
+    ]
 
     DEFAULT_CSS = """
     ArraysPanel { height: auto; max-height: 50%; }
@@ -158,6 +171,61 @@ class ArraysPanel(Panel):
     def _row_selected(self, event: TextTable.RowSelected) -> None:
         event.stop()
         self.toggle(event.key)
+        if event.key in self.expanded:
+            # Into the member grid, where member keys act on the highlighted disk.
+            members = self.query_one("#member-table", TextTable)
+            members.focus()
+            for index, row in enumerate(members.rows):
+                if row.key.startswith(f"{event.key}/"):
+                    members.cursor_row = index
+                    break
+
+    def expand_for_actions(self, array: str) -> None:
+        """Open ``array``'s member grid and focus it (the demo starts like this)."""
+        self.expanded.add(array)
+        self._refresh_rows()
+        self.call_after_refresh(self.query_one("#member-table", TextTable).focus)
+
+    def _actionable(self) -> tuple[object, str, str | None] | None:
+        """(actions, array, member) for the highlighted row, if raidtop may change it."""
+        members = self.query_one("#member-table", TextTable)
+        if members.has_focus and members.cursor_key:
+            array, _, member = members.cursor_key.partition("/")
+        else:
+            array, member = self.query_one("#array-table", TextTable).cursor_key, None
+        if not array:
+            return None
+        actions = self.app.member_actions(array)
+        return None if actions is None else (actions, array, member)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "member":
+            return self._actionable() is not None
+        if action == "leave_members":
+            return self.query_one("#member-table", TextTable).has_focus
+        return True
+
+    def action_member(self, verb: str) -> None:
+        """Fail, remove or add on the highlighted member/array."""
+        found = self._actionable()
+        if found is None:
+            return
+        actions, array, member = found
+        if verb != "add" and member is None:
+            self.notify("open the array's members (Enter) and highlight one first", timeout=4)
+            return
+        try:
+            command = actions.add() if verb == "add" else getattr(actions, verb)(member)
+        except Exception as exc:  # the simulator/lab says why, as mdadm would
+            self.notify(str(exc), title=f"{verb} refused", severity="warning", timeout=8)
+            return
+        self.notify(command, title="simulated" if getattr(actions, "sim", None) else "ran", timeout=6)
+        self.app.note_action("lab", command)
+        self.app.sample_now()
+
+    def action_leave_members(self) -> None:
+        """Back to the arrays table."""
+        self.query_one("#array-table", TextTable).focus()
 
     def _refresh_rows(self) -> None:
         snap = self._snapshot
@@ -178,7 +246,8 @@ class ArraysPanel(Panel):
         self.set_class(bool(members), "-expanded")
         alerts = sorted(snap.degraded_alerts)
         if alerts:
-            self.border_subtitle = "ALERT: " + ", ".join(alerts) + " degraded"
+            health = {a.name: a.health for a in snap.arrays}
+            self.border_subtitle = "ALERT: " + ", ".join(f"{name} {health.get(name, 'degraded')}" for name in alerts)
         elif snap.arrays:
             self.border_subtitle = f"{len(snap.arrays)} arrays · Enter: members · d: detail"
         else:

@@ -1,0 +1,85 @@
+"""Drives the demo: advances the simulated array and the recorded base each tick."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from raidtop.collect.recording import ReplayRoot, read_recording
+from raidtop.collect.source import Root
+from raidtop.demo.root import DemoRoot
+from raidtop.demo.simulator import SimulatedArray
+
+BUNDLED_REBUILD = Path(__file__).resolve().parent / "data" / "rebuild.xz"
+"""A raid5 rebuild recorded from a real 6.1 kernel in the VM harness."""
+
+
+class LoopingReplay:
+    """A ReplayRoot that moves one recorded frame per tick and starts over at the end."""
+
+    def __init__(self, path: Path) -> None:
+        self.recording = read_recording(path)
+        self.root = ReplayRoot("recorded rebuild")
+        self.index = -1
+
+    def tick(self) -> None:
+        """Show the next recorded frame (the first again after the last)."""
+        frames = self.recording.frames
+        if not frames:
+            return
+        self.index = (self.index + 1) % len(frames)
+        if self.index == 0:
+            self.root.state = {}
+        self.root.state.update(frames[self.index].delta)
+
+
+class DemoController:
+    """The simulated array, its overlay root, and the lab actions a user may take."""
+
+    def __init__(self, level: str = "raid5", disks: int = 3, speed_limit_kib_s: int = 20_000,
+                 recording: Path | None = BUNDLED_REBUILD) -> None:
+        self.sim = SimulatedArray(level=level, disks=disks, speed_limit_kib_s=speed_limit_kib_s)
+        self.replay = LoopingReplay(recording) if recording is not None and recording.exists() else None
+        base = self.replay.root if self.replay is not None else Root("/")
+        if self.replay is not None:
+            self.replay.tick()
+        self.root = DemoRoot(base, self.sim)
+        self._last = time.monotonic()
+
+    @property
+    def base_description(self) -> str:
+        """Where the non-simulated numbers come from, in words."""
+        if self.replay is not None:
+            return f"a rebuild recorded from a real kernel ({self.replay.recording.header.get('host', '?')})"
+        return "this machine's own /proc (no recorded rebuild is bundled)"
+
+    def tick(self) -> None:
+        """Advance the simulation by the real time since the last tick (sampler thread)."""
+        now = time.monotonic()
+        self.sim.advance(now - self._last)
+        self._last = now
+        if self.replay is not None:
+            self.replay.tick()
+        self.root.refresh()
+
+    def handles(self, array: str) -> bool:
+        """True for the simulated array (the only one the demo may change)."""
+        return array == self.sim.name
+
+    def fail(self, member: str) -> str:
+        """Fail a member; returns the mdadm command this simulates."""
+        self.sim.fail(member)
+        self.root.refresh()
+        return f"mdadm /dev/{self.sim.name} --fail /dev/{member}"
+
+    def remove(self, member: str) -> str:
+        """Remove a faulty or spare member."""
+        self.sim.remove(member)
+        self.root.refresh()
+        return f"mdadm /dev/{self.sim.name} --remove /dev/{member}"
+
+    def add(self) -> str:
+        """Add a fresh disk (a spare, rebuilt onto if a slot is missing)."""
+        name = self.sim.add()
+        self.root.refresh()
+        return f"mdadm /dev/{self.sim.name} --add /dev/{name}"

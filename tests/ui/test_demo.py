@@ -1,0 +1,74 @@
+"""Pilot test of --demo: fail, remove, add on the simulated array; DEMO shown throughout."""
+
+from __future__ import annotations
+
+from raidtop.app import RaidtopApp
+from raidtop.config import Config
+from raidtop.widgets.text_table import TextTable
+
+
+async def _wait(pilot, condition, tries: int = 400) -> None:
+    for _ in range(tries):  # bounded wait for the sampler worker, not a timing assertion
+        if condition():
+            return
+        await pilot.pause(0.05)
+
+
+def md9(app):
+    snap = app.dashboard.last_snapshot
+    return next(a for a in snap.arrays if a.name == "md9") if snap else None
+
+
+def member_roles(app) -> dict[str, str]:
+    rows = app.screen.query_one("#member-table", TextTable).rows
+    return {r.key.split("/")[1]: r.cells[3].strip() for r in rows}
+
+
+async def test_demo_fail_remove_add_goes_degraded_recovering_clean():
+    app = RaidtopApp(Config(demo=True, interval=0.5))
+    async with app.run_test(size=(120, 40)) as pilot:
+        status = app.dashboard.query_one("#status")
+        await _wait(pilot, lambda: md9(app) is not None)
+        assert status.badge == "DEMO — SIMULATED"
+        sim = app.demo.sim
+        sim.advance(sim.component_kib)  # let the initial build finish now
+        await _wait(pilot, lambda: md9(app).health == "ok" and md9(app).sync is None)
+        assert app.focused.id == "member-table"
+        table = app.screen.query_one("#member-table", TextTable)
+        victim = sim.members[1].name
+        table.move_cursor_to_key(f"md9/{victim}")
+        states = []
+
+        await pilot.press("f")
+        await _wait(pilot, lambda: member_roles(app).get(victim) == "faulty")
+        states.append(md9(app).health)
+        table.move_cursor_to_key(f"md9/{victim}")
+        await pilot.press("r")
+        await _wait(pilot, lambda: victim not in member_roles(app))
+        states.append(md9(app).health)
+        await pilot.press("a")
+        await _wait(pilot, lambda: md9(app).sync is not None)
+        new = sim.members[-1].name
+        assert member_roles(app)[new] == "spare"
+        states.append("recovering" if md9(app).sync.action == "recover" else md9(app).sync.action)
+        sim.advance(sim.component_kib)
+        await _wait(pilot, lambda: md9(app).health == "ok")
+        states.append(md9(app).health)
+        assert member_roles(app)[new] == "in_sync"
+        assert states == ["degraded", "degraded", "recovering", "ok"]
+        assert status.badge == "DEMO — SIMULATED"
+        titles = [n.title for n in app._notifications]
+        assert "md9: Fail" in titles and "md9: RebuildFinished" in titles
+
+
+async def test_demo_refuses_what_md_refuses():
+    app = RaidtopApp(Config(demo=True, interval=0.5))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: md9(app) is not None)
+        app.demo.sim.advance(app.demo.sim.component_kib)
+        table = app.screen.query_one("#member-table", TextTable)
+        await _wait(pilot, lambda: md9(app).health == "ok")
+        table.move_cursor_to_key(f"md9/{app.demo.sim.members[0].name}")
+        await pilot.press("r")  # an in-sync member cannot be removed
+        assert any("busy" in n.message for n in app._notifications)
+        assert md9(app).health == "ok"

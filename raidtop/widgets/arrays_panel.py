@@ -180,6 +180,16 @@ class ArraysPanel(Panel):
                     members.cursor_row = index
                     break
 
+    @on(TextTable.RowSelected, "#member-table")
+    def _member_selected(self, event: TextTable.RowSelected) -> None:
+        # Enter again folds the grid away and returns to the arrays.
+        event.stop()
+        array = event.key.partition("/")[0]
+        self.toggle(array)
+        table = self.query_one("#array-table", TextTable)
+        table.move_cursor_to_key(array)
+        table.focus()
+
     def expand_for_actions(self, array: str) -> None:
         """Open ``array``'s member grid and focus it (the demo starts like this)."""
         self.expanded.add(array)

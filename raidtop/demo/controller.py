@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from raidtop.actions.member_actions import ActionRefused
 from raidtop.collect.recording import ReplayRoot, read_recording
 from raidtop.collect.source import Root
 from raidtop.demo.root import DemoRoot
-from raidtop.demo.simulator import SimulatedArray
+from raidtop.demo.simulator import SimulatedArray, SimulationRefused
 
 BUNDLED_REBUILD = Path(__file__).resolve().parent / "data" / "rebuild.xz"
 """A raid5 rebuild recorded from a real 6.1 kernel in the VM harness."""
@@ -35,6 +36,9 @@ class LoopingReplay:
 
 class DemoController:
     """The simulated array, its overlay root, and the lab actions a user may take."""
+
+    simulated = True
+    """Nothing real changes, so the member keys act without a confirmation."""
 
     def __init__(self, level: str = "raid5", disks: int = 3, speed_limit_kib_s: int = 20_000,
                  recording: Path | None = BUNDLED_REBUILD) -> None:
@@ -66,20 +70,25 @@ class DemoController:
         """True for the simulated array (the only one the demo may change)."""
         return array == self.sim.name
 
-    def fail(self, member: str) -> str:
-        """Fail a member; returns the mdadm command this simulates."""
-        self.sim.fail(member)
-        self.root.refresh()
-        return f"mdadm /dev/{self.sim.name} --fail /dev/{member}"
+    def command(self, verb: str, array: str, member: str | None) -> str:
+        """The mdadm command the action simulates."""
+        if verb == "add":
+            return f"mdadm /dev/{array} --add /dev/loop{self.sim._next_loop}"
+        if verb in ("fail", "remove") and member:
+            return f"mdadm /dev/{array} --{verb} /dev/{member}"
+        raise ActionRefused(f"the demo simulates fail, remove and add; not {verb}")
 
-    def remove(self, member: str) -> str:
-        """Remove a faulty or spare member."""
-        self.sim.remove(member)
+    def run(self, verb: str, array: str, member: str | None) -> str:
+        """Apply the action to the simulated array; SimulationRefused becomes ActionRefused."""
+        command = self.command(verb, array, member)
+        try:
+            if verb == "add":
+                self.sim.add()
+            elif verb == "fail":
+                self.sim.fail(member)
+            else:
+                self.sim.remove(member)
+        except SimulationRefused as exc:
+            raise ActionRefused(str(exc)) from None
         self.root.refresh()
-        return f"mdadm /dev/{self.sim.name} --remove /dev/{member}"
-
-    def add(self) -> str:
-        """Add a fresh disk (a spare, rebuilt onto if a slot is missing)."""
-        name = self.sim.add()
-        self.root.refresh()
-        return f"mdadm /dev/{self.sim.name} --add /dev/{name}"
+        return command

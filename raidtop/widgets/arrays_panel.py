@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 
+from raidtop.actions.member_actions import ActionRefused
 from raidtop.format import num
+from raidtop.screens.confirm import ConfirmDialog
 from raidtop.mdview import (
     duration,
     member_temperature,
@@ -216,7 +218,7 @@ class ArraysPanel(Panel):
         return True
 
     def action_member(self, verb: str) -> None:
-        """Fail, remove or add on the highlighted member/array."""
+        """Fail, remove or add on the highlighted member/array (confirmed unless simulated)."""
         found = self._actionable()
         if found is None:
             return
@@ -225,13 +227,32 @@ class ArraysPanel(Panel):
             self.notify("open the array's members (Enter) and highlight one first", timeout=4)
             return
         try:
-            command = actions.add() if verb == "add" else getattr(actions, verb)(member)
-        except Exception as exc:  # the simulator/lab says why, as mdadm would
+            command = actions.command(verb, array, member)
+        except ActionRefused as exc:
             self.notify(str(exc), title=f"{verb} refused", severity="warning", timeout=8)
             return
-        self.notify(command, title="simulated" if getattr(actions, "sim", None) else "ran", timeout=6)
-        self.app.note_action("lab", command)
-        self.app.sample_now()
+        if actions.simulated:
+            self._run_member_action(actions, verb, array, member)
+            return
+
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self._run_member_action(actions, verb, array, member)
+
+        self.app.push_screen(ConfirmDialog(f"{verb.replace('_', ' ')} on {array}", command), confirmed)
+
+    @work(thread=True, exit_on_error=False, group="member-action")
+    def _run_member_action(self, actions, verb: str, array: str, member: str | None) -> None:
+        # mdadm can take seconds: never on the UI thread.
+        try:
+            command = actions.run(verb, array, member)
+        except ActionRefused as exc:
+            self.app.call_from_thread(self.notify, str(exc), title=f"{verb} refused", severity="warning", timeout=8)
+            return
+        title = "simulated" if actions.simulated else "done"
+        self.app.call_from_thread(self.notify, command, title=title, timeout=6)
+        self.app.call_from_thread(self.app.note_action, "lab", command)
+        self.app.call_from_thread(self.app.sample_now)
 
     def action_leave_members(self) -> None:
         """Back to the arrays table."""

@@ -13,6 +13,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from raidtop.actions.tuning import session_for
 from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
 from raidtop.collect.recording import RecordingRoot, RecordingWriter, read_recording
 from raidtop.collect.replayer import Replayer
@@ -147,6 +148,8 @@ class RaidtopApp(App[None]):
                 self.run_replay()
             return
         if self.config.autostart_sampler:
+            # "At start" on the Tuning screen means raidtop's start, not the screen's.
+            self.run_worker(session_for(self.config.root).capture_start, thread=True, group="tuning-start", exit_on_error=False)
             self.run_sampler()
             self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
             reason = self._watcher.start()

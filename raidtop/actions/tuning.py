@@ -311,8 +311,7 @@ def read_target(root: Root | str, name: str) -> Target:
     sname = sys_name(name)
     if not root.exists(f"/sys/block/{sname}"):
         if root.exists(f"/sys/class/block/{sname}/partition"):
-            link = root.readlink(f"/sys/class/block/{sname}") or ""
-            parent = dev_name(link.rstrip("/").split("/")[-2]) if "/" in link else "its disk"
+            parent = parent_disk(root, name) or "its disk"
             raise TuningError(f"{name} is a partition; its queue settings belong to {parent}")
         raise TuningError(f"{name}: no such block device (not in /sys/block)")
     for target in list_targets(root):
@@ -322,11 +321,22 @@ def read_target(root: Root | str, name: str) -> Target:
     return Target(name, kind, f"{kind}, size 0")
 
 
+def parent_disk(root: Root | str, name: str) -> str | None:
+    """The whole disk a partition belongs to (``sda1`` → ``sda``), or ``None`` for a non-partition."""
+    root = as_root(root)
+    sname = sys_name(name)
+    if not root.exists(f"/sys/class/block/{sname}/partition"):
+        return None
+    link = root.readlink(f"/sys/class/block/{sname}") or ""
+    return dev_name(link.rstrip("/").split("/")[-2]) if link.count("/") >= 1 else None
+
+
 def _speed_value(text: str | None) -> tuple[str | None, int | None, str]:
     """``1000 (system)`` → (``system``, 1000, shown); ``5000 (local)`` → (``5000``, 5000, shown)."""
     number = _first_int(text)
     if number is None:
-        return None, None, "unreadable"
+        # The kernel always prints a number; a copied tree may hold just the word written.
+        return ("system", None, "system") if (text or "").strip() == "system" else (None, None, "unreadable")
     if "system" in (text or ""):
         return "system", number, f"{number} K/s (system)"
     return str(number), number, f"{number} K/s (local)"
@@ -394,6 +404,17 @@ def _mib(kib: int) -> str:
 
 _RQ_AFFINITY = {"0": "any CPU", "1": "submitter's group", "2": "submitting CPU"}
 _NOMERGES = {"0": "all merges", "1": "simple merges", "2": "no merges"}
+
+CHOICE_MEANINGS: dict[str, dict[str, str]] = {
+    "scheduler": {"none": "no reordering: NVMe and fast SSDs", "mq-deadline": "bounded latency: SATA SSDs, disks",
+                  "bfq": "fair shares: desktops, slow disks", "kyber": "latency targets: fast devices"},
+    "rq_affinity": {"0": "complete on any CPU", "1": "complete in the submitting CPU's group",
+                    "2": "complete on the submitting CPU itself"},
+    "nomerges": {"0": "merge requests (default)", "1": "only simple one-hit merges", "2": "never merge"},
+    "write_cache": {"write back": "the kernel sends cache flushes (safe)",
+                    "write through": "no flushes: only for caches with power-loss protection"},
+}
+"""What each word of a choice knob means, for the value dialog."""
 
 
 def _queue_knobs(root: Root, name: str) -> list[Knob]:
@@ -629,9 +650,11 @@ class TuningSession:
 
     Start values are the values when the session first read a target (for the
     app: when the Tuning screen or :meth:`capture_start` first looked at it).
-    Every write attempted, including undos, is appended to the
-    :class:`ActionLog` with ``kind="tune"``; writes not attempted (refused,
-    not root, already set) are not logged.
+    Every write attempted, including undos and writes the kernel refused, is
+    appended to the :class:`ActionLog` with ``kind="tune"``. Writes not
+    attempted (refused by validation, not root, already set) are not logged,
+    except an undo that finds the old value already in place: it is logged so
+    the log's undo bookkeeping (:func:`changes_from_log`) closes that change.
     """
 
     def __init__(self, root: Root | str = "/", log: ActionLog | None = None, *,

@@ -49,6 +49,7 @@ class DashboardScreen(Screen[None]):
         Binding("d", "array_detail", "Array detail", id="array-detail", tooltip="Open the detail screen of the highlighted md array"),
         Binding("e", "events", "Events", id="events", tooltip="Show the md event timeline of this session"),
         Binding("x", "explain", "Explain", id="explain", tooltip="Show the formulas and raw counter deltas behind the highlighted row"),
+        Binding("t", "tuning", "Tune", id="tuning", tooltip="Open the Tuning screen for the highlighted disk or array"),
     ]
 
     DEFAULT_CSS = """
@@ -246,6 +247,16 @@ class DashboardScreen(Screen[None]):
             self.notify("nothing to explain here: pick a row in Arrays, Disks, CPU or Memory", timeout=4)
             return
         self.app.push_screen(ExplainScreen(result))
+
+    def action_tuning(self) -> None:
+        """Open the Tuning screen on the highlighted disk or array."""
+        from raidtop.screens.tuning import TuningScreen
+
+        panel = self._focused_panel()
+        if panel is not None and panel.id == "disks":
+            self.app.push_screen(TuningScreen(device=panel.query_one(TextTable).cursor_key))
+        else:
+            self.app.push_screen(TuningScreen(array=self.query_one(ArraysPanel).selected_array))
 
     def action_events(self) -> None:
         """Show this session's md events."""

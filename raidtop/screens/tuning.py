@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 
 from raidtop.actions.alignment import alignment_hint
 from raidtop.actions.tuning import (
+    CHOICE_MEANINGS,
     GLOBAL_TARGET,
     SPEED_KNOBS,
     ChangeResult,
@@ -36,6 +37,7 @@ from raidtop.actions.tuning import (
     Target,
     TuningError,
     TuningSession,
+    parent_disk,
     session_for,
     shell_command,
 )
@@ -59,7 +61,7 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 KNOB_COLUMNS = [
-    Column("attr", "Setting", 17, "left"),
+    Column("attr", "Setting", 18, "left"),
     Column("current", "Current", 22, "left"),
     Column("allowed", "Allowed", 27, "left"),
     Column("start", "At start", 11, "left"),
@@ -141,7 +143,9 @@ class ChangeDialog(ModalScreen[str | None]):
             yield Static(f"Now: {knob.shown}    Allowed: {knob.allowed.describe()}"
                          + (f" ({knob.allowed.note})" if knob.allowed.note else ""), id="change-now", markup=False)
             if knob.allowed.choices:
-                options = OptionList(*(Option(choice, id=choice) for choice in knob.allowed.choices), id="change-choices")
+                meanings = CHOICE_MEANINGS.get(knob.attr, {})
+                options = OptionList(*(Option(f"{choice:<14} {meanings.get(choice, '')}".rstrip(), id=choice)
+                                       for choice in knob.allowed.choices), id="change-choices")
                 yield options
             else:
                 hint = knob.allowed.describe() + (f" {knob.spec.unit}" if knob.spec.unit else "")
@@ -450,9 +454,12 @@ class TuningScreen(Screen[None]):
         names = [t.name for t in self._targets]
         wanted = self._wanted
         if wanted is not None and wanted not in names:
+            parent = parent_disk(self.session.root, wanted)
             try:
-                self.session.knobs(wanted)
-                names.append(wanted)
+                self.session.knobs(parent or wanted)
+                if parent:
+                    self.notify(f"{wanted} is a partition: showing {parent}, whose queue it uses.", title="Tuning")
+                    wanted = parent
             except TuningError as exc:
                 self.notify(str(exc), title="Tuning", severity="warning", timeout=8)
                 wanted = None

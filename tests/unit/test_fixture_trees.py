@@ -19,3 +19,10 @@ def test_no_symlink_in_tests_data_points_at_its_own_ancestor():
                 if here == target or here.startswith(target + os.sep):
                     loops.append(os.path.relpath(path, DATA))
     assert loops == [], f"symlinks that loop back to an ancestor: {loops}"
+
+
+def test_every_fixture_directory_survives_a_clone():
+    # git drops empty directories, and a missing sys/block/<disk>/<part>
+    # directory silently turns a partition into a disk.
+    empty = [os.path.relpath(d, DATA) for d, dirs, files in os.walk(DATA) if not dirs and not files]
+    assert empty == [], f"empty directories (add a .keep file): {empty}"

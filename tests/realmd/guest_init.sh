@@ -48,7 +48,8 @@ ln -s /proc/self/fd/2 /newroot/dev/stderr
 mkdir -p /newroot/dev/pts /newroot/dev/shm
 mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs -o mode=1777 shm /newroot/dev/shm
-mount -t tmpfs -o mode=1777 tmp /newroot/tmp || fail "mount /tmp"
+# No separate tmpfs on /tmp: the overlay already makes it writable, and a
+# repo or venv cloned under the host's /tmp (as CI may do) must stay visible.
 mount -t tmpfs -o mode=0755 run /newroot/run || fail "mount /run"
 
 SHARE=/run/realmd/share

@@ -315,3 +315,27 @@ def test_non_md_block_devices_are_ignored(tmp_path):
     root = write_tree(tmp_path, {"sys/block/sda/stat": "0", "sys/block/mdX/size": "0"})
     arrays, notes = read_md_sysfs(root)
     assert arrays == [] and notes == []
+
+
+def test_progress_comes_from_mdstat_when_sysfs_lags(tmp_path):
+    """sysfs sync_completed moves in 1/16 steps on 6.1; mdstat's count is the live one."""
+    from raidtop.collect.md import read_md
+
+    base = tmp_path / "sys" / "block" / "md0" / "md"
+    base.mkdir(parents=True)
+    files = {"level": "raid1", "array_state": "active", "raid_disks": "2", "degraded": "0",
+             "sync_action": "resync", "sync_completed": "12288 / 327680", "sync_speed": "760"}
+    for name, value in files.items():
+        (base / name).write_text(value + "\n")
+    (tmp_path / "sys" / "block" / "md0" / "size").write_text("327680\n")
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "mdstat").write_text(
+        "Personalities : [raid1] \n"
+        "md0 : active raid1 loop1[1] loop0[0]\n"
+        "      163840 blocks super 1.2 [2/2] [UU]\n"
+        "      [=>...................]  resync =  5.3% (8704/163840) finish=3.4min speed=760K/sec\n"
+        "\nunused devices: <none>\n"
+    )
+    (array,) = read_md(tmp_path).arrays
+    assert array.sync.done_kib == 8704 and array.sync.total_kib == 163840  # mdstat's, not 6144 from sysfs
+    assert array.sync.speed_kib_s == 760 and array.sync.eta_s_kernel == 204.0

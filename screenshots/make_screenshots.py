@@ -1,8 +1,8 @@
 """Regenerate the README's screenshots headlessly (never edit them by hand).
 
 Each screen is rendered by the real app inside Textual's test harness from
-recorded data, so the images are reproducible on any machine:
-``make screenshots`` or ``.venv/bin/python screenshots/make_screenshots.py``.
+recorded or simulated data with fixed clocks, so the images are the same on
+any machine: ``make screenshots`` (or ``.venv/bin/python screenshots/make_screenshots.py``).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,42 +22,117 @@ from raidtop.app import RaidtopApp  # noqa: E402
 from raidtop.collect.sampler import Sampler  # noqa: E402
 from raidtop.collect.source import Root  # noqa: E402
 from raidtop.config import Config  # noqa: E402
+from raidtop.demo.root import DemoRoot  # noqa: E402
+from raidtop.demo.simulator import SimulatedArray  # noqa: E402
 
 UI_DATA = REPO / "tests" / "data" / "ui"
+EPOCH = 1_600_000_000.0
 
 
 def recorded_snapshot():
     """Rates between two trees recorded by sysstat's maintainers (31 s apart)."""
-    sampler = Sampler(UI_DATA / "root1", clock=lambda: 1_600_000_000.0)
+    sampler = Sampler(UI_DATA / "root1", clock=lambda: EPOCH)
     sampler.sample()
     sampler.root = Root(UI_DATA / "root2")
     return sampler.sample()
 
 
-async def shoot(name: str, size: tuple[int, int], keys: tuple[str, ...] = ()) -> Path:
-    """Render the dashboard at ``size``, press ``keys``, save ``name``.svg."""
-    app = RaidtopApp(Config(root=UI_DATA / "root1", autostart_sampler=False))
+class _Clock:
+    def __init__(self) -> None:
+        self.now = EPOCH
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def rebuilding_snapshots():
+    """A raid5 that lost a disk and is 40 % into its recovery (the demo's simulator).
+
+    Returns several snapshots a second apart so sparklines, the sync plot and
+    raidtop's own ETA have history.
+    """
+    clock = _Clock()
+    sim = SimulatedArray(name="md0", level="raid5", disks=4, component_kib=4 * 1024 * 1024, speed_limit_kib_s=60_000)
+    sim.advance(10 * sim.component_kib)  # the initial build is long done
+    root = DemoRoot(Root(UI_DATA / "root1"), sim, clock=lambda: clock.now - EPOCH)
+    sampler = Sampler(root, clock=clock)
+    snapshots = [sampler.sample()]
+    failed = sim.members[2].name
+    for step in (lambda: sim.fail(failed), lambda: sim.remove(failed), sim.add):
+        step()
+        root.refresh()
+        clock.now += 1
+        snapshots.append(sampler.sample())
+    sim.advance(0.4 * sim.component_kib / sim.speed_limit_kib_s - 20)
+    for _ in range(20):
+        sim.advance(1.0)
+        root.refresh()
+        clock.now += 1
+        snapshots.append(sampler.sample())
+    return snapshots
+
+
+async def shoot(name: str, size: tuple[int, int], snapshots, keys: tuple[str, ...] = (), root: Path | None = None,
+                prepare=None) -> Path:
+    """Render the dashboard at ``size`` after ``snapshots``, press ``keys``, save ``name``.svg."""
+    app = RaidtopApp(Config(root=root or UI_DATA / "root1", autostart_sampler=False))
     async with app.run_test(size=size) as pilot:
-        app.apply_snapshot(recorded_snapshot())
+        for snap in snapshots:
+            app.apply_snapshot(snap)
         await pilot.pause()
+        app.clear_notifications()
+        if prepare is not None:
+            await prepare(pilot)
         if keys:
             await pilot.press(*keys)
             await pilot.pause()
+        app.clear_notifications()
+        await pilot.pause()
         path = Path(app.save_screenshot(f"{name}.svg", str(HERE)))
     return path
+
+
+async def tuning_screenshot() -> Path:
+    """The Tuning screen on md6 of the stored tuning tree (as its snapshot test renders it)."""
+    from raidtop.actions.action_log import ActionLog
+    from raidtop.actions.tuning import TuningSession
+    from raidtop.screens.tuning import TuningScreen
+    from raidtop.widgets.text_table import TextTable
+    from tests.ui.test_tuning_screen import tuning_root
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = tuning_root(Path(tmp))
+        session = TuningSession(root, ActionLog(Path(tmp) / "log"), privileged=True)
+
+        async def open_md6(pilot) -> None:
+            screen = TuningScreen(session=session, array="md6")
+            pilot.app.push_screen(screen)
+            await pilot.pause()
+            table = screen.query_one("#tuning-knobs", TextTable)
+            table.focus()
+            table.move_cursor_to_key("sync_speed_max")
+
+        snap = Sampler(root, clock=lambda: EPOCH).sample()
+        return await shoot("tuning", (120, 40), [snap], root=root, prepare=open_md6)
 
 
 async def main() -> None:
     os.environ["TZ"] = "UTC"
     time.tzset()
+    recorded = [recorded_snapshot()]
+    rebuild = rebuilding_snapshots()
     shots = [
-        ("dashboard-120x40", (120, 40), ()),
-        ("dashboard-80x24", (80, 24), ()),
-        ("dashboard-200x60-all-devices", (200, 60), ("a",)),
-        ("help", (120, 40), ("question_mark",)),
+        ("dashboard-120x40", (120, 40), recorded, ()),
+        ("dashboard-80x24", (80, 24), recorded, ()),
+        ("dashboard-200x60-all-devices", (200, 60), recorded, ("a",)),
+        ("help", (120, 40), recorded, ("question_mark",)),
+        ("rebuild-raid5-120x40", (120, 40), rebuild, ("enter",)),
+        ("array-detail", (120, 40), rebuild, ("d",)),
+        ("explain-disk", (120, 40), recorded, ("tab", "down", "down", "down", "down", "down", "x")),
     ]
-    for name, size, keys in shots:
-        print(await shoot(name, size, keys))
+    for name, size, snapshots, keys in shots:
+        print(await shoot(name, size, snapshots, keys))
+    print(await tuning_screenshot())
 
 
 if __name__ == "__main__":

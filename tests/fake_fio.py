@@ -10,7 +10,8 @@ reads (and as many writes for write or mixed modes) of 4 KiB, each with a
 
 ``FAKE_FIO_ENGINES`` replaces the ``--enghelp`` list; ``FAKE_FIO_PROBE_FAIL``
 makes the engine probe fail; ``FAKE_FIO_EXIT`` makes a job exit with that
-status after printing only to stderr.
+status after printing only to stderr; ``FAKE_FIO_STARTED`` names a file the
+job writes once it is ready for SIGINT.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ def main() -> None:
     tick = float(os.environ.get("FAKE_FIO_TICK", "0.05"))
     stopped = []
     signal.signal(signal.SIGINT, lambda *_: stopped.append(True))
+    if os.environ.get("FAKE_FIO_STARTED"):
+        Path(os.environ["FAKE_FIO_STARTED"]).write_text("running\n")
     done = 0
     for second in range(1, runtime + 1):
         deadline = time.monotonic() + tick

@@ -53,9 +53,11 @@ def md_tuning(scheduler: str = "none", read_ahead_kb: int = 128, target: str = "
 
 
 def ramp(iops: float, seconds: int = 10, lat_us: float = 400) -> tuple[ProgressPoint, ...]:
-    """Per-second points that climb to ``iops`` (for plots)."""
-    return tuple(
-        ProgressPoint(float(t), iops * min(1.0, t / 4), iops * min(1.0, t / 4) / 2, iops * 4096 * min(1.0, t / 4),
-                      iops * 2048 * min(1.0, t / 4), lat_us * (1.5 - min(0.5, t / 8)), lat_us * 1.2)
-        for t in range(1, seconds + 1)
-    )
+    """Per-second points that climb to ``iops``; writes dip every third second (for plots)."""
+    points = []
+    for t in range(1, seconds + 1):
+        f = min(1.0, t / 4)
+        dip = 0.5 if t % 3 == 0 else 1.0
+        points.append(ProgressPoint(float(t), iops * f, iops * f / 2 * dip, iops * 4096 * f, iops * 2048 * f * dip,
+                                    lat_us * (1.5 - min(0.5, t / 8)), lat_us * 1.2 / dip))
+    return tuple(points)

@@ -6,5 +6,5 @@ Each module defines ``register(subparsers)`` (adds its parser and sets
 
 from __future__ import annotations
 
-SUBCOMMANDS = ("snapshot", "record", "tune")
+SUBCOMMANDS = ("snapshot", "record", "tune", "bench")
 """Modules under raidtop.cli, in the order ``--help`` lists them."""

@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 import threading
+import time
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -83,21 +84,28 @@ def run(args: argparse.Namespace) -> int:
             print(_pass_line(number, args.runs, record))
 
     records: list = []
+    done = threading.Event()
 
     def work() -> None:
-        records.extend(run_repeat(plan, history, args.runs, batch=batch, on_point=on_point if show_progress else None,
-                                  on_pass=on_pass))
+        try:
+            records.extend(run_repeat(plan, history, args.runs, batch=batch, on_point=on_point if show_progress else None,
+                                      on_pass=on_pass))
+        finally:
+            done.set()
 
     worker = threading.Thread(target=work, name="raidtop-bench", daemon=True)
     worker.start()
     interrupted = False
-    while worker.is_alive():
+    # Poll with sleep, not Thread.join(timeout): a Ctrl-C that interrupts join()
+    # can leave the thread looking finished while it still runs.
+    while not done.is_set():
         try:
-            worker.join(0.2)
+            time.sleep(0.1)
         except KeyboardInterrupt:
             # fio runs in its own session: forward one SIGINT and let it print its partial result.
             interrupted = True
             batch.cancel()
+    worker.join()
     kept = [r for r in records if r.stored is not None]
     stored = [r.stored for r in kept]
     summary = summarise_passes(stored) if len(stored) > 1 else None

@@ -125,9 +125,22 @@ def _direction_cells(run: StoredRun) -> tuple[list[str], list[str | None]]:
     return cells, tones
 
 
+def run_summary(run: StoredRun) -> str:
+    """``read 31.2k IOPS 128.0 MB/s 1.93ms p99 10.4ms · write …``: one line for the plot panel."""
+    result = run.result
+    if result is None:
+        return run.message or "no result"
+    parts = []
+    for name in ("read", "write"):
+        d = result.direction(name)
+        if d.active:
+            parts.append(f"{name} {fmt_iops(d.iops)} IOPS {fmt_mb(d.mb_s)} MB/s {fmt_lat(d.lat_mean_us)} p99 {fmt_lat(d.lat_p99_us)}")
+    return " · ".join(parts) or "no I/O"
+
+
 RESULT_COLUMNS = [
     Column("flag", "", 2, "left"),
-    Column("id", "#", 5),
+    Column("id", "#", 5, "left"),
     Column("when", "When", 12, "left"),
     Column("preset", "Preset", 13, "left"),
     Column("label", "Label", 15, "left"),
@@ -171,14 +184,14 @@ def results_rows(runs: list[StoredRun]) -> list[Row]:
 
 COMPARE_COLUMNS = [
     Column("flag", "", 2, "left"),
-    Column("id", "#", 5),
-    Column("label", "Run", 15, "left"),
-    Column("r_iops", "r IOPS", 15),
-    Column("w_iops", "w IOPS", 15),
-    Column("r_mb", "r MB/s", 15),
-    Column("w_mb", "w MB/s", 15),
-    Column("r_p99", "r p99", 16),
-    Column("w_p99", "w p99", 16),
+    Column("id", "#", 5, "left"),
+    Column("label", "Run", 22, "left"),
+    Column("r_iops", "r IOPS", 14),
+    Column("w_iops", "w IOPS", 14),
+    Column("r_mb", "r MB/s", 14),
+    Column("w_mb", "w MB/s", 14),
+    Column("r_p99", "r p99", 15),
+    Column("w_p99", "w p99", 15),
 ]
 """Compare: absolute value and % change against the baseline, per metric."""
 _COMPARE_METRICS = (
@@ -218,7 +231,7 @@ def compare_rows(baseline: StoredRun, comparisons: list[Comparison]) -> list[Row
 
 GROUP_COLUMNS = [
     Column("flag", "", 2, "left"),
-    Column("id", "#", 5),
+    Column("id", "#", 5, "left"),
     Column("label", "Pass", 18, "left"),
     Column("r_iops", "r IOPS", 15),
     Column("r_mb", "r MB/s", 14),
@@ -271,7 +284,10 @@ def disk_rows(snapshot: Snapshot, names: list[str]) -> list[Row]:
     by_name = {d.name: d for d in snapshot.disks}
 
     def f(value: float | None, digits: int = 1) -> str:
-        return DASH if value is None else f"{value:.{digits}f}"
+        if value is None:
+            return DASH
+        # Keep big rates inside the column: 35845 r/s, not 35845.3 cut to 35845.
+        return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.{digits}f}"
 
     rows = []
     for name in names:
@@ -286,35 +302,67 @@ def disk_rows(snapshot: Snapshot, names: list[str]) -> list[Row]:
     return rows
 
 
-def progress_plot(points: list[ProgressPoint], width: int, height: int, colours: tuple[tuple, tuple, tuple]) -> Text:
-    """IOPS and MB/s (top, two axes) over mean latency in ms (bottom), per second.
+def _short(value: float) -> str:
+    """An axis label of at most four characters: ``9.5``, ``617``, ``1.2k``, ``31k``, ``1.2M``."""
+    for limit, scale, suffix in ((1e9, 1e6, "M"), (1e6, 1e3, "k")):
+        if value >= limit / 1000:
+            number = value / scale
+            return f"{number:.1f}{suffix}" if number < 10 else f"{number:.0f}{suffix}"
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
-    Two separate figures stacked: plotext's subplots share one size setting
-    and misplace axes at small heights.
+
+def _ticks(values: list[float], count: int = 3) -> tuple[list[float], list[str]]:
+    low, high = min(values), max(values)
+    if high == low:
+        return [low], [_short(low)]
+    ticks = [low + (high - low) * i / (count - 1) for i in range(count)]
+    return ticks, [_short(t) for t in ticks]
+
+
+def progress_plot(points: list[ProgressPoint], width: int, height: int, colours: tuple[tuple, tuple, tuple]) -> Text:
+    """Throughput (IOPS on the left axis, MB/s on the right) over read and write latency, per second.
+
+    A job's block size is fixed, so IOPS and MB/s trace the same line: one
+    line, two scales. Two separate figures are stacked because plotext's
+    subplots share one size setting and misplace axes at small heights. Tick
+    labels are set here, short; the right-hand ones carry a trailing space
+    because without a frame plotext starts them one column late and cuts
+    their last character.
     """
     if len(points) < 2:
         return Text("the plot starts after fio's second status report" if points else "no run yet: pick a preset and press Enter",
                     style="italic")
-    iops_rgb, mb_rgb, lat_rgb = colours
+    iops_rgb, write_rgb, read_rgb = colours
     xs = [p.t_s for p in points]
-    # plotext draws right-axis labels a little past the width it is given.
-    width = max(30, width - 3)
+    width = max(30, width)
     top_height = max(5, height * 3 // 5)
+    iops = [p.iops for p in points]
+    mb = [p.mb_s for p in points]
     plt.clear_figure()
     plt.plotsize(width, top_height)
     plt.theme("clear")
     plt.frame(False)
-    plt.plot(xs, [p.iops for p in points], label="IOPS", color=iops_rgb, marker="braille")
-    plt.plot(xs, [p.mb_s for p in points], label="MB/s", color=mb_rgb, marker="braille", yside="right")
+    plt.plot(xs, mb, color=iops_rgb, marker="braille", yside="right")
+    plt.plot(xs, iops, label="IOPS (left) · MB/s (right)", color=iops_rgb, marker="braille")
+    ticks, labels = _ticks(iops)
+    plt.yticks(ticks, [label.rjust(5) for label in labels], yside="left")
+    ticks, labels = _ticks(mb)
+    plt.yticks(ticks, [label + " " for label in labels], yside="right")
     plt.xticks([])
     top = plt.build()
     plt.clear_figure()
     plt.plotsize(width, max(4, height - top_height))
     plt.theme("clear")
     plt.frame(False)
-    lat = [(p.t_s, p.lat_us / 1000) for p in points if p.lat_us is not None]
-    if lat:
-        plt.plot([t for t, _ in lat], [v for _, v in lat], label="latency ms", color=lat_rgb, marker="braille")
+    every: list[float] = []
+    for name, rgb, attr in (("read", read_rgb, "read_lat_us"), ("write", write_rgb, "write_lat_us")):
+        lat = [(p.t_s, getattr(p, attr) / 1000) for p in points if getattr(p, attr) is not None]
+        if lat:
+            plt.plot([t for t, _ in lat], [v for _, v in lat], label=f"{name} latency ms", color=rgb, marker="braille")
+            every += [v for _, v in lat]
+    if every:
+        ticks, labels = _ticks(every, 2)
+        plt.yticks(ticks, [label.rjust(5) for label in labels], yside="left")
     plt.xlabel("seconds")
     bottom = plt.build()
     return Text.from_ansi(top.rstrip("\n") + "\n" + bottom)
@@ -463,7 +511,8 @@ class BenchScreen(Screen[None]):
     """fio presets, a live view of the run next to the target's disks, and the results history."""
 
     BINDINGS = [
-        Binding("enter", "run_selected", "Run", id="bench-run", tooltip="Run the highlighted preset (after confirming the fio command)"),
+        Binding("enter", "run_selected", "Run", id="bench-run",
+                tooltip="Run the highlighted preset (after confirming the fio command); in the history, show a repeat's passes"),
         *(Binding(str(n), f"run_preset({n - 1})", f"Run preset {n}", show=False, id=f"bench-run-{n}",
                   tooltip=f"Run the preset listed as {n}") for n in range(1, 10)),
         Binding("t", "target", "Target", id="bench-target", tooltip="Choose the directory or device to benchmark (remembered)"),
@@ -609,7 +658,7 @@ class BenchScreen(Screen[None]):
             presets.border_title = "Presets"
             presets.border_subtitle = "Enter or 1–9 runs"
             with presets:
-                table = TextTable([Column("key", "", 3), Column("name", "Preset", 14, "left"),
+                table = TextTable([Column("key", "", 3, "left"), Column("name", "Preset", 14, "left"),
                                    Column("what", "Job", 24, "left"), Column("time", "Time", 5)], id="bench-presets")
                 table.placeholder = "loading presets…"
                 yield table
@@ -638,6 +687,11 @@ class BenchScreen(Screen[None]):
         self.query_one("#bench-presets", TextTable).focus()
         self.watch(self.query_one("#bench-table", TextTable), "cursor_row", self._table_cursor_moved, init=False)
         self._load()
+
+    def on_unmount(self) -> None:
+        # fio runs in its own session: quitting raidtop must not leave it writing on.
+        if self.batch is not None:
+            self.batch.cancel()
 
     # -------------------------------------------------------------- workers
 
@@ -756,14 +810,20 @@ class BenchScreen(Screen[None]):
         self._loaded = True
         for problem in message.presets.problems:
             self.notify(problem, title="presets.toml", severity="warning", timeout=10)
+        self._show_presets()
+        self.refresh_bindings()
+
+    def _show_presets(self) -> None:
+        presets = self.presets
+        if presets is None:
+            return
         rows = []
-        for index, preset in enumerate(message.presets.presets):
+        for index, preset in enumerate(presets.presets):
             key = str(index + 1) if index < 9 else ""
-            rows.append(Row(preset.name, (key, preset.name, preset.summary, f"{message.presets.runtime_of(preset, self.prefs.runtime_s)}s"),
+            rows.append(Row(preset.name, (key, preset.name, preset.summary, f"{presets.runtime_of(preset, self.prefs.runtime_s)}s"),
                             ("accent", None, "dim", "dim")))
         self.query_one("#bench-presets", TextTable).set_rows(rows, "no presets")
         self._update_title()
-        self.refresh_bindings()
 
     @on(HistoryLoaded)
     def _history_message(self, message: HistoryLoaded) -> None:
@@ -801,6 +861,10 @@ class BenchScreen(Screen[None]):
             for knob in SWEEP_KNOBS:
                 devices = sweep_devices(plan.tuning, knob)
                 defaults[knob] = (devices, list(sweep_values(plan.tuning, knob, devices)) if devices else [])
+            if not any(devices for devices, _ in defaults.values()):
+                self.notify(f"nothing to sweep: no device under {plan.target.path} has a scheduler or read_ahead_kb",
+                            severity="warning", timeout=8)
+                return
 
             def chosen(answer: tuple[str, list[str]] | None) -> None:
                 if answer is not None:
@@ -852,9 +916,6 @@ class BenchScreen(Screen[None]):
         for problem in message.problems:
             self.notify(problem, severity="error", timeout=12)
         self._update_title()
-        plot = self.query_one("#bench-plot-panel", Panel)
-        plot.border_title = "Last run"
-        plot.border_subtitle = ""
         self.refresh_bindings()
 
     # -------------------------------------------------------------- live data
@@ -911,6 +972,8 @@ class BenchScreen(Screen[None]):
             table.move_cursor_to_key(str(select))
         elif self.view == "results" and self.runs:
             table.cursor_row = len(self.runs) - 1
+        else:
+            table.cursor_row = 0
         self._show_detail()
 
     def _selected_run(self) -> StoredRun | None:
@@ -946,7 +1009,11 @@ class BenchScreen(Screen[None]):
             detail.update("")
             return
         if self.job is None:
+            plot_panel = self.query_one("#bench-plot-panel", Panel)
+            plot_panel.border_title = f"Run #{run.id}: {run.preset}" + (f" {run.label}" if run.label else "")
+            plot_panel.border_subtitle = "partial" if run.partial else ""
             self._draw_plot(list(run.points))
+            self.query_one("#bench-now", Static).update(run_summary(run))
         if self.view == "compare":
             baseline = self._baseline()
             if baseline is not None and baseline.id != run.id:
@@ -1012,7 +1079,12 @@ class BenchScreen(Screen[None]):
         return True
 
     def action_run_selected(self) -> None:
-        """Run the highlighted preset."""
+        """Enter: run the highlighted preset; in the history, open a repeat's or sweep's passes."""
+        if self.focused is self.query_one("#bench-table", TextTable):
+            run = self._selected_run()
+            if self.view == "results" and run is not None and run.group_id:
+                self.action_view("group")
+            return
         name = self._selected_preset()
         if name is not None and self._can_start():
             self._plan(name, "single")
@@ -1024,12 +1096,6 @@ class BenchScreen(Screen[None]):
         self.query_one("#bench-presets", TextTable).cursor_row = index
         if self._can_start():
             self._plan(self.presets.presets[index].name, "single")
-
-    @on(TextTable.RowSelected, "#bench-presets")
-    def _preset_chosen(self, event: TextTable.RowSelected) -> None:
-        event.stop()
-        if self._can_start():
-            self._plan(event.key, "single")
 
     def action_repeat(self) -> None:
         """Ask for a pass count, then run the highlighted preset that many times."""
@@ -1107,8 +1173,7 @@ class BenchScreen(Screen[None]):
         current = self.prefs.runtime_s or (self.presets.default_runtime_s if self.presets else 15)
         self.prefs = BenchPrefs(self.prefs.target, next_runtime(current))
         self._save_prefs(self.prefs)
-        if self.presets is not None:
-            self.post_message(self.Loaded(self.presets, self.fio, self.prefs))
+        self._show_presets()
         self.notify(f"runs last {self.prefs.runtime_s} s (an explicit preset runtime wins)", timeout=3)
 
     def action_mark_baseline(self) -> None:

@@ -50,6 +50,7 @@ class DashboardScreen(Screen[None]):
         Binding("e", "events", "Events", id="events", tooltip="Show the md event timeline of this session"),
         Binding("x", "explain", "Explain", id="explain", tooltip="Show the formulas and raw counter deltas behind the highlighted row"),
         Binding("t", "tuning", "Tune", id="tuning", tooltip="Open the Tuning screen for the highlighted disk or array"),
+        Binding("b", "bench", "Benchmarks", id="bench", tooltip="fio presets, live benchmark runs, results history and comparisons"),
     ]
 
     DEFAULT_CSS = """
@@ -257,6 +258,12 @@ class DashboardScreen(Screen[None]):
             self.app.push_screen(TuningScreen(device=panel.query_one(TextTable).cursor_key))
         else:
             self.app.push_screen(TuningScreen(array=self.query_one(ArraysPanel).selected_array))
+
+    def action_bench(self) -> None:
+        """Open the Benchmarks screen."""
+        from raidtop.screens.bench import BenchScreen
+
+        self.app.push_screen(BenchScreen())
 
     def action_events(self) -> None:
         """Show this session's md events."""

@@ -12,4 +12,5 @@ No Textual here: the screen (raidtop.screens.bench) and ``raidtop bench``
 - :mod:`.history`  the SQLite results history
 - :mod:`.bench`    plan → confirm → execute → store, repeats
 - :mod:`.compare`  baseline comparison, repeat statistics, sweeps, export
+- :mod:`.prefs`    the remembered target and runtime
 """

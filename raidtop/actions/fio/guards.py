@@ -34,7 +34,8 @@ from raidtop.collect.source import Root, as_root
 TEST_FILE_NAME = "raidtop-bench.dat"
 """The file fio reads and writes inside a directory target."""
 FREE_SPACE_HEADROOM = 64 * 1024 * 1024
-"""Bytes left free beyond the test file, so a benchmark never fills a filesystem."""
+"""Bytes left free beyond the test file, so a benchmark never fills a filesystem
+(a tenth of the filesystem when that is less: see :func:`headroom`)."""
 
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(?:i?b)?\s*$", re.IGNORECASE)
@@ -79,6 +80,12 @@ def free_bytes(directory: str) -> int:
     """Bytes an unprivileged writer may still use on ``directory``'s filesystem."""
     st = os.statvfs(directory)
     return st.f_bavail * st.f_frsize
+
+
+def headroom(directory: str) -> int:
+    """Bytes to leave free: 64 MiB, or a tenth of a filesystem smaller than 640 MiB."""
+    st = os.statvfs(directory)
+    return min(FREE_SPACE_HEADROOM, st.f_blocks * st.f_frsize // 10)
 
 
 def same_device(root: Root, named: str, device: str) -> bool:
@@ -184,10 +191,11 @@ def _check_directory(directory: str, size: str | int, root: Root) -> BenchTarget
         existing = 0
     needed = max(0, wanted - existing)
     free = free_bytes(directory)
-    if needed and free < needed + FREE_SPACE_HEADROOM:
+    spare = headroom(directory)
+    if needed and free < needed + spare:
         raise TargetRefused(
             f"{directory}: not enough free space for a {_human(wanted)} test file "
-            f"({_human(free)} free, {_human(needed + FREE_SPACE_HEADROOM)} needed with {_human(FREE_SPACE_HEADROOM)} to spare)"
+            f"({_human(free)} free, {_human(needed + spare)} needed with {_human(spare)} to spare)"
         )
     return BenchTarget(directory, "directory", block_device_of_path(directory, root), test_file)
 

@@ -67,8 +67,9 @@ def parse_mountinfo(text: str) -> list[MountEntry]:
     return entries
 
 
-def read_mounts(root: Root) -> list[MountEntry]:
+def read_mounts(root: Root | str) -> list[MountEntry]:
     """/proc/self/mountinfo under ``root`` (empty when unreadable)."""
+    root = as_root(root)
     return parse_mountinfo(root.read_optional("/proc/self/mountinfo") or "")
 
 
@@ -139,12 +140,13 @@ def holders(root: Root, name: str) -> list[str]:
         return []
 
 
-def block_device_of_path(path: str, root: Root) -> str | None:
+def block_device_of_path(path: str, root: Root | str) -> str | None:
     """The kernel name of the block device ``path`` is (for /dev nodes) or lives on.
 
     Filesystems with anonymous device numbers (btrfs, overlay) are matched
     through mountinfo's source field.
     """
+    root = as_root(root)
     try:
         st = os.stat(path)
     except OSError:
@@ -166,8 +168,9 @@ def block_device_of_path(path: str, root: Root) -> str | None:
     return None
 
 
-def mount_of_path(path: str, root: Root) -> MountEntry | None:
+def mount_of_path(path: str, root: Root | str) -> MountEntry | None:
     """The mount a file or directory lives on (longest mount point that contains it)."""
+    root = as_root(root)
     real = os.path.realpath(path)
     best: MountEntry | None = None
     for entry in read_mounts(root):
@@ -283,11 +286,12 @@ class TuningState:
         return cls(devices=devices, arrays=arrays, notes=tuple(doc.get("notes", ())), **simple)
 
 
-def stack_of(root: Root, top: str) -> list[tuple[str, str, int]]:
+def stack_of(root: Root | str, top: str) -> list[tuple[str, str, int]]:
     """``(device, role, depth)`` from ``top`` down: md members, dm slaves, loop backing devices.
 
     Partitions are replaced by their disks, which hold the queue settings.
     """
+    root = as_root(root)
     out: list[tuple[str, str, int]] = []
     seen: set[str] = set()
 

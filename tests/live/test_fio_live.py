@@ -1,0 +1,266 @@
+"""Real fio, 1–2 s at a time, against a temporary directory and a loop device made here.
+
+The loop devices are backed by sparse 64 MiB files in the test's temporary
+directory and detached afterwards whatever happens; nothing else on the host
+is written. They are not lab devices, so runs on them use the explicit
+override, as a user would.
+
+Needs root (losetup, mount) and fio. Without them the tests skip, except
+under CI (``CI=true``), where a missing tool is a broken set-up and fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from raidtop.actions.action_log import ActionLog
+from raidtop.actions.fio.bench import Batch, execute, plan_run, run_repeat
+from raidtop.actions.fio.compare import metric_values, run_sweep, summarise_passes
+from raidtop.actions.fio.guards import TargetRefused, check_target
+from raidtop.actions.fio.history import BenchHistory
+from raidtop.actions.fio.presets import parse_presets_toml
+from raidtop.actions.fio.results import parse_fio_json
+from raidtop.actions.fio.stack import block_device_of_path
+from raidtop.actions.lab_registry import LabDevice, write_registry
+from raidtop.collect.queue import read_queue_settings
+
+pytestmark = pytest.mark.live
+
+# Short runs and a small test file: the machine is shared and CI has minutes, not hours.
+PRESETS = parse_presets_toml('runtime = 1\nsize = "16M"\n')
+
+
+def _require(condition: bool, reason: str) -> None:
+    if not condition:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must run this test: {reason}")
+        pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def live_env(tmp_path: Path, monkeypatch) -> None:
+    _require(os.geteuid() == 0, "needs root to attach loop devices and write raw devices")
+    _require(shutil.which("fio") is not None, "fio is not installed (Debian package: fio)")
+    _require(shutil.which("losetup") is not None, "losetup (util-linux) is not installed")
+    for kind in ("DATA", "CONFIG", "STATE"):
+        monkeypatch.setenv(f"XDG_{kind}_HOME", str(tmp_path / "xdg" / kind.lower()))
+
+
+@pytest.fixture
+def history(tmp_path: Path) -> BenchHistory:
+    return BenchHistory(tmp_path / "bench.sqlite")
+
+
+@pytest.fixture
+def loop_device(tmp_path: Path):
+    """A loop device over a sparse 64 MiB file, detached afterwards."""
+    image = tmp_path / "disk.img"
+    with open(image, "wb") as handle:
+        handle.truncate(64 * 1024 * 1024)
+    device = subprocess.run(["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True).stdout.strip()
+    try:
+        yield device
+    finally:
+        subprocess.run(["losetup", "-d", device], check=False)
+
+
+def preset(name: str):
+    return PRESETS.get(name)
+
+
+def test_a_file_run_is_parsed_stored_with_its_tuning_and_shown(tmp_path: Path, history: BenchHistory):
+    target = tmp_path / "target"
+    target.mkdir()
+    plan = plan_run(preset("rand-read"), str(target), presets=PRESETS)
+    assert plan.command.size == "16M" and plan.target.kind == "directory"
+    record = execute(plan, history, log=ActionLog(tmp_path / "actions.log"))
+    assert record.outcome.ok, record.message
+    stored = history.get(record.stored.id)
+    read = stored.result.read
+    assert read.iops > 0 and read.total_ios > 0 and read.lat_mean_us > 0 and read.lat_p99_us > 0
+    assert not stored.result.write.active
+    assert stored.fio_version.startswith("fio-3") and stored.kernel == os.uname().release
+    device = block_device_of_path(str(target), "/")
+    assert stored.tuning.device == device
+    if device is not None:
+        top = stored.tuning.devices[0]
+        assert top.scheduler == read_queue_settings("/", top.name).scheduler
+    assert stored.points, "fio printed status reports each second"
+    assert not (target / "raidtop-bench.dat").exists()
+    assert ActionLog(tmp_path / "actions.log").read("fio")[0].command == plan.command.display
+
+    # Shown: the Benchmarks screen lists it with the same figure.
+    import asyncio
+
+    from raidtop.app import RaidtopApp
+    from raidtop.config import Config
+    from raidtop.screens.bench import BenchScreen, fmt_iops
+
+    async def show() -> tuple[str, ...]:
+        app = RaidtopApp(Config(autostart_sampler=False))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = BenchScreen(history=history, fio_path=shutil.which("fio"))
+            app.push_screen(screen)
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            return next(r.cells for r in screen.query_one("#bench-table").rows if r.key == str(stored.id))
+
+    cells = asyncio.run(show())
+    assert cells[3] == "rand-read" and cells[5] == fmt_iops(read.iops)
+
+
+def test_a_loop_device_run_with_the_override_records_the_stack(loop_device: str, history: BenchHistory, tmp_path: Path):
+    name = os.path.basename(loop_device)
+    plan = plan_run(preset("rand-write"), loop_device, presets=PRESETS, allow_raw_device=name)
+    assert plan.target.override and plan.warning.startswith(f"fio writes straight to {loop_device}")
+    record = execute(plan, history, log=ActionLog(tmp_path / "a.log"))
+    assert record.outcome.ok, record.message
+    stored = history.get(record.stored.id)
+    assert stored.result.write.iops > 0 and not stored.result.read.active
+    top = stored.tuning.devices[0]
+    assert (top.name, top.role) == (name, "target")
+    assert top.scheduler == read_queue_settings("/", name).scheduler
+    assert any(d.role == "backing" for d in stored.tuning.devices), "the loop device's backing disk is recorded"
+
+
+def test_cancel_mid_run_keeps_a_partial_result(loop_device: str, history: BenchHistory, tmp_path: Path):
+    name = os.path.basename(loop_device)
+    plan = plan_run(preset("rand-read"), loop_device, presets=PRESETS, runtime_s=30, allow_raw_device=name)
+    batch = Batch()
+    stop = threading.Event()
+
+    def on_point(_point) -> None:
+        stop.set()
+        batch.cancel()
+
+    record = execute(plan, history, batch=batch, on_point=on_point, log=ActionLog(tmp_path / "a.log"))
+    assert stop.is_set()
+    assert record.outcome.cancelled
+    stored = history.get(record.stored.id)
+    assert stored.partial and "cancelled" in stored.message
+    assert stored.result.read.total_ios > 0
+    assert stored.result.read.runtime_ms < 30_000
+
+
+def test_repeat_three_gives_the_mean_and_stddev_of_the_stored_runs(loop_device: str, history: BenchHistory, tmp_path: Path):
+    name = os.path.basename(loop_device)
+    plan = plan_run(preset("rand-read"), loop_device, presets=PRESETS, allow_raw_device=name)
+    records = run_repeat(plan, history, 3, log=ActionLog(tmp_path / "a.log"))
+    assert [r.outcome.ok for r in records] == [True, True, True]
+    group = history.group(records[0].stored.group_id)
+    assert [r.pass_no for r in group] == [1, 2, 3]
+    # Recompute from the stored fio JSON, independently of the parsed rows.
+    iops = [parse_fio_json(r.fio_json).result.read.iops for r in group]
+    lat = [metric_values(parse_fio_json(r.fio_json).result)["read_lat_mean_us"] for r in group]
+    summary = summarise_passes(group)
+    assert summary.stat("read_iops").values == tuple(iops)
+    assert summary.stat("read_iops").mean == pytest.approx(statistics.fmean(iops))
+    assert summary.stat("read_iops").stddev == pytest.approx(statistics.stdev(iops))
+    assert summary.stat("read_lat_mean_us").mean == pytest.approx(statistics.fmean(lat))
+
+
+def test_a_sweep_over_two_schedulers_restores_the_original(loop_device: str, history: BenchHistory, tmp_path: Path):
+    name = os.path.basename(loop_device)
+    before = read_queue_settings("/", name)
+    others = [s for s in before.schedulers if s != before.scheduler][:2]
+    _require(len(others) == 2, f"{name} offers fewer than three schedulers: {before.schedulers}")
+    plan = plan_run(preset("rand-read"), loop_device, presets=PRESETS, allow_raw_device=name)
+    log = ActionLog(tmp_path / "a.log")
+    outcome = run_sweep(plan, history, "scheduler", others, log=log)
+    assert read_queue_settings("/", name).scheduler == before.scheduler
+    assert outcome.restore_errors == ()
+    runs = outcome.runs
+    assert [r.label for r in runs] == [f"scheduler={s}" for s in others]
+    # Each run recorded the scheduler in force while it ran.
+    assert [r.tuning.devices[0].scheduler for r in runs] == others
+    assert all(r.result.read.iops > 0 for r in runs)
+    assert log.read("tune")[-1].command == f"echo {before.scheduler} > /sys/block/{name}/queue/scheduler"
+
+
+def test_a_raw_device_raidtop_did_not_create_is_refused(loop_device: str, tmp_path: Path):
+    name = os.path.basename(loop_device)
+    with pytest.raises(TargetRefused, match="raidtop's lab did not create"):
+        check_target(loop_device)
+    with pytest.raises(TargetRefused, match="the override names"):
+        check_target(loop_device, allow_raw_device="loop999")
+    assert check_target(loop_device, allow_raw_device=loop_device).override
+    # Once the lab registers it (with its backing file), no override is needed.
+    write_registry([LabDevice(name, "loop", backing_file=str(tmp_path / "disk.img"))])
+    assert check_target(loop_device).lab
+
+
+def test_a_mounted_device_is_refused_even_with_the_override(loop_device: str, tmp_path: Path):
+    _require(shutil.which("mkfs.ext4") is not None, "mkfs.ext4 (e2fsprogs) is not installed")
+    name = os.path.basename(loop_device)
+    subprocess.run(["mkfs.ext4", "-q", "-F", loop_device], check=True, capture_output=True)
+    mount_point = tmp_path / "mnt"
+    mount_point.mkdir()
+    subprocess.run(["mount", loop_device, str(mount_point)], check=True, capture_output=True)
+    try:
+        with pytest.raises(TargetRefused, match=f"{name} is mounted on {mount_point}"):
+            check_target(loop_device, allow_raw_device=name)
+        # The mounted filesystem itself is a fine directory target.
+        assert check_target(mount_point, size="1M").device == name
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=False)
+
+
+def test_a_sweep_from_the_screen_runs_each_value_and_restores(loop_device: str, history: BenchHistory, tmp_path: Path):
+    import asyncio
+
+    from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
+    from raidtop.app import RaidtopApp
+    from raidtop.config import Config
+    from raidtop.screens.bench import BenchScreen, SweepDialog
+    from raidtop.screens.confirm import ConfirmDialog
+
+    name = os.path.basename(loop_device)
+    before = read_queue_settings("/", name)
+    others = [s for s in before.schedulers if s != before.scheduler][:2]
+    _require(len(others) == 2, f"{name} offers fewer than three schedulers: {before.schedulers}")
+    save_prefs(BenchPrefs(loop_device, 1))
+
+    async def until(pilot, condition) -> None:
+        for _ in range(600):
+            if condition():
+                await pilot.pause()  # a pushed screen composes after the push returns
+                return
+            await pilot.pause(0.05)
+        raise AssertionError("condition not reached")
+
+    async def sweep() -> tuple[list[str], str]:
+        app = RaidtopApp(Config(autostart_sampler=False))
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = BenchScreen(history=history, fio_path=shutil.which("fio"), log=ActionLog(tmp_path / "a.log"))
+            app.push_screen(screen)
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            screen.override = name  # what the target dialog's override field sets
+            screen.query_one("#bench-presets").cursor_row = 2  # rand-read
+            await pilot.press("w")
+            await until(pilot, lambda: isinstance(app.screen, SweepDialog))
+            values = app.screen.query_one("#bench-sweep-values")
+            assert values.value.split() == list(before.schedulers)
+            values.value = " ".join(others)
+            values.focus()
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            details = str(app.screen.query_one("#confirm-details").render())
+            assert f"/sys/block/{name}/queue/scheduler" in details
+            await pilot.press("y")
+            await until(pilot, lambda: screen.job is None and screen.view == "group")
+            await pilot.pause()
+            labels = [r.cells[2] for r in screen.query_one("#bench-table").rows]
+            return labels, read_queue_settings("/", name).scheduler
+
+    labels, after = asyncio.run(sweep())
+    assert labels == [f"scheduler={s}" for s in others]
+    assert after == before.scheduler

@@ -116,6 +116,37 @@ async def tuning_screenshot() -> Path:
         return await shoot("tuning", (120, 40), [snap], root=root, prepare=open_md6)
 
 
+async def bench_screenshot() -> Path:
+    """The Benchmarks screen comparing stored runs against a baseline (the snapshot test's data)."""
+    from raidtop.actions.fio.history import BenchHistory
+    from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
+    from raidtop.screens.bench import BenchScreen
+    from raidtop.widgets.text_table import TextTable
+    from tests.ui.test_bench_screen import store_comparison
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in ("DATA", "CONFIG", "STATE"):
+            os.environ[f"XDG_{kind}_HOME"] = str(Path(tmp) / kind.lower())
+        history = BenchHistory(Path(tmp) / "data" / "raidtop" / "bench.sqlite")
+        base, _faster, _similar = store_comparison(history)
+        history.set_baseline(base.id)
+        save_prefs(BenchPrefs("/srv/bench", 15))
+        presets = Path(tmp) / "presets.toml"
+        presets.write_text("")
+
+        async def open_comparison(pilot) -> None:
+            pilot.app.push_screen(BenchScreen(history=history, presets_file=presets, fio_path="/usr/bin/fio"))
+            await pilot.pause()
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+            table = pilot.app.screen.query_one("#bench-table", TextTable)
+            table.focus()
+            await pilot.press("c", "down")
+            await pilot.pause()
+
+        return await shoot("benchmarks", (120, 40), [recorded_snapshot()], prepare=open_comparison)
+
+
 async def main() -> None:
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -133,6 +164,7 @@ async def main() -> None:
     for name, size, snapshots, keys in shots:
         print(await shoot(name, size, snapshots, keys))
     print(await tuning_screenshot())
+    print(await bench_screenshot())
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from raidtop.format import DASH, num
 from raidtop.history import History, SyncPoint
 from raidtop.mdview import duration, size, speed, state_badge
 from raidtop.model import Snapshot
-from raidtop.model_md import MdArray, RaidSpeedLimit
+from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
@@ -69,8 +69,13 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
     return rows
 
 
-def sync_plot(points: list[SyncPoint], width: int, height: int, speed_rgb: tuple, progress_rgb: tuple) -> Text:
-    """Sync speed (MiB/s, left axis) and progress (%, right axis) over the session."""
+def sync_plot(points: list[SyncPoint], width: int, height: int, speed_rgb: tuple, progress_rgb: tuple,
+              events: list[MdEvent] | None = None, marker_rgb: tuple = (200, 80, 80)) -> Text:
+    """Sync speed (MiB/s, left axis) and progress (%, right axis) over the session.
+
+    Events (a failure, an added disk, a rebuild milestone) are vertical lines,
+    so cause and effect sit on one time axis.
+    """
     plt.clear_figure()
     plt.plotsize(max(20, width), max(6, height))
     plt.theme("clear")
@@ -82,7 +87,11 @@ def sync_plot(points: list[SyncPoint], width: int, height: int, speed_rgb: tuple
     xs = [p.time - start for p in running]
     plt.plot(xs, [(p.speed_kib_s or 0) / 1024 for p in running], label="speed MiB/s", color=speed_rgb, marker="braille")
     plt.plot(xs, [p.percent for p in running], label="progress %", color=progress_rgb, yside="right", marker="braille")
-    plt.xlabel("seconds")
+    for event in events or ():
+        at = event.time - start
+        if xs[0] <= at <= xs[-1] and not event.event.startswith("Rebuild"):
+            plt.vline(at, color=marker_rgb)
+    plt.xlabel("seconds  (| marks an md event)" if events else "seconds")
     return Text.from_ansi(plt.build())
 
 
@@ -151,7 +160,7 @@ class ArrayDetailScreen(Screen[None]):
         badge, _ = state_badge(array)
         title.update(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}")
         self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit))
-        self._draw_plot(history.sync(array.name))
+        self._draw_plot(history.sync(array.name), history.events_of(array.name))
         threads = [
             Row(str(t.pid), (t.thread, str(t.pid), num(t.cpu_pct)), (None, "dim", None))
             for t in snap.md_threads
@@ -164,10 +173,11 @@ class ArrayDetailScreen(Screen[None]):
         ]
         self.query_one("#detail-events", TextTable).set_rows(events, "no events for this array yet")
 
-    def _draw_plot(self, points: list[SyncPoint]) -> None:
+    def _draw_plot(self, points: list[SyncPoint], events: list[MdEvent]) -> None:
         plot = self.query_one("#sync-plot", Static)
         theme = self.app.current_theme
         speed_rgb = Color.parse(theme.primary).rgb
         progress_rgb = Color.parse(theme.accent or theme.secondary or theme.primary).rgb
+        marker_rgb = Color.parse(theme.error or "red").rgb
         width, height = plot.size
-        plot.update(sync_plot(points, width or 60, height or 10, speed_rgb, progress_rgb))
+        plot.update(sync_plot(points, width or 60, height or 10, speed_rgb, progress_rgb, events, marker_rgb))

@@ -27,7 +27,7 @@ def sysfs_files(sim: SimulatedArray) -> tuple[dict[str, str], dict[str, str]]:
     files = {
         f"/sys/block/{sim.name}/size": f"{array_size_kib(sim) * 2}\n",
         f"{base}/level": f"{sim.level}\n",
-        f"{base}/array_state": ("broken" if sim.broken else "active" if running else "clean") + "\n",
+        f"{base}/array_state": ("broken" if sim.broken else "active" if running and not sim.reaping else "clean") + "\n",
         f"{base}/raid_disks": f"{sim.disks}\n",
         f"{base}/degraded": f"{sim.degraded}\n",
         f"{base}/chunk_size": f"{sim.chunk_kib * 1024}\n",
@@ -35,10 +35,10 @@ def sysfs_files(sim: SimulatedArray) -> tuple[dict[str, str], dict[str, str]]:
         f"{base}/metadata_version": "1.2\n",
         f"{base}/component_size": f"{sim.component_kib}\n",
         f"{base}/mismatch_cnt": "0\n",
-        f"{base}/sync_action": f"{sim.sync_action or 'idle'}\n",
+        f"{base}/sync_action": f"{'idle' if sim.reaping else sim.sync_action or 'idle'}\n",
         f"{base}/last_sync_action": f"{sim.last_sync_action}\n",
         f"{base}/sync_completed": (f"{int(sim.sync_done_kib * 2)} / {total_sectors}" if running else "none") + "\n",
-        f"{base}/sync_speed": (f"{sim.sync_speed_kib_s}" if running else "none") + "\n",
+        f"{base}/sync_speed": (f"{sim.sync_speed_kib_s}" if sim.sync_speed_kib_s else "none") + "\n",
         f"{base}/sync_speed_min": "1000 (system)\n",
         f"{base}/sync_speed_max": f"{sim.speed_limit_kib_s} (local)\n",
         f"{base}/consistency_policy": "resync\n",
@@ -79,7 +79,7 @@ def mdstat_block(sim: SimulatedArray) -> str:
         lines.append(
             f"      {bar}  {word} = {per_milli // 10:2d}.{per_milli % 10}% "
             f"({int(sim.sync_done_kib)}/{sim.component_kib}) finish={remaining_min:.1f}min "
-            f"speed={sim.sync_speed_kib_s}K/sec"
+            f"speed={sim.sync_speed_kib_s or 0}K/sec"
         )
     return "\n".join(lines) + "\n      \n"
 

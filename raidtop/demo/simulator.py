@@ -54,6 +54,8 @@ class SimulatedArray:
     sync_done_kib: float = 0.0
     last_sync_action: str = "none"
     broken: bool = False
+    reaping: bool = False
+    """The sync finished but md has not reaped it yet (see :meth:`advance`)."""
     retired: list[SimMember] = field(default_factory=list)
     """Removed members: their loop devices stay attached, as after a real --remove."""
     _next_loop: int = 20
@@ -104,6 +106,7 @@ class SimulatedArray:
         member = self.member(name)
         if "faulty" in member.roles:
             raise SimulationRefused(f"{name} is already faulty")
+        self._reap()
         working = [m for m in self.members if m.roles == ["in_sync"]]
         if self.level == "raid1" and member.roles == ["in_sync"] and len(working) == 1:
             raise SimulationRefused(f"mdadm: set device faulty failed for {name}: Device or resource busy "
@@ -121,6 +124,7 @@ class SimulatedArray:
     def remove(self, name: str) -> None:
         """``mdadm --remove``: only a faulty or idle spare member may go."""
         member = self.member(name)
+        self._reap()
         if member.roles == ["in_sync"] or (member.slot is not None and "spare" in member.roles):
             raise SimulationRefused(f"mdadm: hot remove failed for {name}: Device or resource busy")
         self.members.remove(member)
@@ -131,6 +135,7 @@ class SimulatedArray:
         """``mdadm --add`` of a fresh disk: a spare, rebuilt onto if a slot is missing."""
         if self.broken:
             raise SimulationRefused(f"{self.name} is broken: md cannot rebuild onto a new disk")
+        self._reap()
         member = SimMember(self._new_loop(), None, ["spare"], self._new_number())
         self.members.append(member)
         self._use_spare()
@@ -139,8 +144,24 @@ class SimulatedArray:
     # ------------------------------------------------------------ time
 
     def advance(self, seconds: float) -> None:
-        """Move the sync forward at the speed limit, and count the I/O it does."""
-        if self.sync_action is None or seconds <= 0:
+        """Move the sync forward at the speed limit, and count the I/O it does.
+
+        As on a real 6.1 kernel (traced in the VM harness), a finished
+        recovery lingers for a moment: the new member is already in_sync and
+        sysfs sync_action reads idle, but sync_completed still has numbers and
+        /proc/mdstat still prints the recovery line, until md reaps the sync
+        thread. The next call clears it.
+        """
+        if seconds <= 0:
+            return
+        if self.reaping:
+            self.reaping = False
+            self.last_sync_action = self.sync_action or "none"
+            self.sync_action = None
+            self.sync_done_kib = 0.0
+            self._use_spare()
+            return
+        if self.sync_action is None:
             return
         step = min(self.speed_limit_kib_s * seconds, self.component_kib - self.sync_done_kib)
         self.sync_done_kib += step
@@ -161,9 +182,17 @@ class SimulatedArray:
     @property
     def sync_speed_kib_s(self) -> int | None:
         """The current sync speed (the configured limit while one runs)."""
-        return self.speed_limit_kib_s if self.sync_action else None
+        return self.speed_limit_kib_s if self.sync_action and not self.reaping else None
 
     # ------------------------------------------------------------ internals
+
+    def _reap(self) -> None:
+        """Finish reaping a completed sync before a new action changes things."""
+        if self.reaping:
+            self.reaping = False
+            self.last_sync_action = self.sync_action or "none"
+            self.sync_action = None
+            self.sync_done_kib = 0.0
 
     def _use_spare(self) -> None:
         missing = self.missing_slots
@@ -184,10 +213,8 @@ class SimulatedArray:
             for m in self.members:
                 if m.slot is not None and "spare" in m.roles:
                     m.roles = ["in_sync"]
-        self.last_sync_action = self.sync_action or "none"
-        self.sync_action = None
-        self.sync_done_kib = 0.0
-        self._use_spare()
+        self.sync_done_kib = float(self.component_kib)
+        self.reaping = True
 
     def _new_loop(self) -> str:
         name = f"loop{self._next_loop}"

@@ -13,6 +13,8 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from raidtop.actions.lab.core import Lab
+from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.tuning import session_for
 from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
 from raidtop.collect.recording import RecordingRoot, RecordingWriter, read_recording
@@ -95,6 +97,12 @@ class RaidtopApp(App[None]):
         if self.config.replay is not None:
             self.replayer = Replayer(read_recording(self.config.replay))
         self.recorder: tuple[RecordingRoot, RecordingWriter] | None = None
+        # The lab acts only on the live system (never on a replay or the demo).
+        self.lab: Lab | None = None
+        self.lab_actions: LabMemberActions | None = None
+        if self.demo is None and self.config.replay is None:
+            self.lab = Lab(root=self.config.root)
+            self.lab_actions = LabMemberActions(self.lab)
         self._wake = asyncio.Event()
         self.device_events_seen = 0
         self.device_events_note = "device events not watched"
@@ -130,6 +138,8 @@ class RaidtopApp(App[None]):
         """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``."""
         if self.demo is not None and self.demo.handles(array):
             return self.demo
+        if self.lab_actions is not None and self.lab_actions.handles(array):
+            return self.lab_actions
         return None
 
     def dashboard_ready(self) -> None:

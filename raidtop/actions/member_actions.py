@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
-VERBS = ("fail", "remove", "add", "re_add", "add_spare", "replace", "check", "repair")
+VERBS = ("fail", "remove", "add", "re_add", "add_spare", "replace", "check", "repair", "speed_limit")
 """Everything a member key may ask for; an implementation may refuse any."""
+
+ARRAY_VERBS = frozenset({"add", "re_add", "add_spare", "check", "repair", "speed_limit"})
+"""Verbs that act on the array as a whole: they need no highlighted member."""
 
 
 class ActionRefused(Exception):

@@ -51,6 +51,7 @@ class DashboardScreen(Screen[None]):
         Binding("x", "explain", "Explain", id="explain", tooltip="Show the formulas and raw counter deltas behind the highlighted row"),
         Binding("t", "tuning", "Tune", id="tuning", tooltip="Open the Tuning screen for the highlighted disk or array"),
         Binding("b", "bench", "Benchmarks", id="bench", tooltip="fio presets, live benchmark runs, results history and comparisons"),
+        Binding("l", "lab", "Lab", id="lab", tooltip="Failure lab: build md arrays on loop devices, fail disks, time rebuilds"),
     ]
 
     DEFAULT_CSS = """
@@ -264,6 +265,12 @@ class DashboardScreen(Screen[None]):
         from raidtop.screens.bench import BenchScreen
 
         self.app.push_screen(BenchScreen())
+
+    def action_lab(self) -> None:
+        """Open the failure lab."""
+        from raidtop.screens.lab import LabScreen
+
+        self.app.push_screen(LabScreen())
 
     def action_events(self) -> None:
         """Show this session's md events."""

@@ -6,7 +6,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 
-from raidtop.actions.member_actions import ActionRefused
+from raidtop.actions.member_actions import ARRAY_VERBS, ActionRefused
 from raidtop.format import num
 from raidtop.screens.confirm import ConfirmDialog
 from raidtop.mdview import (
@@ -131,6 +131,12 @@ class ArraysPanel(Panel):
         Binding("f", "member('fail')", "Fail member", id="member-fail", tooltip="Fail the highlighted member (mdadm --fail)"),
         Binding("r", "member('remove')", "Remove member", id="member-remove", tooltip="Remove the highlighted faulty or spare member (mdadm --remove)"),
         Binding("a", "member('add')", "Add disk", id="member-add", tooltip="Add a fresh disk to the array (mdadm --add)"),
+        Binding("E", "member('re_add')", "Re-add", id="member-re-add", tooltip="Put a removed lab disk back (mdadm --re-add)"),
+        Binding("w", "member('add_spare')", "Add spare", id="member-add-spare", tooltip="Add a fresh disk as a spare (mdadm --add-spare)"),
+        Binding("c", "member('replace')", "Replace", id="member-replace", tooltip="Copy the highlighted member onto a spare, then fail it (mdadm --replace)"),
+        Binding("k", "member('check')", "Check", id="member-check", tooltip="Start a check of the array (md/sync_action)"),
+        Binding("K", "member('repair')", "Repair", id="member-repair", tooltip="Start a repair of the array (md/sync_action)"),
+        Binding("g", "member('speed_limit')", "Speed limit", id="member-speed", tooltip="Cycle the rebuild speed limit: 1, 10, 50 MB/s, system default"),
         Binding("escape", "leave_members", "Arrays", show=False, id="members-back", tooltip="Back from the member grid to the arrays"),
     ]
 
@@ -223,7 +229,7 @@ class ArraysPanel(Panel):
         if found is None:
             return
         actions, array, member = found
-        if verb != "add" and member is None:
+        if verb not in ARRAY_VERBS and member is None:
             self.notify("open the array's members (Enter) and highlight one first", timeout=4)
             return
         try:

@@ -112,8 +112,9 @@ class DashboardScreen(Screen[None]):
     def on_mount(self) -> None:
         self.add_class(f"-show-{self._active}")
         self.query_one(ArraysPanel).focus_table()
-        # Only now can a snapshot be shown, so only now may sampling start.
-        self.app.dashboard_ready()
+        # Only now can a snapshot be shown, so only now may sampling start; after
+        # the first paint, so the sampler and udev thread don't delay it.
+        self.app.call_after_refresh(self.app.dashboard_ready)
 
     def on_resize(self) -> None:
         narrow = self.size.width < NARROW_WIDTH or self.size.height < NARROW_HEIGHT

@@ -284,9 +284,9 @@ class ArraysPanel(Panel):
         alerts = sorted(snap.degraded_alerts)
         if alerts:
             health = {a.name: a.health for a in snap.arrays}
-            self.border_subtitle = "ALERT: " + ", ".join(f"{name} {health.get(name, 'degraded')}" for name in alerts)
+            self.set_subtitle("ALERT: " + ", ".join(f"{name} {health.get(name, 'degraded')}" for name in alerts))
         elif snap.arrays:
-            self.border_subtitle = f"{len(snap.arrays)} arrays · Enter: members · d: detail"
+            self.set_subtitle(f"{len(snap.arrays)} arrays · Enter: members · d: detail")
         else:
-            self.border_subtitle = ""
+            self.set_subtitle("")
         self.set_class(bool(alerts), "-alert")

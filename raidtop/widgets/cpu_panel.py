@@ -69,4 +69,4 @@ class CpuPanel(Panel):
         if compact:
             grid.cpus = per_cpu
         online = len(per_cpu)
-        self.border_subtitle = f"{online} CPUs" + (" · heat: %busy" if compact else "")
+        self.set_subtitle(f"{online} CPUs" + (" · heat: %busy" if compact else ""))

@@ -162,7 +162,7 @@ class DisksPanel(Panel):
             parts.append(f"filter {self.view.filter!r}")
         if snap.since_boot:
             parts.append("since boot")
-        self.border_subtitle = " · ".join(parts)
+        self.set_subtitle(" · ".join(parts))
 
 
 __all__ = ["DisksPanel", "DiskView", "disk_row", "visible_disks", "DASH"]

@@ -26,6 +26,19 @@ class Panel(Vertical):
     }
     """
 
+    _subtitle_text: str | None = None
+
+    def set_subtitle(self, text: str) -> None:
+        """Change the border subtitle only when the text differs.
+
+        Textual repaints the whole widget on every assignment, even of the
+        same text; panels set theirs each sample, so this keeps an idle
+        dashboard from repainting every panel every second (measured in bench/).
+        """
+        if text != self._subtitle_text:
+            self._subtitle_text = text
+            self.border_subtitle = text
+
     sort_columns: tuple[str, ...] = ()
     """Column keys ``s`` cycles through for this panel (empty: not sortable)."""
 

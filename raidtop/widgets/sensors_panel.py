@@ -54,4 +54,4 @@ class SensorsPanel(Panel):
         rows = [sensor_row(i, s) for i, s in enumerate(snap.sensors)]
         self.query_one(TextTable).set_rows(rows, NO_SENSORS)
         hot = sum(1 for s in snap.sensors if s.level != "ok")
-        self.border_subtitle = f"{len(rows)} readings" + (f" · {hot} past limit" if hot else "") if rows else ""
+        self.set_subtitle(f"{len(rows)} readings" + (f" · {hot} past limit" if hot else "") if rows else "")

@@ -132,6 +132,7 @@ class TextTable(ScrollView, can_focus=True):
         self._sort_reverse = False
         self._strips: dict[int, tuple[object, Strip]] = {}
         self._header: Strip | None = None
+        self._line_style_cache: tuple | None = None
         self._total_width = self._width_of(self._columns)
         self.show_header = show_header
         self.show_cursor = show_cursor
@@ -210,9 +211,9 @@ class TextTable(ScrollView, can_focus=True):
             if index == 0 and self.placeholder:
                 style = self.get_component_rich_style("text-table--dim")
                 return Strip([Segment(self.placeholder[:width].ljust(width), style)])
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._line_styles()[0][0])
         if index >= len(self._rows):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._line_styles()[0][0])
         return self._row_strip(index).crop(scroll_x, scroll_x + width)
 
     def _header_strip(self) -> Strip:
@@ -228,7 +229,8 @@ class TextTable(ScrollView, can_focus=True):
                     style = sorted_style
                 segments.append(Segment(_fit(label, column.width, column.align), style))
             segments.append(Segment(" " * max(0, self.size.width - self._total_width), normal))
-            self._header = Strip(segments)
+            # One segment per run of equally styled cells: fewer escape codes to the terminal.
+            self._header = Strip(segments).simplify()
         return self._header
 
     def _row_strip(self, index: int) -> Strip:
@@ -238,23 +240,36 @@ class TextTable(ScrollView, can_focus=True):
         cached = self._strips.get(index)
         if cached is not None and cached[0] == cache_key:
             return cached[1]
-        base = self.rich_style
-        if is_cursor:
-            base = base + self.get_component_rich_style("text-table--cursor")
-        tones = {tone: self.get_component_rich_style(f"text-table--{tone}") for tone in _TONES}
+        base, toned = self._line_styles()[is_cursor]
         segments = []
         styles = row.styles
         for i, column in enumerate(self._columns):
             text = row.cells[i] if i < len(row.cells) else ""
             tone = styles[i] if i < len(styles) else None
-            style = base + _without_background(tones[tone]) if tone else base
+            style = toned[tone] if tone else base
             segments.append(Segment(_fit(text, column.width, column.align), style))
         pad = max(0, self.size.width - self._total_width)
         if pad:
             segments.append(Segment(" " * pad, base))
-        strip = Strip(segments)
+        strip = Strip(segments).simplify()
         self._strips[index] = (cache_key, strip)
         return strip
+
+    def _line_styles(self) -> tuple[tuple[Style, dict[str, Style]], tuple[Style, dict[str, Style]]]:
+        """(normal, cursor) line styles, each with its tones, computed once per style change.
+
+        Resolving ``rich_style`` walks the ancestors for their backgrounds and
+        each component style is a CSS lookup; doing that for every repainted
+        line was the bulk of this widget's rendering time.
+        """
+        if self._line_style_cache is None:
+            normal = self.rich_style
+            cursor = normal + self.get_component_rich_style("text-table--cursor")
+            tones = {tone: _without_background(self.get_component_rich_style(f"text-table--{tone}")) for tone in _TONES}
+            self._line_style_cache = tuple(
+                (base, {tone: base + style for tone, style in tones.items()}) for base in (normal, cursor)
+            )
+        return self._line_style_cache
 
     # -------------------------------------------------------------- behaviour
 
@@ -331,6 +346,7 @@ class TextTable(ScrollView, can_focus=True):
         self._invalidate_all()
 
     def _invalidate_all(self) -> None:
+        self._line_style_cache = None
         self._strips.clear()
         self._header = None
         self.refresh()

@@ -147,6 +147,43 @@ async def bench_screenshot() -> Path:
         return await shoot("benchmarks", (120, 40), [recorded_snapshot()], prepare=open_comparison)
 
 
+async def lab_screenshot() -> Path:
+    """The Lab screen on a degraded raid5 captured from a real VM run (the snapshot test's data)."""
+    import shutil
+
+    from raidtop.actions.action_log import ActionLog
+    from raidtop.actions.lab.core import Lab
+    from raidtop.screens.lab import LabScreen
+    from raidtop.widgets.text_table import TextTable
+    from tests.ui.test_lab_screen import CAPTURED_AT, FIXTURE, READY, SNAPSHOT_LAB, RecordingRunner
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in ("DATA", "STATE"):
+            os.environ[f"XDG_{kind}_HOME"] = str(Path(tmp) / kind.lower())
+        root = Path(tmp) / "root"
+        shutil.copytree(FIXTURE / "root", root, symlinks=True)
+        shutil.rmtree(SNAPSHOT_LAB, ignore_errors=True)
+        shutil.copytree(FIXTURE / "lab", SNAPSHOT_LAB / "lab")
+        shutil.copy(FIXTURE / "actions.log", Path(tmp) / "actions.log")
+        log = ActionLog(Path(tmp) / "actions.log")
+        lab = Lab(SNAPSHOT_LAB / "lab", root=root, runner=RecordingRunner(log), euid=0,
+                  which=lambda name: f"/usr/sbin/{name}", clock=lambda: CAPTURED_AT)
+
+        async def open_it(pilot) -> None:
+            screen = LabScreen(lab, environment=READY, read_only=False)
+            await pilot.app.push_screen(screen)
+            for _ in range(3):
+                await pilot.app.workers.wait_for_complete()
+                await pilot.pause()
+            screen.query_one("#lab-arrays", TextTable).move_cursor_to_key("md101")
+            await pilot.pause()
+
+        try:
+            return await shoot("lab", (120, 40), [], root=root, prepare=open_it)
+        finally:
+            shutil.rmtree(SNAPSHOT_LAB, ignore_errors=True)
+
+
 async def main() -> None:
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -165,6 +202,7 @@ async def main() -> None:
         print(await shoot(name, size, snapshots, keys))
     print(await tuning_screenshot())
     print(await bench_screenshot())
+    print(await lab_screenshot())
 
 
 if __name__ == "__main__":

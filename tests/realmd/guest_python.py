@@ -10,10 +10,10 @@ The rule, first match wins:
 3. ``/tmp/probe-venv/bin/python`` if it can (a scratch venv used while the
    project ``.venv`` is still being built).
 
-The guest mounts its own tmpfs over ``/tmp`` and ``/run``, which hides a venv
-kept there on the host; :func:`reach_interpreter_script` links it back from
-the host root that the guest's init mounted (visible as
-``/proc/1/root/host`` from inside the chroot).
+The guest mounts its own tmpfs over ``/run`` (and, before guest_init.sh
+kept the host's ``/tmp``, over ``/tmp``), which hides a venv kept there on
+the host; :func:`reach_interpreter_script` links it back from the host root
+that the guest's init mounted (``/proc/1/root/host`` from inside the chroot).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from .host_python import host_python
 from .paths import REPO_ROOT
 
 SCRATCH_VENV_PYTHON = Path("/tmp/probe-venv/bin/python")
-#: Folders the guest mounts its own filesystems over (see guest_init.sh).
+#: Folders the guest may mount its own filesystems over (see guest_init.sh);
+#: the link is only made when the path is missing in the guest.
 GUEST_HIDDEN_DIRS = ("/tmp", "/run")
 #: What the scenarios import inside the guest.
 REQUIRED_IMPORTS = "import textual, raidtop.app"

@@ -1,4 +1,7 @@
-"""Smoke tests: the VM boots, md works in it, and host Python runs in it."""
+"""Smoke tests: the VM boots, md works in it, and host Python runs in it.
+
+Both checks share one boot (a module fixture): a boot is the expensive part.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +9,16 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+import pytest
+
 from .host_python import host_python
 from .trace import load_trace, materialize
+from .vm import GuestResult, run_in_guest
 
 RAID1_SCRIPT = r"""
 set -euo pipefail
 . tests/realmd/guest_lib.sh
+"$PYTHON" -c 'import sys; print(sys.version)' > "$RESULTS/version"
 mapfile -t disks < <(make_loop_disks 2 16)
 md_create /dev/md0 1 "${disks[@]}"
 md_wait_idle md0 120
@@ -29,9 +36,16 @@ def _untar(archive_path: Path, destination: Path) -> Path:
     return destination
 
 
-def test_raid1_resyncs_in_guest(guest, record_property, tmp_path):
+@pytest.fixture(scope="module")
+def smoke_boot(vm_image, tmp_path_factory) -> GuestResult:
+    """One boot: a raid1 created and resynced, a trace step, the guest's Python version."""
+    results = tmp_path_factory.mktemp("smoke") / "results"
+    return run_in_guest(f"PYTHON={host_python()}\n{RAID1_SCRIPT}", timeout=180, results_dir=results, image=vm_image)
+
+
+def test_raid1_resyncs_in_guest(smoke_boot, record_property, tmp_path):
     """A raid1 on two 16 MiB loop disks is created, resyncs, and reports [UU]."""
-    result = guest(f"PYTHON={host_python()}\n{RAID1_SCRIPT}", timeout=180)
+    result = smoke_boot
 
     # Boot timing is recorded, never asserted: this machine is shared.
     record_property("guest_init_s", result.init_at)
@@ -62,7 +76,7 @@ def test_raid1_resyncs_in_guest(guest, record_property, tmp_path):
     assert step["links"]["/sys/block/md0/md/rd0"].startswith("dev-")
 
 
-def test_host_python_runs_in_guest(guest):
+def test_host_python_runs_in_guest(smoke_boot):
     """The host's interpreter runs unchanged inside the guest over 9p."""
     python = host_python()
     host_version = subprocess.run(
@@ -70,12 +84,7 @@ def test_host_python_runs_in_guest(guest):
         capture_output=True, text=True, check=True,
     ).stdout.strip()
 
-    script = f"""
-set -euo pipefail
-{python} -c 'import sys; print(sys.version)' > "$RESULTS/version"
-"""
-    result = guest(script, timeout=120)
-
+    result = smoke_boot
     assert result.returncode == 0, result.describe_failure()
     assert (result.results_dir / "version").read_text().strip() == host_version
     # Same interpreter, but the guest's own kernel: not the host's.

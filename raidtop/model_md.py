@@ -141,6 +141,8 @@ class MdArray:
     notes: tuple[str, ...] = ()
     source: str = "sysfs"
     """``sysfs``, ``mdstat`` or ``both``."""
+    sysfs_sync_action: str | None = None
+    """What sysfs ``sync_action`` read (``idle`` included); ``None`` without sysfs."""
 
     @property
     def status_string(self) -> str | None:

@@ -63,7 +63,7 @@ def read_md(root: Root | str = "/") -> MdReading:
         stat_arrays, stat_notes = parse_mdstat(mdstat_text)
         notes.extend(n for n in stat_notes if n.startswith(FILE_NOTE))
 
-    arrays = merge_arrays(sys_arrays, stat_arrays)
+    arrays = [_without_phantom_recovery(a) for a in merge_arrays(sys_arrays, stat_arrays)]
     notes.extend(note for array in arrays for note in array.notes)
     present = not mdstat_absent or bool(sys_arrays) or root.exists("/sys/module/md_mod")
     return MdReading(
@@ -146,7 +146,10 @@ def merge_array(sys: MdArray, stat: MdArray) -> MdArray:
 
 def _merge_sync(sys: MdArray, stat: MdArray):
     if sys.sync is None:
-        return stat.sync
+        # raidtop reads mdstat before sysfs: when sysfs already says idle, a
+        # sync that ended in between is over, whatever mdstat still printed
+        # (seen in the VM at the end of most recoveries).
+        return None if sys.sysfs_sync_action == "idle" else stat.sync
     if stat.sync is None or not stat.sync.running or not sys.sync.running:
         return sys.sync
     # Progress comes from mdstat when it has it: sysfs sync_completed is
@@ -163,3 +166,20 @@ def _merge_sync(sys: MdArray, stat: MdArray):
         done_kib=stat.sync.done_kib if fine or sys.sync.done_kib is None else sys.sync.done_kib,
         total_kib=stat.sync.total_kib if fine or sys.sync.total_kib is None else sys.sync.total_kib,
     )
+
+
+def _without_phantom_recovery(array: MdArray) -> MdArray:
+    """Drop a ``recover`` that is not rebuilding anything yet.
+
+    Right after a member fails with no spare, a 6.1 kernel briefly shows
+    sync_action ``recover``, sync_completed ``0 / N`` and no speed (seen in
+    the VM after raid10 and raid6 failures): no disk is being rebuilt onto,
+    so it is not a rebuild and must not raise RebuildStarted.
+    """
+    sync = array.sync
+    if sync is None or sync.action != "recover" or array.source == "mdstat" or not array.members:
+        return array
+    rebuilding_onto = any(m.is_spare and m.slot is not None for m in array.members)
+    if rebuilding_onto or sync.speed_kib_s or (sync.done_kib or 0) > 0:
+        return array
+    return replace(array, sync=None)

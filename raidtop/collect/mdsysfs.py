@@ -163,6 +163,7 @@ def read_md_array(root: Root, name: str, notes: list[str] | None = None) -> MdAr
         bitmap=bitmap,
         members=tuple(members),
         sync=sync,
+        sysfs_sync_action=attrs.text("sync_action"),
         mismatch_cnt=attrs.number("mismatch_cnt"),
         sync_speed_min=attrs.number("sync_speed_min"),
         sync_speed_max=attrs.number("sync_speed_max"),

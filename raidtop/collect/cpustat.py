@@ -59,14 +59,14 @@ def _parse_cpu(key: str, fields: list[str], notes: list[str]) -> CpuCounters | N
         notes.append(f"/proc/stat: unknown line {key[:20]!r} skipped")
         return None
     try:
-        values = [int(f) for f in fields[:_CPU_VALUES]]
+        values = list(map(int, fields[:_CPU_VALUES]))
     except ValueError:
         notes.append(f"/proc/stat: non-numeric {key} line skipped")
         return None
     if len(values) < 4:
         notes.append(f"/proc/stat: {key} line has {len(values)} fields, needs at least 4")
         return None
-    if any(v < 0 for v in values):
+    if min(values) < 0:
         notes.append(f"/proc/stat: negative time in {key} line, skipped")
         return None
     # Kernels before 2.6.11 lack steal, before 2.6.24 guest, before 2.6.33

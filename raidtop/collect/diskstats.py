@@ -28,6 +28,12 @@ class DiskstatsParser:
         self._previous: dict[str, DiskCounters] = {}
         # the subset of those lines whose field count the kernel never prints
         self._odd: frozenset[str] = frozenset()
+        # name -> (major, minor) of the devices of the last read
+        self._numbers: dict[str, tuple[int, int]] = {}
+        self.devices: list[DiskCounters] = []
+        """The devices the last :meth:`parse` returned."""
+        self.same_devices = False
+        """True when those are the same names and numbers as the read before (counters aside)."""
 
     def parse(self, text: str) -> tuple[list[DiskCounters], list[str]]:
         """Return the devices in ``text`` and notes on lines that could not be used."""
@@ -41,12 +47,13 @@ class DiskstatsParser:
         if fresh:
             table, odd = dict(table), set(odd)
             for line in [line for line in lines if line in fresh]:
-                counters = _parse_line(line, notes) if line.strip() else None
+                parts = line.split()
+                counters = _parse_fields(parts, line, notes) if parts else None
                 if counters is None:
                     unusable = True
                     continue
                 table[line] = counters
-                if len(line.split()) not in _KERNEL_FIELD_COUNTS:
+                if len(parts) not in _KERNEL_FIELD_COUNTS:
                     odd.add(line)
         found = list(map(table.get, lines))
         if unusable:
@@ -56,6 +63,7 @@ class DiskstatsParser:
         else:
             self._previous = dict(zip(lines, found))
             disks = found
+        self._note_devices(disks, [table[line] for line in fresh if line in table])
         odd_lines = 0
         if odd:
             odd_lines = sum(line in odd for line in lines)
@@ -72,14 +80,23 @@ class DiskstatsParser:
             notes.append("/proc/diskstats: no devices listed")
         return disks, notes
 
+    def _note_devices(self, disks: list[DiskCounters], changed: list[DiskCounters]) -> None:
+        """Work out :attr:`same_devices` from the lines that changed, not from every device."""
+        numbers = self._numbers
+        same = len(disks) == len(self.devices) and all(
+            numbers.get(c.name) == (c.major, c.minor) for c in changed
+        )
+        if not same:
+            self._numbers = {d.name: (d.major, d.minor) for d in disks}
+        self.devices, self.same_devices = disks, same
+
 
 def parse_diskstats(text: str) -> tuple[list[DiskCounters], list[str]]:
     """Parse a whole /proc/diskstats text (stateless convenience)."""
     return DiskstatsParser().parse(text)
 
 
-def _parse_line(line: str, notes: list[str]) -> DiskCounters | None:
-    parts = line.split()
+def _parse_fields(parts: list[str], line: str, notes: list[str]) -> DiskCounters | None:
     if len(parts) < _MIN_FIELDS:
         notes.append(f"/proc/diskstats: short line skipped: {line.strip()[:60]!r}")
         return None

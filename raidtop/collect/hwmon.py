@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 from raidtop.collect.source import Root, SourceError
 from raidtop.model import Sensor
@@ -17,49 +18,116 @@ _INPUT = re.compile(r"^(temp|fan)(\d+)_input$")
 _SCALE = {"temp": 1000.0, "fan": 1.0}
 
 
-def read_sensors(root: Root) -> tuple[list[Sensor], list[str]]:
-    """Return every temperature and fan reading of every hwmon chip."""
-    try:
-        chips = root.listdir("/sys/class/hwmon")
-    except SourceError:
-        # No hwmon class at all is normal on VMs: the panel says so in words.
-        return [], []
-    sensors: list[Sensor] = []
-    notes: list[str] = []
-    for chip_dir in sorted(chips, key=_natural_key):
-        base = f"/sys/class/hwmon/{chip_dir}"
+@dataclass(frozen=True, slots=True)
+class _Input:
+    """One ``*_input`` file and what ``sensors`` shows beside its value."""
+
+    entry: str
+    kind: str
+    prefix: str
+    label: str
+    high: float | None
+    crit: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Chip:
+    """What a chip directory says apart from its readings."""
+
+    title: str
+    device: str | None
+    inputs: tuple[_Input, ...]
+
+
+class SensorReader:
+    """Reads every hwmon reading each sample; names, labels and limits only now and then.
+
+    A chip's name, device and labels stay put while its directory listing and
+    device link do, so a sample opens one file per reading instead of up to
+    five. Limits can be rewritten by hand, so everything is read afresh every
+    ``refresh_every`` samples.
+    """
+
+    def __init__(self, refresh_every: int = 60) -> None:
+        self._refresh_every = refresh_every
+        self._reads = 0
+        self._chips: dict[tuple[str, tuple[str, ...], str | None], _Chip] = {}
+
+    def read(self, root: Root) -> tuple[list[Sensor], list[str]]:
+        """Return every temperature and fan reading of every hwmon chip, and notes."""
+        self._reads += 1
+        if self._reads % self._refresh_every == 0:
+            self._chips = {}
         try:
-            entries = root.listdir(base)
-        except SourceError as exc:
-            notes.append(str(exc))
-            continue
-        name = (root.read_optional(f"{base}/name") or "").strip()
-        device = _block_device_of(root, base)
-        # Like sensors' "coretemp-isa-0000": the driver name plus which instance.
-        chip = f"{name}-{chip_dir.removeprefix('hwmon')}" if name else chip_dir
-        if device:
-            chip = f"{chip} ({device})"
-        entry_set = set(entries)
-        for entry in sorted(entries, key=_natural_key):
-            match = _INPUT.match(entry)
-            if not match:
-                continue
-            kind, index = match.group(1), match.group(2)
-            prefix = f"{kind}{index}"
+            chips = root.listdir("/sys/class/hwmon")
+        except SourceError:
+            # No hwmon class at all is normal on VMs: the panel says so in words.
+            return [], []
+        sensors: list[Sensor] = []
+        notes: list[str] = []
+        seen: dict[tuple[str, tuple[str, ...], str | None], _Chip] = {}
+        for chip_dir in sorted(chips, key=_natural_key):
+            base = f"/sys/class/hwmon/{chip_dir}"
             try:
-                raw = root.read_text(f"{base}/{entry}").strip()
-                value: float | None = int(raw) / _SCALE[kind]
+                entries = root.listdir(base)
             except SourceError as exc:
-                notes.append(f"{chip} {prefix}: {exc}")
-                value = None
-            except ValueError:
-                notes.append(f"{chip} {prefix}: not a number")
-                value = None
-            label = _read_label(root, base, prefix, entry_set) or prefix
-            high = _read_limit(root, base, prefix, ("max",), entry_set, kind)
-            crit = _read_limit(root, base, prefix, ("crit", "emergency"), entry_set, kind)
-            sensors.append(Sensor(chip, label, kind, value, high, crit, device))
-    return sensors, notes
+                notes.append(str(exc))
+                continue
+            key = (chip_dir, tuple(entries), root.readlink(f"{base}/device"))
+            chip = self._chips.get(key) or _describe_chip(root, chip_dir, base, entries)
+            seen[key] = chip
+            sensors.extend(_read_values(root, base, chip, notes))
+        self._chips = seen
+        return sensors, notes
+
+
+def read_sensors(root: Root) -> tuple[list[Sensor], list[str]]:
+    """Return every temperature and fan reading of every hwmon chip (reads everything)."""
+    return SensorReader().read(root)
+
+
+def _describe_chip(root: Root, chip_dir: str, base: str, entries: list[str]) -> _Chip:
+    name = (root.read_optional(f"{base}/name") or "").strip()
+    device = _block_device_of(root, base)
+    # Like sensors' "coretemp-isa-0000": the driver name plus which instance.
+    title = f"{name}-{chip_dir.removeprefix('hwmon')}" if name else chip_dir
+    if device:
+        title = f"{title} ({device})"
+    entry_set = set(entries)
+    inputs = []
+    for entry in sorted(entries, key=_natural_key):
+        match = _INPUT.match(entry)
+        if not match:
+            continue
+        kind, index = match.group(1), match.group(2)
+        prefix = f"{kind}{index}"
+        inputs.append(
+            _Input(
+                entry,
+                kind,
+                prefix,
+                _read_label(root, base, prefix, entry_set) or prefix,
+                _read_limit(root, base, prefix, ("max",), entry_set, kind),
+                _read_limit(root, base, prefix, ("crit", "emergency"), entry_set, kind),
+            )
+        )
+    return _Chip(title, device, tuple(inputs))
+
+
+def _read_values(root: Root, base: str, chip: _Chip, notes: list[str]) -> list[Sensor]:
+    sensors = []
+    for item in chip.inputs:
+        try:
+            raw = root.read_text(f"{base}/{item.entry}").strip()
+            value: float | None = int(raw) / _SCALE[item.kind]
+        except SourceError as exc:
+            notes.append(f"{chip.title} {item.prefix}: {exc}")
+            value = None
+        except ValueError:
+            notes.append(f"{chip.title} {item.prefix}: not a number")
+            value = None
+        sensors.append(Sensor(chip.title, item.label, item.kind, value, item.high, item.crit, chip.device))
+    return sensors
 
 
 def _read_label(root: Root, base: str, prefix: str, entries: set[str]) -> str | None:

@@ -9,7 +9,7 @@ result is ``None``: the UI shows "—" and the JSON ``null``.
 from __future__ import annotations
 
 from dataclasses import replace
-from operator import attrgetter, sub
+from operator import add, attrgetter, lt, sub
 
 from raidtop.model import (
     CpuCounters,
@@ -162,6 +162,9 @@ def _per(amount: int | None, ios: int | None, divisor: float = 1.0) -> float | N
 _TICK_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 _CPU_FIELDS = _TICK_FIELDS + ("guest", "guest_nice")
 _NO_USAGE = dict.fromkeys(("usr", "nice", "sys", "iowait", "irq", "soft", "steal", "guest", "gnice", "idle"))
+_TICK_VALUES_OF = attrgetter(*_TICK_FIELDS)
+_CPU_VALUES_OF = attrgetter(*_CPU_FIELDS)
+assert CpuCounters.__slots__[1:] == _CPU_FIELDS  # the sums are passed positionally
 
 
 def cpu_usage(prev: CpuCounters | None, cur: CpuCounters) -> CpuUsage:
@@ -201,8 +204,8 @@ def cpu_usages(prev: StatCounters | None, cur: StatCounters) -> tuple[CpuUsage, 
             return (CpuUsage("all", **_NO_USAGE),)
         return (cpu_usage(earlier["all"] if earlier is not None else None, summary),)
     rows: list[CpuUsage] = []
-    sum_before = dict.fromkeys(_CPU_FIELDS, 0)
-    sum_now = dict.fromkeys(_CPU_FIELDS, 0)
+    sum_before = [0] * len(_CPU_FIELDS)
+    sum_now = [0] * len(_CPU_FIELDS)
     all_ticks = 0
     counted = 0
     for now in online:
@@ -215,13 +218,13 @@ def cpu_usages(prev: StatCounters | None, cur: StatCounters) -> tuple[CpuUsage, 
             continue
         counted += 1
         all_ticks += ticks
-        for attr in _CPU_FIELDS:
-            sum_before[attr] += getattr(before, attr)
-            sum_now[attr] += getattr(now, attr)
+        # Field-wise sums in C: this loop runs once per CPU, hundreds of times a sample.
+        sum_before = list(map(add, sum_before, _CPU_VALUES_OF(before)))
+        sum_now = list(map(add, sum_now, _CPU_VALUES_OF(now)))
     if not counted:
         return (CpuUsage("all", **_NO_USAGE), *rows)
-    total_before = CpuCounters("all", **sum_before)
-    total_now = CpuCounters("all", **sum_now)
+    total_before = CpuCounters("all", *sum_before)
+    total_now = CpuCounters("all", *sum_now)
     return (_usage("all", total_before, total_now, all_ticks), *rows)
 
 
@@ -268,6 +271,7 @@ def _reference(prev: CpuCounters | None, cur: CpuCounters) -> CpuCounters:
 # Counters that only grow. idle and iowait are not among them: the kernel
 # restarts them when a CPU comes back online and can move iowait to idle.
 _MONOTONIC_CPU_FIELDS = ("user", "nice", "system", "irq", "softirq", "steal", "guest", "guest_nice")
+_MONOTONIC_VALUES_OF = attrgetter(*_MONOTONIC_CPU_FIELDS)
 
 
 def _ticks(before: CpuCounters, now: CpuCounters) -> int | None:
@@ -276,9 +280,9 @@ def _ticks(before: CpuCounters, now: CpuCounters) -> int | None:
     mpstat would count such a field as 0 but keep the smaller total, printing
     shares above 100 %; raidtop shows no share rather than a wrong one.
     """
-    if any(getattr(now, a) < getattr(before, a) for a in _MONOTONIC_CPU_FIELDS):
+    if any(map(lt, _MONOTONIC_VALUES_OF(now), _MONOTONIC_VALUES_OF(before))):
         return None
-    elapsed = sum(getattr(now, a) for a in _TICK_FIELDS) - sum(getattr(before, a) for a in _TICK_FIELDS)
+    elapsed = sum(_TICK_VALUES_OF(now)) - sum(_TICK_VALUES_OF(before))
     # guest can run slightly ahead of the user time that includes it; mpstat
     # widens the interval by the difference so the shares still add up.
     for total, guest in (("user", "guest"), ("nice", "guest_nice")):

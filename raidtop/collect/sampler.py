@@ -10,14 +10,15 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import replace
-from operator import attrgetter
+from itertools import compress
+from operator import and_, is_, not_
 from typing import Callable
 
 from raidtop.collect import rates
 from raidtop.collect.blockinfo import identify
 from raidtop.collect.cpustat import parse_stat
 from raidtop.collect.diskstats import DiskstatsParser
-from raidtop.collect.hwmon import read_sensors
+from raidtop.collect.hwmon import SensorReader
 from raidtop.collect.mdtrack import MdTracker
 from raidtop.collect.memory import (
     parse_loadavg,
@@ -30,7 +31,6 @@ from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.model import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
 
 _PSI_RESOURCES = ("io", "memory", "cpu")
-_NAME_AND_NUMBERS = attrgetter("name", "major", "minor")
 
 
 class Sampler:
@@ -49,10 +49,12 @@ class Sampler:
         self._previous: RawSample | None = None
         # name -> (counters it was last idle with, what an idle row depends on, that row)
         self._idle_rows: dict[str, tuple[DiskCounters, tuple, DiskIO]] = {}
-        self._identity_signature: list[tuple[str, int, int]] = []
-        self._identity_result: dict[str, DiskIdentity] = {}
+        self._identity_result: dict[str, DiskIdentity] | None = None
+        # (the disks tuple, its rows, which of them were idle): see _changed_rows
+        self._last_rows: tuple[tuple[DiskCounters, ...], list[DiskIO], list[bool]] | None = None
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
         self._md = MdTracker()
+        self._sensors = SensorReader()
 
     # -------------------------------------------------------------- reading
 
@@ -84,7 +86,7 @@ class Sampler:
                 notes.extend(more)
                 if value is not None:
                     pressure.append(value)
-        sensors, more = read_sensors(root)
+        sensors, more = self._sensors.read(root)
         notes.extend(more)
         md, md_thread_names, md_thread_ticks = self._md.read(root)
         notes.extend(md.notes)
@@ -106,10 +108,9 @@ class Sampler:
         )
 
     def _identify(self, disks) -> dict[str, DiskIdentity]:
-        # The same devices as last time (the steady state): the same identities,
-        # found with one C-level comparison instead of a lookup per device.
-        signature = list(map(_NAME_AND_NUMBERS, disks))
-        if signature == self._identity_signature:
+        parser = self._diskstats
+        if disks is parser.devices and parser.same_devices and self._identity_result is not None:
+            # The same devices as last time (the steady state): the same identities.
             return self._identity_result
         known = self._identities
         result: dict[str, DiskIdentity] = {}
@@ -123,7 +124,8 @@ class Sampler:
         if len(known) > len(result):
             for gone in set(known) - set(result):
                 del known[gone]
-        self._identity_signature, self._identity_result = signature, result
+        # Only a result for the parser's own list can be reused by the next read.
+        self._identity_result = result if disks is parser.devices else None
         return result
 
     # -------------------------------------------------------------- rates
@@ -179,17 +181,53 @@ class Sampler:
 
     def _disk_rows(self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]) -> list[DiskIO]:
         """One ``iostat -x`` row per device, in ``raw``'s order."""
-        identities = raw.identities
         if interval is None:
-            self._idle_rows = {}
+            self._idle_rows, self._last_rows = {}, None
+            identities = raw.identities
             # Still list every device, each rate unknown ("—"), rather than an empty panel.
             return [_without_rates(rates.disk_io(None, cur, 1.0, identities.get(cur.name))) for cur in raw.disks]
+        rows = self._changed_rows(prev, raw, interval, notes)
+        return rows if rows is not None else self._all_rows(prev, raw, interval, notes)
+
+    def _changed_rows(self, prev: RawSample | None, raw: RawSample, interval: float, notes: list[str]) -> list[DiskIO] | None:
+        """The steady state: the same devices, in the same order, as last time.
+
+        The parser hands back the same object for an unchanged line, so one
+        C-level pass finds the devices whose counters moved; only those, and
+        those that moved last time, cost Python work. The rest keep the idle
+        row they had. ``None`` when the device list changed: the general
+        path then also says what appeared or went.
+        """
+        last = self._last_rows
+        if prev is None or last is None or last[0] is not prev.disks or len(prev.disks) != len(raw.disks):
+            return None
+        before, now = prev.disks, raw.disks
+        rows, was_idle = list(last[1]), last[2]
+        idle = list(map(is_, before, now))
+        identities, more_notes = raw.identities, []
+        for index in compress(range(len(now)), map(not_, map(and_, idle, was_idle))):
+            old, cur = before[index], now[index]
+            if idle[index]:
+                rows[index] = self._idle_row(cur, identities.get(cur.name), self._idle_rows.get(cur.name), interval)
+            elif old.name != cur.name:
+                return None
+            else:
+                rows[index] = _moved_row(old, cur, interval, identities.get(cur.name), more_notes)
+        notes.extend(more_notes)
+        self._last_rows = (now, rows, idle)
+        return rows
+
+    def _all_rows(self, prev: RawSample | None, raw: RawSample, interval: float, notes: list[str]) -> list[DiskIO]:
+        """Every device looked up by name: devices may have appeared, gone or moved."""
+        identities = raw.identities
         before = {d.name: d for d in prev.disks} if prev else {}
         idle_rows = self._idle_rows
         disks: list[DiskIO] = []
+        idle: list[bool] = []
         for cur in raw.disks:
             name = cur.name
             old = before.get(name)
+            idle.append(old is cur)
             if prev is not None and old is None:
                 notes.append(f"{name}: appeared during the interval; rates from the next sample")
                 disks.append(_without_rates(rates.disk_io(cur, cur, interval, identities.get(name))))
@@ -202,14 +240,13 @@ class Sampler:
                 else:
                     row = self._idle_row(cur, identities.get(name), cached, interval)
             else:
-                row = rates.disk_io(old, cur, interval, identities.get(name))
-                if row.r_s is None and old is not None:
-                    notes.append(f"{name}: counters went backwards (device reset?); no rate this interval")
+                row = _moved_row(old, cur, interval, identities.get(name), notes)
             disks.append(row)
         if prev:
             for gone in before.keys() - {d.name for d in raw.disks}:
                 notes.append(f"{gone}: disappeared during the interval")
                 idle_rows.pop(gone, None)
+        self._last_rows = (raw.disks, disks, idle)
         return disks
 
     def _idle_row(self, cur: DiskCounters, identity: DiskIdentity | None, cached: tuple | None, interval: float) -> DiskIO:
@@ -234,6 +271,7 @@ class Sampler:
         """Forget the previous sample: the next one averages since boot again."""
         self._previous = None
         self._idle_rows = {}
+        self._last_rows = None
         self._md.reset()
 
 
@@ -254,6 +292,14 @@ def _interval(prev: RawSample | None, raw: RawSample, notes: list[str]) -> float
         notes.append("/proc/uptime unusable; interval taken from the wall clock")
         return wall
     return None
+
+
+def _moved_row(old: DiskCounters | None, cur: DiskCounters, interval: float, identity, notes: list[str]) -> DiskIO:
+    """The row of a device whose counters changed; a note when they went backwards."""
+    row = rates.disk_io(old, cur, interval, identity)
+    if row.r_s is None and old is not None:
+        notes.append(f"{cur.name}: counters went backwards (device reset?); no rate this interval")
+    return row
 
 
 def _without_rates(row: DiskIO) -> DiskIO:

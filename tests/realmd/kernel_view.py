@@ -32,6 +32,17 @@ class KernelMember:
     slot: int | None
 
 
+def phantom_recovery(kernel: "KernelArray") -> bool:
+    """The kernel's brief ``recover`` at 0 with no speed, right after a failure with no spare.
+
+    raidtop deliberately reports no sync then (raidtop/collect/md.py:
+    _without_phantom_recovery): nothing is being rebuilt onto.
+    """
+    done = kernel.sync_completed[0] if kernel.sync_completed else 0
+    rebuilding_onto = any("spare" in m.roles and m.slot is not None for m in kernel.members.values())
+    return kernel.sync_action == "recover" and not kernel.sync_speed and done == 0 and not rebuilding_onto
+
+
 @dataclass(frozen=True)
 class KernelArray:
     """One array as its sysfs files said it (values as the kernel wrote them)."""
@@ -223,7 +234,8 @@ def mismatches(reported: dict[str, Any], frame: dict[str, Any], with_mdstat: boo
     progress = stat.progress if stat is not None else None
     if kernel.sync_action in RUNNING_ACTIONS:
         if sync is None:
-            problems.append(f"{md}: kernel sync_action {kernel.sync_action!r}, raidtop reports no sync")
+            if not phantom_recovery(kernel):
+                problems.append(f"{md}: kernel sync_action {kernel.sync_action!r}, raidtop reports no sync")
         else:
             differ("sync action", sync["action"], kernel.sync_action)
             if progress is not None:

@@ -13,14 +13,8 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from raidtop.actions.lab.core import Lab
-from raidtop.actions.lab.members import LabMemberActions
-from raidtop.actions.tuning import session_for
 from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
-from raidtop.collect.recording import RecordingRoot, RecordingWriter, read_recording
-from raidtop.collect.replayer import Replayer
 from raidtop.collect.sampler import Sampler
-from raidtop.demo.controller import DemoController
 from raidtop.config import Config, next_interval, xdg_dir
 from raidtop.replay_control import ReplayPosition, parse_jump
 from raidtop.collect.udev_watch import BlockDeviceWatcher
@@ -85,24 +79,30 @@ class RaidtopApp(App[None]):
         self.config = config or Config()
         self.interval = self.config.interval
         self.paused = False
-        self.demo: DemoController | None = None
+        # Modes and screens are imported when used: each import costs time
+        # before the first frame (measured in bench/tui_cost.py).
+        self.demo = None
         if self.config.demo:
+            from raidtop.demo.controller import DemoController
+
             self.demo = DemoController()
             self.sampler = Sampler(self.demo.root)
         else:
             self.sampler = Sampler(self.config.root)
-        self.replayer: Replayer | None = None
+        self.replayer = None
         self.replay_position = ReplayPosition()
         self._seek_to: int | None = None
         if self.config.replay is not None:
+            from raidtop.collect.recording import read_recording
+            from raidtop.collect.replayer import Replayer
+
             self.replayer = Replayer(read_recording(self.config.replay))
-        self.recorder: tuple[RecordingRoot, RecordingWriter] | None = None
+        self.recorder = None
+        """(RecordingRoot, RecordingWriter) while recording."""
         # The lab acts only on the live system (never on a replay or the demo).
-        self.lab: Lab | None = None
-        self.lab_actions: LabMemberActions | None = None
-        if self.demo is None and self.config.replay is None:
-            self.lab = Lab(root=self.config.root)
-            self.lab_actions = LabMemberActions(self.lab)
+        self.lab = None
+        self.lab_actions = None
+        """Made on first use (see member_actions): the lab is not needed for the first frame."""
         self._wake = asyncio.Event()
         self.device_events_seen = 0
         self.device_events_note = "device events not watched"
@@ -138,8 +138,15 @@ class RaidtopApp(App[None]):
         """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``."""
         if self.demo is not None and self.demo.handles(array):
             return self.demo
-        if self.lab_actions is not None and self.lab_actions.handles(array):
-            return self.lab_actions
+        if self.demo is None and self.config.replay is None:
+            if self.lab_actions is None:
+                from raidtop.actions.lab.core import Lab
+                from raidtop.actions.lab.members import LabMemberActions
+
+                self.lab = Lab(root=self.config.root)
+                self.lab_actions = LabMemberActions(self.lab)
+            if self.lab_actions.handles(array):
+                return self.lab_actions
         return None
 
     def dashboard_ready(self) -> None:
@@ -159,6 +166,8 @@ class RaidtopApp(App[None]):
             return
         if self.config.autostart_sampler:
             # "At start" on the Tuning screen means raidtop's start, not the screen's.
+            from raidtop.actions.tuning import session_for
+
             self.run_worker(session_for(self.config.root).capture_start, thread=True, group="tuning-start", exit_on_error=False)
             self.run_sampler()
             self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
@@ -332,6 +341,8 @@ class RaidtopApp(App[None]):
             self.dashboard.query_one("#status").badge = ""
             self.notify(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)", title="Recording", timeout=10)
             return
+        from raidtop.collect.recording import RecordingRoot, RecordingWriter
+
         directory = xdg_dir("data") / "recordings"
         try:
             directory.mkdir(parents=True, exist_ok=True)

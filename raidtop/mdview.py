@@ -82,18 +82,6 @@ def speed(kib_s: float | None) -> str:
     return f"{kib_s:.0f}K/s" if kib_s < 10240 else f"{kib_s / 1024:.1f}M/s"
 
 
-def size(kib: int | None) -> str:
-    """An array size, in the largest unit that keeps it short (binary units)."""
-    if kib is None:
-        return DASH
-    value = float(kib)
-    for unit in ("K", "M", "G", "T", "P"):
-        if value < 1024 or unit == "P":
-            return f"{value:.0f}{unit}" if unit == "K" else f"{value:.1f}{unit}"
-        value /= 1024
-    return DASH
-
-
 def member_await(io: DiskIO | None) -> float | None:
     """The member's worst average wait this interval (reads or writes)."""
     if io is None:

@@ -14,9 +14,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from raidtop.collect.mdevents import mismatch_verdict
-from raidtop.format import DASH, num
+from raidtop.format import DASH, kib, num
 from raidtop.history import History, SyncPoint
-from raidtop.mdview import duration, size, speed, state_badge
+from raidtop.mdview import duration, speed, state_badge
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.widgets.panel import Panel
@@ -36,8 +36,8 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
         ("State", f"{badge} ({array.state or '?'})", tone),
         ("Health", array.health, {"ok": "good", "degraded": "warn", "failed": "crit"}.get(array.health)),
         ("Devices", f"{array.counts_string or '?'} {array.status_string or ''}", None),
-        ("Array size", size(array.size_kib), None),
-        ("Component size", size(array.component_size_kib), None),
+        ("Array size", kib(array.size_kib), None),
+        ("Component size", kib(array.component_size_kib), None),
         ("Chunk", val(array.chunk_kib, "K"), None),
         ("Layout", val(array.layout), None),
         ("Metadata", val(array.metadata), None),

@@ -7,13 +7,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 
 from raidtop.actions.member_actions import ARRAY_VERBS, ActionRefused
-from raidtop.format import num
+from raidtop.format import kib, num
 from raidtop.screens.confirm import ConfirmDialog
 from raidtop.mdview import (
     duration,
     member_temperature,
     progress_bar,
-    size,
     slow_members,
     speed,
     state_badge,
@@ -73,7 +72,7 @@ def array_row(array: MdArray, alert: bool) -> Row:
         badge,
         array.counts_string or "",
         array.status_string or "",
-        size(array.size_kib),
+        kib(array.size_kib),
         progress,
         spd,
         eta,

@@ -147,6 +147,8 @@ class ArrayDetailScreen(Screen[None]):
         snap = self.app.dashboard.last_snapshot
         if snap is not None:
             self.apply_snapshot(snap)
+            # The plot needs its real size, known only after the first layout.
+            self.call_after_refresh(self.apply_snapshot, snap)
         self.query_one("#detail-attrs", TextTable).focus()
 
     def apply_snapshot(self, snap: Snapshot) -> None:

@@ -11,6 +11,8 @@ import errno
 import os
 from pathlib import Path
 
+from raidtop.safeio import UnsafeFile, read_bounded
+
 _REASONS = {
     errno.ENOENT: "not present",
     errno.ENOTDIR: "not present",
@@ -60,10 +62,15 @@ class Root:
         return self._prefix + abs_path
 
     def read_text(self, abs_path: str) -> str:
-        """Read a whole file; raise :class:`SourceError` with a reason on failure."""
+        """Read a whole file; raise :class:`SourceError` with a reason on failure.
+
+        A FIFO, device or socket in place of the file, or a file over
+        :data:`~raidtop.safeio.DEFAULT_LIMIT`, is refused (a read must end).
+        """
         try:
-            with open(self._prefix + abs_path, "rb") as handle:
-                data = handle.read()
+            data = read_bounded(self._prefix + abs_path)
+        except UnsafeFile as exc:
+            raise SourceError(f"{abs_path}: {exc.reason}") from None
         except OSError as exc:
             raise SourceError(describe_oserror(abs_path, exc)) from None
         # sysfs and procfs are ASCII, but a damaged fixture must not raise.
@@ -72,8 +79,7 @@ class Root:
     def read_optional(self, abs_path: str) -> str | None:
         """Read a file that may legitimately be absent; ``None`` on any failure."""
         try:
-            with open(self._prefix + abs_path, "rb") as handle:
-                return handle.read().decode("utf-8", "replace")
+            return read_bounded(self._prefix + abs_path).decode("utf-8", "replace")
         except OSError:
             return None
 

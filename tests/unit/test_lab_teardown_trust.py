@@ -191,3 +191,19 @@ def test_the_bench_guard_refuses_a_device_the_registry_names_outside_the_folder(
     with pytest.raises(TargetRefused, match="raidtop's lab did not create"):
         check_target(f"/dev/{theirs}", registry=lab.registry.path)
     assert holds(Path(f"/dev/{theirs}"), value)
+
+
+def test_an_image_made_just_before_a_crash_is_deleted_only_while_it_is_still_planned(lab: Lab, tmp_path: Path):
+    # Killed between creating the file and recording its inode: the file is the lab's (O_EXCL, its own folder).
+    lab.registry.images_dir.mkdir(parents=True)
+    planned = lab.registry.images_dir / "md100-0.img"
+    sentinel_file(planned)
+    unknown = lab.registry.images_dir / "md100-1.img"
+    value = sentinel_file(unknown)
+    with lab.registry.edit() as draft:
+        draft.put_image(ImageRecord(str(planned), SIZE, 1.0, "md100", "planned"))
+        draft.put_image(ImageRecord(str(unknown), SIZE, 1.0, "md100", "attached", None, None))
+    report = lab.teardown()
+    assert not planned.exists() and f"deleted {planned}" in report.done
+    # Past "planned" the inode is always on record; without it the lab cannot tell the file is its own.
+    assert holds(unknown, value) and any("never recorded its inode" in line for line in report.kept)

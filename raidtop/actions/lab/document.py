@@ -23,16 +23,7 @@ import typing
 from dataclasses import MISSING, asdict, fields, is_dataclass
 from typing import Any
 
-from raidtop.actions.lab.records import (
-    ARRAY_STATES,
-    IMAGE_STATES,
-    ArrayRecord,
-    ImageRecord,
-    LabState,
-    RebuildRecord,
-    TimelineEvent,
-    Watch,
-)
+from raidtop.actions.lab.records import ARRAY_STATES, IMAGE_STATES, ArrayRecord, ImageRecord, LabState
 from raidtop.untrusted import has_controls
 
 REGISTRY_VERSION = 1
@@ -180,5 +171,4 @@ def _drop_none(values: dict[str, Any]) -> dict[str, Any]:
     return {k: (list(v) if isinstance(v, tuple) else v) for k, v in values.items() if v is not None}
 
 
-__all__ = ["DocumentError", "REGISTRY_VERSION", "state_from_json", "state_to_json",
-           "ArrayRecord", "ImageRecord", "RebuildRecord", "TimelineEvent", "Watch"]
+__all__ = ["DocumentError", "REGISTRY_VERSION", "state_from_json", "state_to_json"]

@@ -50,6 +50,7 @@ def create_image(images_dir: Path, name: str, size_bytes: int) -> int:
         fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)
         try:
             os.ftruncate(fd, size_bytes)
+            # fstat, not stat(path): the inode of the file this call made, whatever the name holds by now.
             return os.fstat(fd).st_ino
         finally:
             os.close(fd)
@@ -99,6 +100,7 @@ def _act(state: LabState, image: ImageRecord, delete: bool) -> bool:
                            f"({exc.strerror}); {plain(image.path)} was not touched") from None
     try:
         try:
+            # The entry itself is judged (a link is a link), never what it points to.
             info = os.stat(name, dir_fd=folder, follow_symlinks=False)
         except FileNotFoundError:
             return False
@@ -120,6 +122,7 @@ def _check(image: ImageRecord, info: os.stat_result) -> None:
         if info.st_ino != image.inode:
             raise ImageRefused(f"{where} is another file now (not the image the lab made); left alone")
         return
+    # Past "planned" the inode is always on record, so only a crash right after O_EXCL gets here.
     if image.state != "planned" or info.st_nlink != 1 or info.st_uid != os.geteuid():
         raise ImageRefused(f"{where}: the lab never recorded its inode, so it cannot tell it is the file it made; "
                            "left alone (delete it by hand if it is)")

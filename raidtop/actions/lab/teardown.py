@@ -28,6 +28,7 @@ from raidtop.actions.lab.guard import kernel_members, lab_image_of
 from raidtop.actions.lab.images import ImageRefused, folder_name, image_exists, remove_image
 from raidtop.actions.lab.loopdev import LoopBacking, attached_loops, loop_backing
 from raidtop.actions.lab.records import ArrayRecord, ImageRecord, LabState
+from raidtop.collect.source import Root
 from raidtop.untrusted import plain
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def discard_image(lab: Lab, path: str) -> TeardownReport:
     return notes.report()
 
 
-def ours(device: str, state: LabState, root) -> bool:
+def ours(device: str, state: LabState, root: Root) -> bool:
     """True when ``device`` is a loop holding one of the lab's images (folder, path and inode)."""
     if lab_image_of(device, state, root) is not None:
         return True

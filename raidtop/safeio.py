@@ -152,7 +152,11 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str, mode: int = 0o
             os.unlink(tmp_name, dir_fd=dir_fd)
             raise
         os.close(fd)
-        os.rename(tmp_name, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        try:
+            os.rename(tmp_name, target.name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            os.unlink(tmp_name, dir_fd=dir_fd)  # a failed rename must not leave the temporary file behind
+            raise
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)

@@ -1,9 +1,10 @@
 """``raidtop lab``: build md arrays on loop devices, break them, time the rebuilds, tear down.
 
 Every command the lab runs is printed as it runs (``$ mdadm …``) and
-appended to the action log. Exit status: 0 done, 1 refused or failed,
-2 bad arguments, 3 this machine cannot run the lab (what is missing is
-printed, with what to do).
+appended to the action log. Exit status: 0 done, 1 refused or failed
+(a damaged or unreadable registry included: one sentence says which file
+and why), 2 bad arguments, 3 this machine cannot run the lab (what is
+missing is printed, with what to do).
 
 Also runnable as ``python -m raidtop.cli.lab …`` (same arguments).
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -108,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     """Dispatch one ``raidtop lab`` subcommand."""
     from raidtop.actions.lab.core import Lab
+    from raidtop.actions.lab.registry import RegistryDamaged
     from raidtop.actions.lab.runner import CommandEvent
 
     if args.lab_command is None:
@@ -129,6 +132,20 @@ def run(args: argparse.Namespace) -> int:
         # `raidtop lab list | head` is normal use, not an error.
         sys.stderr.close()
         return 0
+    except (RegistryDamaged, OSError, sqlite3.Error) as exc:
+        # Every subcommand reads the registry (and some the history): one sentence, never a traceback.
+        print(f"raidtop lab: {_sentence(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _sentence(exc: Exception) -> str:
+    from raidtop.untrusted import plain
+
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return plain(f"{exc.filename}: {exc.strerror}")
+    if isinstance(exc, sqlite3.Error):
+        return plain(f"the lab history cannot be used ({exc})")
+    return plain(str(exc))
 
 
 # ---------------------------------------------------------------- subcommands
@@ -170,15 +187,10 @@ def _cmd_create(lab, args) -> int:
 
 
 def _cmd_list(lab, args) -> int:
-    from raidtop.actions.lab.registry import RegistryDamaged
     from raidtop.actions.lab.timeline import describe, format_rebuild
     from raidtop.collect.md import read_md
 
-    try:
-        state = lab.state()
-    except RegistryDamaged as exc:
-        print(f"raidtop lab: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+    state = lab.state()
     reading = read_md(lab.root)
     if any(a.state == "active" for a in state.arrays):
         lab.observe_snapshot(reading.arrays)
@@ -309,13 +321,7 @@ def _wait_and_report(lab, name: str, timeout: float) -> int:
 
 
 def _cmd_teardown(lab, args) -> int:
-    from raidtop.actions.lab.registry import RegistryDamaged
-
-    try:
-        report = lab.teardown(args.arrays or None)
-    except RegistryDamaged as exc:
-        print(f"raidtop lab: {exc}", file=sys.stderr)
-        return EXIT_FAILED
+    report = lab.teardown(args.arrays or None)
     for line in report.lines():
         print(line)
     return 0 if report.clean else EXIT_FAILED

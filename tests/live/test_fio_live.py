@@ -28,7 +28,9 @@ from raidtop.actions.fio.history import BenchHistory
 from raidtop.actions.fio.presets import parse_presets_toml
 from raidtop.actions.fio.results import parse_fio_json
 from raidtop.actions.fio.stack import block_device_of_path
-from raidtop.actions.lab_registry import LabDevice, write_registry
+from raidtop.actions.lab.core import Lab
+from raidtop.actions.lab.loopdev import loop_backing
+from raidtop.actions.lab.registry import ImageRecord
 from raidtop.collect.queue import read_queue_settings
 
 pytestmark = pytest.mark.live
@@ -192,9 +194,21 @@ def test_a_raw_device_raidtop_did_not_create_is_refused(loop_device: str, tmp_pa
     with pytest.raises(TargetRefused, match="the override names"):
         check_target(loop_device, allow_raw_device="loop999")
     assert check_target(loop_device, allow_raw_device=loop_device).override
-    # Once the lab registers it (with its backing file), no override is needed.
-    write_registry([LabDevice(name, "loop", backing_file=str(tmp_path / "disk.img"))])
-    assert check_target(loop_device).lab
+    # Naming it in the lab's registry does not make it the lab's: its file is not in the lab's images folder.
+    lab = Lab(log=ActionLog(tmp_path / "lab-actions.log"))
+    with lab.registry.edit() as draft:
+        image = tmp_path / "disk.img"
+        draft.put_image(ImageRecord(str(image), image.stat().st_size, 1.0, "md100", "attached", image.stat().st_ino, name))
+    with pytest.raises(TargetRefused, match="raidtop's lab did not create"):
+        check_target(loop_device)
+    # A disk the lab made itself needs no override.
+    disk = lab.new_disk("md100", 16 << 20)
+    try:
+        assert check_target(f"/dev/{disk.loop}").lab
+    finally:
+        report = lab.teardown()
+    assert f"detached {disk.loop}" in report.done and loop_backing(disk.loop) is None
+    assert loop_backing(name).path == str(tmp_path / "disk.img")  # theirs is still attached
 
 
 def test_a_mounted_device_is_refused_even_with_the_override(loop_device: str, tmp_path: Path):

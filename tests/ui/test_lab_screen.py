@@ -74,9 +74,17 @@ def degraded_lab(tmp_path: Path):
 
 
 def with_image_files(lab: Lab) -> None:
-    """Put the images in the fixture root and record their inodes, so the guard sees lab disks."""
+    """Put the images in the fixture root and record their inodes, so the guard sees lab disks.
+
+    The capture's lab lived in /tmp/lab; the guard trusts only images in this
+    lab's own folder, so the images (and the loop devices' backing files) move there.
+    """
     doc = json.loads(lab.registry.path.read_text())
     for image in doc["images"]:
+        image["path"] = str(lab.registry.images_dir / Path(image["path"]).name)
+        backing = Path(lab.root.resolve(f"/sys/block/{image['loop']}/loop/backing_file"))
+        if backing.exists():
+            backing.write_text(image["path"] + "\n")
         path = lab.root.resolve(image["path"])
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_bytes(b"")

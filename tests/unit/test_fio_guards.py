@@ -13,9 +13,11 @@ import pytest
 
 from raidtop.actions.fio import guards
 from raidtop.actions.fio.guards import TargetRefused, check_device, check_target, device_in_use, parse_size
-from raidtop.actions.lab_registry import LabDevice, is_lab_device, read_registry, registry_path, write_registry
+from raidtop.actions.lab.registry import ImageRecord, RegistryDamaged
+from raidtop.actions.lab_registry import is_lab_device
 
 from .fio_sysfs import FakeSys
+from .lab_tree import LabTree
 
 
 @pytest.fixture
@@ -96,62 +98,83 @@ def test_a_raw_device_needs_the_lab_or_an_override_naming_it(sysfs: FakeSys, tmp
     assert (allowed.kind, allowed.device, allowed.override, allowed.lab, allowed.fio_filename) == ("device", "loop3", True, False, "/dev/loop3")
 
 
-def test_a_lab_device_needs_no_override(sysfs: FakeSys, tmp_path: Path):
-    sysfs.disk("loop3")
-    sysfs.loop_backing("loop3", "/var/lib/raidtop/lab/d0.img")
-    registry = write_registry([LabDevice("loop3", "loop", backing_file="/var/lib/raidtop/lab/d0.img")], tmp_path / "lab.json")
-    target = check_device("/dev/loop3", "loop3", root=sysfs.root, registry=registry)
+def test_a_lab_device_needs_no_override(tmp_path: Path):
+    tree = LabTree(tmp_path)
+    tree.image("md100", 0, "loop3")
+    target = check_device("/dev/loop3", "loop3", root=tree.root, registry=tree.lab.registry.path)
     assert target.lab and not target.override
 
 
 # ---------------------------------------------------------------- lab registry
+# The guard trusts only the lab's own registry (real registry state written by
+# the lab's code), and only what the kernel confirms: the loop device holds an
+# image in the lab's images folder, by path and by inode.
 
 
-def test_registry_lives_in_the_state_dir(monkeypatch, tmp_path: Path):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    assert registry_path() == tmp_path / "raidtop" / "lab-devices.json"
+@pytest.fixture
+def tree(tmp_path: Path) -> LabTree:
+    return LabTree(tmp_path)
 
 
-def test_a_reused_loop_number_is_not_a_lab_device(sysfs: FakeSys, tmp_path: Path):
-    sysfs.disk("loop3")
-    sysfs.loop_backing("loop3", "/home/someone/vm.img")
-    registry = write_registry([LabDevice("loop3", "loop", backing_file="/var/lib/raidtop/lab/d0.img")], tmp_path / "lab.json")
-    assert not is_lab_device("loop3", path=registry, root=sysfs.root)
+def test_a_reused_loop_number_is_not_a_lab_device(tree: LabTree):
+    tree.image("md100", 0, "loop3")
+    tree.loop("loop3", "/home/someone/vm.img")
+    assert not is_lab_device("loop3", path=tree.lab.registry.path, root=tree.root)
 
 
-def test_an_unlinked_backing_file_still_matches(sysfs: FakeSys, tmp_path: Path):
-    sysfs.disk("loop3")
-    sysfs.loop_backing("loop3", "/tmp/lab/d0.img (deleted)")
-    registry = write_registry([LabDevice("loop3", "loop", backing_file="/tmp/lab/d0.img")], tmp_path / "lab.json")
-    assert is_lab_device("/dev/loop3", path=registry, root=sysfs.root)
+def test_an_unlinked_backing_file_still_matches_while_the_kernel_holds_that_inode(tree: LabTree):
+    image = tree.image("md100", 0, "loop3")
+    tree.loop("loop3", image.path + " (deleted)")
+    assert is_lab_device("/dev/loop3", path=tree.lab.registry.path, root=tree.root)
 
 
-def test_an_md_array_is_lab_only_while_all_its_members_are(sysfs: FakeSys, tmp_path: Path):
-    for name, image in (("loop3", "/lab/a.img"), ("loop4", "/lab/b.img")):
-        sysfs.disk(name)
-        sysfs.loop_backing(name, image)
-    sysfs.disk("md127", major=9)
-    sysfs.hold("loop3", "md127")
-    sysfs.hold("loop4", "md127")
-    entries = [LabDevice("loop3", "loop", backing_file="/lab/a.img"), LabDevice("loop4", "loop", backing_file="/lab/b.img"),
-               LabDevice("md127", "md", members=("loop3", "loop4"))]
-    registry = write_registry(entries, tmp_path / "lab.json")
-    assert is_lab_device("md127", path=registry, root=sysfs.root)
+def test_an_entry_without_an_inode_is_not_trusted(tree: LabTree):
+    image = tree.image("md100", 0, "loop3")
+    with tree.lab.registry.edit() as draft:
+        draft.update_image(image.path, inode=None)
+    assert not is_lab_device("loop3", path=tree.lab.registry.path, root=tree.root)
+    with pytest.raises(TargetRefused, match="raidtop's lab did not create"):
+        check_device("/dev/loop3", "loop3", root=tree.root, registry=tree.lab.registry.path)
+
+
+def test_an_entry_outside_the_images_folder_is_not_trusted_even_with_its_inode(tree: LabTree, tmp_path: Path):
+    outside = tmp_path / "someone.img"
+    outside.write_bytes(b"someone's data")
+    inside_root = tree.root / str(tmp_path).lstrip("/") / "someone.img"
+    inside_root.parent.mkdir(parents=True, exist_ok=True)
+    inside_root.hardlink_to(outside)  # the fixture root sees the same inode at the same path
+    tree.loop("loop3", str(outside))
+    with tree.lab.registry.edit() as draft:
+        draft.put_image(ImageRecord(str(outside), 14, 1.0, "md100", "attached", outside.stat().st_ino, "loop3"))
+    assert not is_lab_device("loop3", path=tree.lab.registry.path, root=tree.root)
+
+
+def test_an_md_array_is_lab_only_while_all_its_members_are(tree: LabTree):
+    tree.lab_raid("md127", "raid1", 2)
+    assert is_lab_device("md127", path=tree.lab.registry.path, root=tree.root)
     # Someone added a real disk to the array: no longer a lab array.
-    sysfs.disk("sdz", major=8)
-    sysfs.hold("sdz", "md127")
-    assert not is_lab_device("md127", path=registry, root=sysfs.root)
+    tree.sys.disk("sdz", major=8)
+    tree.sys.hold("sdz", "md127")
+    assert not is_lab_device("md127", path=tree.lab.registry.path, root=tree.root)
 
 
-def test_a_damaged_registry_means_no_lab_devices(sysfs: FakeSys, tmp_path: Path):
-    sysfs.disk("loop3")
-    sysfs.loop_backing("loop3", "/lab/a.img")
-    path = tmp_path / "lab.json"
-    path.write_text('{"devices": [{"name": "loop3", "kind": "loop", "backing_file": "/lab/a.img"}')
-    assert read_registry(path) == ()
-    assert not is_lab_device("loop3", path=path, root=sysfs.root)
-    path.write_text('{"devices": [{"name": "loop3", "kind": "tape"}, {"name": 7, "kind": "loop"}, "x"]}')
-    assert read_registry(path) == ()
+def test_an_md_array_the_registry_does_not_hold_is_not_a_lab_device(tree: LabTree):
+    tree.image("md100", 0, "loop3")
+    tree.md("md5", "raid1", {"loop3": ("in_sync", "0")}, registered=False)
+    assert not is_lab_device("md5", path=tree.lab.registry.path, root=tree.root)
+
+
+def test_a_damaged_registry_means_no_lab_devices(tree: LabTree):
+    tree.image("md100", 0, "loop3")
+    path = tree.lab.registry.path
+    assert is_lab_device("loop3", path=path, root=tree.root)
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+    assert not is_lab_device("loop3", path=path, root=tree.root)
+    path.write_text(text.replace('"inode": ', '"inode": "').replace(',\n   "loop"', '",\n   "loop"'))
+    with pytest.raises(RegistryDamaged, match=r"images\[0\]\.inode is a string, not a whole number"):
+        tree.lab.state()
+    assert not is_lab_device("loop3", path=path, root=tree.root)
 
 
 # ---------------------------------------------------------------- directories

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.lab.guard import kernel_members, lab_image_of
+from raidtop.actions.lab.guard import kernel_members
 from raidtop.actions.lab.history import LabHistory
-from raidtop.actions.lab.loopdev import LoopBacking, attached_loops, loop_backing
+from raidtop.actions.lab.images import create_image
+from raidtop.actions.lab.loopdev import loop_backing
 from raidtop.actions.lab.preflight import LabEnvironment, check_environment
 from raidtop.actions.lab.registry import (
     ArrayRecord,
@@ -31,6 +32,7 @@ from raidtop.actions.lab.registry import (
     Watch,
 )
 from raidtop.actions.lab.runner import CommandRunner, LabCommandFailed, find_tool
+from raidtop.actions.lab.teardown import TeardownReport, discard_image, teardown
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size, mdadm_create_argv, mkfs_argv, validate
 from raidtop.actions.lab.timeline import ArrayStatus, observe, read_status, status_from_md
 from raidtop.collect.source import Root, as_root
@@ -38,8 +40,6 @@ from raidtop.model_md import MdArray
 
 FIRST_MD_NUMBER = 100
 """Lab arrays are md100 and up, away from the md0… and md127… distributions use."""
-LOOP_RELEASE_WAIT_S = 5.0
-"""How long teardown waits for a detached loop device to let go (autoclear)."""
 
 StepHook = Callable[[str], None]
 """Called with a step name (``image-recorded``, ``loop-attaching``, ``loop-attached``,
@@ -74,26 +74,6 @@ class LabArrayView:
     def name(self) -> str:
         """``md100``."""
         return self.record.name
-
-
-@dataclass(frozen=True, slots=True)
-class TeardownReport:
-    """What teardown did, what was already gone, and what it left (and why)."""
-
-    done: tuple[str, ...] = ()
-    gone: tuple[str, ...] = ()
-    kept: tuple[str, ...] = ()
-
-    @property
-    def clean(self) -> bool:
-        """True when nothing the lab made is left behind."""
-        return not self.kept
-
-    def lines(self) -> list[str]:
-        """A human summary, one line each."""
-        out = [f"done: {d}" for d in self.done] + [f"already gone: {g}" for g in self.gone]
-        out += [f"LEFT: {k}" for k in self.kept]
-        return out or ["the lab had nothing to tear down"]
 
 
 class Lab:
@@ -239,22 +219,16 @@ class Lab:
     def new_disk(self, array: str, size_bytes: int, on_step: StepHook | None = None) -> ImageRecord:
         """A fresh sparse image attached to a loop device, recorded at each step."""
         step = on_step or (lambda _label: None)
-        self.registry.images_dir.mkdir(parents=True, exist_ok=True)
         with self.registry.edit() as draft:
             path = self._free_image_path(array, draft.state)
             draft.put_image(ImageRecord(str(path), size_bytes, self._clock(), array, "planned"))
         step("image-recorded")
-
-        def make_image() -> None:
-            # O_EXCL: never resize or reuse a file that is not the lab's own.
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-            try:
-                os.ftruncate(fd, size_bytes)
-            finally:
-                os.close(fd)
-
-        self.runner.python(f"truncate -s {size_bytes} {shlex.quote(str(path))}", make_image, array=array)
-        inode = os.stat(path).st_ino
+        made: list[int] = []
+        # Created by name inside the images folder, never through a link (O_EXCL|O_NOFOLLOW).
+        self.runner.python(f"truncate -s {size_bytes} {shlex.quote(str(path))}",
+                           lambda: made.append(create_image(self.registry.images_dir, path.name, size_bytes)),
+                           array=array)
+        inode = made[0]
         with self.registry.edit() as draft:
             draft.update_image(str(path), state="attaching", inode=inode)
         step("loop-attaching")
@@ -365,146 +339,25 @@ class Lab:
         """Stop exactly the lab's arrays, detach exactly its loops, delete exactly its files.
 
         With ``arrays``, only those arrays and the images made for them.
-        Anything already gone is reported and forgotten; anything that now
-        belongs to someone else is left alone and reported.
+        Anything already gone is reported and forgotten; anything that is not
+        the lab's (outside its images folder, another inode, a reused loop
+        number or md name) is left alone and reported (:mod:`.teardown`).
         """
-        state = self.state()
-        wanted = None if arrays is None else set(arrays)
-        done: list[str] = []
-        gone: list[str] = []
-        kept: list[str] = []
-        if wanted is not None:
-            for name in sorted(wanted - {a.name for a in state.arrays}):
-                gone.append(f"{name} is not a lab array")
-        kept_arrays: set[str] = set()
-        for record in state.arrays:
-            if wanted is not None and record.name not in wanted:
-                continue
-            if not self._stop_array(record, state, done, gone, kept):
-                kept_arrays.add(record.name)
-                continue
-            final = self._with_cached_watch(record)
-            try:
-                self.history.add_array(final, self._clock())
-            except Exception:  # history is a record, not a reason to leave an array behind
-                pass
-            with self.registry.edit() as draft:
-                draft.drop_array(record.name)
-            self._watches.pop(record.name, None)
-        loops = attached_loops(self.root)
-        released: list[str] = []
-        for image in state.images:
-            if wanted is not None and image.array not in wanted:
-                continue
-            if image.array in kept_arrays:
-                kept.append(f"{image.path} kept: its array {image.array} is still running")
-                continue
-            if self._release_image(image, loops, done, gone, kept, released):
-                with self.registry.edit() as draft:
-                    draft.drop_image(image.path)
-        self._wait_for_loops(released, kept)
-        return TeardownReport(tuple(done), tuple(gone), tuple(kept))
+        return teardown(self, arrays)
 
-    def _ours(self, device: str, state: LabState) -> bool:
-        """True when ``device`` is a loop holding one of the lab's images (path and inode)."""
-        if lab_image_of(device, state, self.root) is not None:
-            return True
-        backing = loop_backing(device, self.root)
-        if backing is None:
-            return False
-        image = state.image(backing.path)
-        # An image caught between losetup and the registry write has no loop name yet.
-        return image is not None and image.inode is not None and backing.inode == image.inode
+    def discard_image(self, path: str) -> TeardownReport:
+        """Detach and delete one image the lab made, under the same checks as teardown."""
+        return discard_image(self, path)
 
-    def _stop_array(self, record: ArrayRecord, state: LabState, done: list, gone: list, kept: list) -> bool:
-        name = record.name
-        if record.mount_point and record.mounted:
-            if self._mounted_from(record.mount_point, name):
-                event = self.runner.run(["umount", record.mount_point], check=False, array=name)
-                if not event.ok:
-                    kept.append(f"{name} left running: {record.mount_point} could not be unmounted ({event.error})")
-                    return False
-                done.append(f"unmounted {record.mount_point}")
-            else:
-                gone.append(f"{record.mount_point} was not mounted from {name}")
-        members = kernel_members(name, self.root)
-        if members is None:
-            gone.append(f"{name} was not running")
-            return True
-        foreign = [m for m in members if not self._ours(m, state)]
-        if foreign:
-            kept.append(f"{name} left running: it holds {', '.join(foreign)}, which the lab did not create "
-                        "(the name may have been reused after a reboot)")
-            return False
-        event = self.runner.run(["mdadm", "--stop", f"/dev/{name}"], check=False, array=name)
-        if not event.ok:
-            kept.append(f"{name} could not be stopped: {event.error}")
-            return False
-        done.append(f"stopped {name}")
-        return True
-
-    def _release_image(self, image: ImageRecord, loops: list[LoopBacking], done: list, gone: list, kept: list,
-                       released: list) -> bool:
-        ok = True
-        holders = []
-        if image.inode is not None:
-            holders = [l for l in loops if l.path == image.path and l.inode == image.inode]
-        if image.loop and not any(l.name == image.loop for l in holders):
-            current = next((l for l in loops if l.name == image.loop), None)
-            if current is None:
-                gone.append(f"{image.loop} was already detached")
-            else:
-                gone.append(f"{image.loop} now holds {current.path}, not the lab's {image.path}: left alone")
-        for holder in holders:
-            event = self.runner.run(["losetup", "-d", f"/dev/{holder.name}"], check=False, array=image.array)
-            if event.ok:
-                done.append(f"detached {holder.name}")
-                released.append(holder.name)
-            else:
-                kept.append(f"{holder.name} could not be detached: {event.error}")
-                ok = False
-        if not ok:
-            return False
+    def forget_array(self, record: ArrayRecord) -> None:
+        """Move a stopped array from the registry into the history."""
         try:
-            info = os.stat(image.path)
-        except FileNotFoundError:
-            if image.state != "planned":
-                gone.append(f"{image.path} was already deleted")
-            return True
-        except OSError as exc:
-            kept.append(f"{image.path} could not be checked: {exc.strerror}")
-            return False
-        if image.inode is not None and info.st_ino != image.inode:
-            kept.append(f"{image.path} is another file now (not the image the lab made): left alone")
-            return False
-        event = self.runner.python(f"rm -f {shlex.quote(image.path)}", lambda: os.unlink(image.path),
-                                   check=False, array=image.array)
-        if event.ok:
-            done.append(f"deleted {image.path}")
-            return True
-        kept.append(f"{image.path} could not be deleted: {event.error}")
-        return False
-
-    def _wait_for_loops(self, released: list[str], kept: list[str]) -> None:
-        # A loop still open somewhere is only marked to detach on last close.
-        deadline = time.monotonic() + LOOP_RELEASE_WAIT_S
-        pending = set(released)
-        while pending and time.monotonic() < deadline:
-            pending = {name for name in pending if loop_backing(name, self.root) is not None}
-            if pending:
-                time.sleep(0.05)
-        for name in sorted(pending):
-            kept.append(f"{name} is still attached: something holds it open; it detaches when that closes it")
-
-    def _mounted_from(self, mount_point: str, name: str) -> bool:
-        text = self.root.read_optional("/proc/self/mountinfo") or ""
-        for line in text.splitlines():
-            fields = line.split()
-            if len(fields) > 4 and fields[4] == mount_point and " - " in line:
-                source = line.split(" - ", 1)[1].split()
-                if len(source) > 1 and os.path.basename(source[1]) == name:
-                    return True
-        return False
+            self.history.add_array(self._with_cached_watch(record), self._clock())
+        except Exception:  # history is a record, not a reason to leave an array behind
+            pass
+        with self.registry.edit() as draft:
+            draft.drop_array(record.name)
+        self._watches.pop(record.name, None)
 
 
 def _same_apart_from_time(before: ArrayRecord, after: ArrayRecord) -> bool:

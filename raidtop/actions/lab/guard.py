@@ -6,7 +6,8 @@ and that every device the kernel lists for it — ``slaves`` and every
 ``md/dev-*`` entry, spares and faulty members included — is a loop device
 attached to one of the lab's image files (same path, same inode). One sd,
 nvme or foreign loop device anywhere in the array refuses every action,
-with the reason.
+with the reason. An image counts only when its path lies directly in the
+lab's images folder, whatever the registry says.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from raidtop.actions.lab.loopdev import is_loop_name, loop_backing
 from raidtop.actions.lab.registry import ArrayRecord, ImageRecord, LabState
 from raidtop.actions.member_actions import ActionRefused
 from raidtop.collect.source import Root, SourceError, as_root
+from raidtop.untrusted import plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,8 @@ def kernel_members(name: str, root: Root | str = "/") -> tuple[str, ...] | None:
 def lab_image_of(loop: str, state: LabState, root: Root | str = "/") -> ImageRecord | None:
     """The lab image ``loop`` is attached to now, or ``None`` when it is not one of the lab's."""
     image = state.image_on_loop(loop)
-    if image is None:
+    # The lab makes images only in its own folder: an entry naming any other file is not the lab's.
+    if image is None or state.image_name(image.path) is None:
         return None
     current = loop_backing(loop, root)
     if current is None or current.path != image.path:
@@ -63,18 +66,21 @@ def lab_image_of(loop: str, state: LabState, root: Root | str = "/") -> ImageRec
 def refusal_for_device(device: str, array: str, state: LabState, root: Root | str = "/") -> str | None:
     """Why ``device`` (a member of ``array``) rules the lab out, or ``None`` when it is the lab's."""
     if not is_loop_name(device):
-        return (f"{array} has member {device}, which is not a loop device (a real disk); "
+        return (f"{array} has member {plain(device)}, which is not a loop device (a real disk); "
                 "the lab never acts on an array with a real disk in it")
     if lab_image_of(device, state, root) is not None:
         return None
     image = state.image_on_loop(device)
     current = loop_backing(device, root)
+    if image is not None and state.image_name(image.path) is None:
+        return (f"{array} has member {device}, which the registry says holds {plain(image.path)}, outside the lab's "
+                "images folder; the lab acts only on its own loop devices")
     if image is not None and current is not None:
         if current.path == image.path:
-            return (f"{array} has member {device}, attached to {current.path}, but that file is not the image "
+            return (f"{array} has member {device}, attached to {plain(current.path)}, but that file is not the image "
                     "the lab made (it was recreated); the lab acts only on its own loop devices")
-        return (f"{array} has member {device}, now attached to {current.path}, not to the lab's image "
-                f"{image.path}; the lab acts only on its own loop devices")
+        return (f"{array} has member {device}, now attached to {plain(current.path)}, not to the lab's image "
+                f"{plain(image.path)}; the lab acts only on its own loop devices")
     return f"{array} has member {device}, a loop device raidtop's lab did not create; the lab acts only on its own"
 
 

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from raidtop.actions.lab.registry import ArrayRecord, RebuildRecord
+from raidtop.safeio import UnsafeFile
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rebuilds (
@@ -60,6 +61,9 @@ class LabHistory:
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # SQLite follows links: a planted lab.sqlite link would have the lab write into another database.
+        if self.path.is_symlink():
+            raise UnsafeFile(self.path, "is a symbolic link; raidtop does not follow it")
         connection = sqlite3.connect(self.path, timeout=10)
         connection.executescript(_SCHEMA)
         return connection

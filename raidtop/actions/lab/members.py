@@ -292,17 +292,8 @@ class LabMemberActions:
         return MemberPlan("speed_limit", array, None, command, execute)
 
     def _discard(self, path: str) -> None:
-        # A fresh disk mdadm would not take is of no use: detach and delete it now.
-        state = self.lab.state()
-        image = state.image(path)
-        if image is None:
-            return
-        loops = [image.loop] if image.loop else []
-        for loop in loops:
-            self.lab.runner.run(["losetup", "-d", f"/dev/{loop}"], check=False, array=image.array)
-        self.lab.runner.python(f"rm -f {shlex.quote(path)}", lambda: _unlink(path), check=False, array=image.array)
-        with self.lab.registry.edit() as draft:
-            draft.drop_image(path)
+        # A fresh disk mdadm would not take is of no use: detach and delete it now, as teardown would.
+        self.lab.discard_image(path)
 
 
 def next_speed_limit(current: str | None) -> int | None:
@@ -319,12 +310,9 @@ def next_speed_limit(current: str | None) -> int | None:
 
 
 def _write(path: str, value: str) -> None:
-    with open(path, "w") as handle:
-        handle.write(value + "\n")
-
-
-def _unlink(path: str) -> None:
+    # An md attribute exists or the array is gone: never create a file where one was meant to be opened.
+    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY)
     try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
+        os.write(fd, (value + "\n").encode())
+    finally:
+        os.close(fd)

@@ -190,9 +190,10 @@ def _check_directory(directory: str, size: str | int, root: Root) -> BenchTarget
     wanted = test_file_bytes(size)
     fd = open_directory_fd(directory)
     try:
-        facts = inspect_directory(fd, directory, wanted)
-        # A probe only: the run itself takes the lock and holds it.
+        # A probe only (the run itself takes the lock and holds it), first: a running
+        # benchmark's own directory must not read as a leftover.
         try_lock(fd, directory)
+        facts = inspect_directory(fd, directory, wanted)
     finally:
         os.close(fd)
     test_file = os.path.join(directory, PRIVATE_DIR_NAME, TEST_FILE_NAME)

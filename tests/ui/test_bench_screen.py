@@ -95,7 +95,7 @@ async def test_a_preset_key_shows_the_exact_command_then_runs_and_stores(bench: 
         await pilot.press("3")
         await wait_for_screen(pilot, ConfirmDialog)
         shown = str(app.screen.query_one("#confirm-command").render())
-        assert shown.startswith(f"{bench.fio} --name=rand-read --filename={bench.target}/raidtop-bench.dat --rw=randread")
+        assert shown.startswith(f"{bench.fio} --name=rand-read --filename={bench.target}/raidtop-bench.d/raidtop-bench.dat --rw=randread")
         assert "--runtime=3 --size=1M --group_reporting --output-format=json --status-interval=1" in shown
         await pilot.press("y")
         await wait_until(pilot, lambda: screen.job is None and len(screen.runs) == 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import socket
 import time
 from typing import Iterable
@@ -133,6 +134,14 @@ class RaidtopApp(App[None]):
         self.push_screen(self.dashboard)
         for problem in self._theme_problems:
             self.notify(problem, title="Theme", severity="warning", timeout=8)
+        # A dropped SSH session (SIGHUP) or a kill (SIGTERM) ends raidtop the way q does:
+        # screens unmount, so a running fio is stopped and its partial result stored.
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self.exit)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass  # not the main thread, or no such signal here
 
     def member_actions(self, array: str):
         """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``."""
@@ -184,6 +193,9 @@ class RaidtopApp(App[None]):
         self.sample_now()
 
     def on_unmount(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
         watcher = getattr(self, "_watcher", None)
         if watcher is not None:
             watcher.stop()

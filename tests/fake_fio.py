@@ -11,7 +11,8 @@ reads (and as many writes for write or mixed modes) of 4 KiB, each with a
 ``FAKE_FIO_ENGINES`` replaces the ``--enghelp`` list; ``FAKE_FIO_PROBE_FAIL``
 makes the engine probe fail; ``FAKE_FIO_EXIT`` makes a job exit with that
 status after printing only to stderr; ``FAKE_FIO_STARTED`` names a file the
-job writes once it is ready for SIGINT.
+job writes once it is ready for SIGINT. Like fio, a job creates its
+``--filename`` (4 KiB here) when that names a file in an existing directory.
 """
 
 from __future__ import annotations
@@ -75,6 +76,11 @@ def main() -> None:
     if os.environ.get("FAKE_FIO_EXIT"):
         print("fio: pid=1, err=28/file:filesetup.c:240, func=fallocate, error=No space left on device", file=sys.stderr)
         sys.exit(int(os.environ["FAKE_FIO_EXIT"]))
+    filename = options.get("filename", "")
+    if os.path.isdir(os.path.dirname(filename)) and not os.path.exists(filename):
+        # fio lays out a directory target's test file before the job starts.
+        with open(filename, "wb") as handle:
+            handle.write(b"\0" * 4096)
     runtime = int(options.get("runtime", "3"))
     tick = float(os.environ.get("FAKE_FIO_TICK", "0.05"))
     stopped = []

@@ -1,17 +1,37 @@
 """``raidtop bench PRESET --target PATH``: run a fio preset, store it, print the numbers.
 
 The same guards as the Benchmarks screen apply: a raw device must be one
-raidtop's lab created, or named again with ``--allow-raw-device``. Ctrl-C
-stops fio (one SIGINT), keeps the partial result and exits 130.
+raidtop's lab created, or named again with ``--allow-raw-device``. Ctrl-C,
+SIGTERM and a hang-up (SIGHUP, a dropped SSH session) all stop fio the same
+way: one SIGINT to fio, the partial result stored, the test file removed, the
+action logged, and exit 128 + the signal number (130, 143, 129). The handlers
+are raidtop's own, installed whatever it inherited: a shell that starts a
+background job with SIGINT ignored must not make Ctrl-C a no-op.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
-import time
+from typing import Any, TextIO
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop a running benchmark cleanly."""
+
+
+def _say(text: str, stream: TextIO | None = None, end: str = "\n") -> None:
+    """Print, ignoring a terminal that went away (a hang-up must not cost the cleanup)."""
+    try:
+        print(text, end=end, file=stream or sys.stdout, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _err(text: str) -> None:
+    _say(text, sys.stderr)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,15 +55,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Plan, run ``--runs`` passes and print; the exit code says how it went."""
-    from raidtop.actions.fio.bench import Batch, FioMissing, plan_run, run_repeat
-    from raidtop.actions.fio.compare import METRIC_BY_KEY, export_document, summarise_passes
-    from raidtop.actions.fio.guards import TargetRefused
+    from raidtop.actions.fio.bench import Batch
     from raidtop.actions.fio.history import BenchHistory
     from raidtop.actions.fio.presets import load_presets
 
     presets = load_presets()
     for problem in presets.problems:
-        print(f"raidtop bench: {problem}", file=sys.stderr)
+        _err(f"raidtop bench: {problem}")
     if args.list:
         for preset in presets.presets:
             runtime = presets.runtime_of(preset)
@@ -59,29 +77,57 @@ def run(args: argparse.Namespace) -> int:
     if args.runs < 1 or (args.runtime is not None and args.runtime < 1):
         print("raidtop bench: --runs and --runtime must be positive", file=sys.stderr)
         return 2
-    try:
-        plan = plan_run(preset, args.target, presets=presets, runtime_s=args.runtime, size=args.size,
-                        allow_raw_device=args.allow_raw_device)
-    except (TargetRefused, FioMissing) as exc:
-        print(f"raidtop bench: {exc}", file=sys.stderr)
-        return 2
-    if plan.command.engine_note:
-        print(f"raidtop bench: {plan.command.engine_note}", file=sys.stderr)
-    print(f"running: {plan.command.display}", file=sys.stderr)
-
     history = BenchHistory()
     batch = Batch()
+    received: list[int] = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        # fio runs in its own session: it hears only the one SIGINT the batch forwards.
+        received.append(signum)
+        batch.cancel()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
+    try:
+        code = _plan_and_run(args, preset, presets, history, batch, received)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 128 + received[0] if received else code
+
+
+def _plan_and_run(args: argparse.Namespace, preset, presets, history, batch, received: list[int]) -> int:
+    """Everything after the preset is known, with the stop signals already caught."""
+    from raidtop.actions.fio.bench import FioMissing, plan_run, run_repeat
+    from raidtop.actions.fio.compare import METRIC_BY_KEY, export_document, summarise_passes
+    from raidtop.actions.fio.guards import TargetRefused
+    from raidtop.actions.fio.history import HistoryUnavailable
+
+    try:
+        # Where the result goes is checked before fio runs, not discovered after.
+        history.ensure_writable()
+        plan = plan_run(preset, args.target, presets=presets, runtime_s=args.runtime, size=args.size,
+                        allow_raw_device=args.allow_raw_device)
+    except (TargetRefused, FioMissing, HistoryUnavailable) as exc:
+        _err(f"raidtop bench: {exc}")
+        return 2
+    if received:
+        return 1  # stopped while planning: fio never started
+    if plan.command.engine_note:
+        _err(f"raidtop bench: {plan.command.engine_note}")
+    _err(f"running: {plan.command.display}")
+    _err(f"  fio is given /proc/self/fd/N{'/' + plan.target.test_file.rsplit('/', 1)[-1] if plan.target.test_file else ''}: "
+         f"the {plan.target.kind} raidtop opened and locked, so a link or a ':' in the name cannot redirect it")
     show_progress = sys.stderr.isatty() and not args.json
 
     def on_point(point) -> None:
         lat = f"{point.lat_us / 1000:.2f} ms" if point.lat_us is not None else "-"
-        print(f"\r  {point.t_s:5.0f} s  {point.iops:10.0f} IOPS  {point.mb_s:9.1f} MB/s  {lat:>10}", end="", file=sys.stderr)
+        _say(f"\r  {point.t_s:5.0f} s  {point.iops:10.0f} IOPS  {point.mb_s:9.1f} MB/s  {lat:>10}", sys.stderr, end="")
 
     def on_pass(number: int, record) -> None:
         if show_progress:
-            print(file=sys.stderr)
+            _err("")
         if not args.json:
-            print(_pass_line(number, args.runs, record))
+            _say(_pass_line(number, args.runs, record))
 
     records: list = []
     done = threading.Event()
@@ -93,18 +139,13 @@ def run(args: argparse.Namespace) -> int:
         finally:
             done.set()
 
+    # fio is started and waited for by this thread, which lives as long as fio:
+    # the parent-death signal that stops fio is tied to the thread that forked it.
     worker = threading.Thread(target=work, name="raidtop-bench", daemon=True)
     worker.start()
-    interrupted = False
-    # Poll with sleep, not Thread.join(timeout): a Ctrl-C that interrupts join()
-    # can leave the thread looking finished while it still runs.
-    while not done.is_set():
-        try:
-            time.sleep(0.1)
-        except KeyboardInterrupt:
-            # fio runs in its own session: forward one SIGINT and let it print its partial result.
-            interrupted = True
-            batch.cancel()
+    # A short timed wait: the signal handlers run between waits, in this thread.
+    while not done.wait(0.2):
+        pass
     worker.join()
     kept = [r for r in records if r.stored is not None]
     stored = [r.stored for r in kept]
@@ -122,22 +163,19 @@ def run(args: argparse.Namespace) -> int:
         }
         if summary is not None:
             doc["summary"] = {s.key: {"mean": s.mean, "stddev": s.stddev, "values": list(s.values)} for s in summary.stats if s.mean is not None}
-        json.dump(doc, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        _say(json.dumps(doc, indent=1))
     else:
         for record in records:
             if record.stored is None:
-                print(f"raidtop bench: {record.message}", file=sys.stderr)
+                _err(f"raidtop bench: {record.message}")
         if summary is not None and summary.runs:
-            print(f"mean ± stddev over {len(summary.runs)} complete passes:")
+            _say(f"mean ± stddev over {len(summary.runs)} complete passes:")
             for stat in summary.stats:
                 if stat.mean is not None:
-                    print(f"  {METRIC_BY_KEY[stat.key].label:<22} {stat.mean:12.1f} ± {stat.stddev:.1f}")
+                    _say(f"  {METRIC_BY_KEY[stat.key].label:<22} {stat.mean:12.1f} ± {stat.stddev:.1f}")
         if stored:
             ids = ", ".join(f"#{s.id}" for s in stored)
-            print(f"stored as {ids} in {history.path}")
-    if interrupted:
-        return 130
+            _say(f"stored as {ids} in {history.path}")
     return 0 if records and all(r.outcome.ok for r in records) and len(records) == args.runs else 1
 
 

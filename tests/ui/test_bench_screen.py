@@ -95,7 +95,7 @@ async def test_a_preset_key_shows_the_exact_command_then_runs_and_stores(bench: 
         await pilot.press("3")
         await wait_for_screen(pilot, ConfirmDialog)
         shown = str(app.screen.query_one("#confirm-command").render())
-        assert shown.startswith(f"{bench.fio} --name=rand-read --filename={bench.target}/raidtop-bench.dat --rw=randread")
+        assert shown.startswith(f"{bench.fio} --name=rand-read --filename={bench.target}/raidtop-bench.d/raidtop-bench.dat --rw=randread")
         assert "--runtime=3 --size=1M --group_reporting --output-format=json --status-interval=1" in shown
         await pilot.press("y")
         await wait_until(pilot, lambda: screen.job is None and len(screen.runs) == 1)
@@ -318,3 +318,31 @@ def test_a_finished_comparison_snapshot(snap_compare, tmp_path: Path, monkeypatc
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=(120, 40), run_before=open_comparison)
+
+
+@pytest.mark.parametrize("how", ["quit", "hang-up"])
+async def test_leaving_raidtop_stops_a_running_fio_and_keeps_the_partial_result(bench: Bench, monkeypatch, how: str):
+    import os
+    import signal
+
+    started = bench.tmp / "fio-started"
+    monkeypatch.setenv("FAKE_FIO_TICK", "0.1")
+    monkeypatch.setenv("FAKE_FIO_STARTED", str(started))
+    bench.remember(bench.target, runtime_s=120)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot, bench.screen())
+        await pilot.press("5")
+        await wait_for_screen(pilot, ConfirmDialog)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(screen.live_points) >= 2)
+        assert os.listdir(bench.target) == ["raidtop-bench.d"]
+        if how == "quit":
+            app.exit()
+        else:
+            os.kill(os.getpid(), signal.SIGHUP)
+        await pilot.pause(0.5)
+    runs = bench.history.runs()
+    assert len(runs) == 1 and runs[0].partial and "cancelled" in runs[0].message
+    assert os.listdir(bench.target) == []
+    assert bench.log.read("fio")[0].details["partial"]

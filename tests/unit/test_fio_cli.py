@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.history import BenchHistory
 from raidtop.cli import bench
 
@@ -52,7 +58,7 @@ def test_repeated_runs_print_json_with_mean_and_stddev_and_are_stored(env: Path,
     stored = BenchHistory(tmp_path / "data" / "raidtop" / "bench.sqlite").runs()
     assert [r.label for r in stored] == ["pass 1/2", "pass 2/2"]
     assert stored[0].group_id == stored[1].group_id is not None
-    assert not (env / "raidtop-bench.dat").exists()
+    assert os.listdir(env) == []
 
 
 def test_a_text_run_prints_the_numbers(env: Path, capsys):
@@ -79,26 +85,45 @@ def test_without_fio_the_package_is_named(env: Path, capsys, monkeypatch, tmp_pa
     assert "install the 'fio' package" in capsys.readouterr().err
 
 
-def test_ctrl_c_stops_fio_keeps_the_partial_result_and_exits_130(env: Path, tmp_path: Path):
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
+SCRIPT = (
+    "import argparse, sys\n"
+    "from raidtop.cli import bench\n"
+    "parser = argparse.ArgumentParser(prog='raidtop')\n"
+    "bench.register(parser.add_subparsers(dest='command'))\n"
+    "args = parser.parse_args(sys.argv[1:])\n"
+    "sys.exit(args.func(args))\n"
+)
 
+
+def _ignore_sigint() -> None:
+    # What a shell does to a background job without job control: SIGINT ignored, inherited.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _fio_children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.parametrize(("signum", "inherit_ignored_sigint"), [
+    (signal.SIGINT, False),
+    (signal.SIGINT, True),
+    (signal.SIGTERM, False),
+    (signal.SIGHUP, False),
+])
+def test_a_stop_signal_stops_fio_keeps_the_partial_result_and_exits_128_plus_n(
+        env: Path, tmp_path: Path, signum: int, inherit_ignored_sigint: bool):
     started = tmp_path / "fio-started"
-    script = (
-        "import argparse, sys\n"
-        "from raidtop.cli import bench\n"
-        "parser = argparse.ArgumentParser(prog='raidtop')\n"
-        "bench.register(parser.add_subparsers(dest='command'))\n"
-        "args = parser.parse_args(sys.argv[1:])\n"
-        "sys.exit(args.func(args))\n"
-    )
     environ = dict(os.environ, FAKE_FIO_TICK="0.3", FAKE_FIO_STARTED=str(started))
     proc = subprocess.Popen(
-        [sys.executable, "-c", script, "bench", "rand-read", "--target", str(env), "--runtime", "100", "--size", "1M"],
+        [sys.executable, "-c", SCRIPT, "bench", "rand-read", "--target", str(env), "--runtime", "100", "--size", "1M"],
         cwd=Path(__file__).resolve().parents[2], env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_ignore_sigint if inherit_ignored_sigint else None,
     )
     try:
         # Wait until the fake fio is ready for SIGINT, as a user's Ctrl-C would find it.
@@ -107,12 +132,52 @@ def test_ctrl_c_stops_fio_keeps_the_partial_result_and_exits_130(env: Path, tmp_
                 break
             time.sleep(0.05)
         assert started.exists(), proc.stderr.read() if proc.poll() is not None else "fio never started"
-        proc.send_signal(signal.SIGINT)
+        assert (env / "raidtop-bench.d" / "raidtop-bench.dat").exists(), "fio's file is in raidtop's directory"
+        fio_pids = _fio_children(proc.pid)
+        assert fio_pids
+        proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, err
+    assert proc.returncode == 128 + signum, err
     assert "[partial: cancelled" in out
     runs = BenchHistory(tmp_path / "data" / "raidtop" / "bench.sqlite").runs()
     assert len(runs) == 1 and runs[0].partial
+    assert os.listdir(env) == [], "the test file and raidtop's directory are gone"
+    assert [e.result for e in ActionLog(tmp_path / "state" / "raidtop" / "actions.log").read("fio")] == [runs[0].message]
+    assert not [pid for pid in fio_pids if Path(f"/proc/{pid}").exists()], "no fio left"
+
+
+def test_an_unwritable_history_is_refused_before_fio_runs(env: Path, tmp_path: Path, monkeypatch, capsys):
+    started = tmp_path / "fio-started"
+    monkeypatch.setenv("FAKE_FIO_STARTED", str(started))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("sentinel")
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocker))
+    assert run_bench("rand-read", "--target", str(env), "--runtime", "2", "--size", "1M") == 2
+    err = capsys.readouterr().err
+    assert f"the results history {blocker}/raidtop/bench.sqlite cannot be written" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not started.exists() and blocker.read_text() == "sentinel" and os.listdir(env) == []
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("--size", "0"), "test-file size must be at least 1M"),
+    (("--runtime", "100000"), "runtime must be from 1 to 86400"),
+])
+def test_nonsense_jobs_are_refused_in_one_sentence(env: Path, capsys, argv, message):
+    assert run_bench("rand-read", "--target", str(env), *argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert os.listdir(env) == []
+
+
+def test_an_oversized_preset_is_skipped_with_a_sentence(env: Path, tmp_path: Path, capsys):
+    config = tmp_path / "config" / "raidtop"
+    config.mkdir(parents=True)
+    (config / "presets.toml").write_text('[preset.huge]\nrw = "read"\nbs = "4k"\niodepth = 1\nnumjobs = 100000\n')
+    assert run_bench("huge", "--target", str(env)) == 2
+    err = capsys.readouterr().err
+    assert "preset 'huge': numjobs must be from 1 to 64, not 100000; skipped" in err
+    assert "no preset 'huge'" in err

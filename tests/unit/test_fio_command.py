@@ -23,7 +23,7 @@ def test_a_directory_run_writes_one_sized_test_file():
     cmd = build_command(PRESETS["rand-rw"], target, runtime_s=15, size="1G", engine=LIBAIO, fio="fio")
     assert cmd.argv == (
         "fio", "--name=rand-rw", "--filename=/srv/my bench/raidtop-bench.dat", "--rw=randrw", "--rwmixread=50",
-        "--bs=4k", "--iodepth=32", "--numjobs=4", "--ioengine=libaio", "--direct=1", "--time_based", "--runtime=15",
+        "--bs=4k", "--iodepth=32", "--numjobs=4", "--thread", "--ioengine=libaio", "--direct=1", "--time_based", "--runtime=15",
         "--size=1G", "--group_reporting", "--output-format=json", "--status-interval=1",
     )
     # The string shown to the user is the same command, quoted for a shell.
@@ -39,7 +39,7 @@ def test_a_read_job_on_a_raw_device_is_read_only_and_unsized():
     assert "--filename=/dev/loop7" in cmd.argv
     write = build_command(PRESETS["certification"], target, runtime_s=30, engine=LIBAIO, fio="fio")
     assert "--readonly" not in write.argv
-    assert ("--bs=4M", "--iodepth=64", "--runtime=30") == (write.argv[4], write.argv[5], write.argv[10])
+    assert ("--bs=4M", "--iodepth=64", "--runtime=30") == (write.argv[4], write.argv[5], write.argv[11])
 
 
 def test_the_fallback_engine_and_its_reason_are_carried():

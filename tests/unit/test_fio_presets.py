@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from raidtop.actions.fio.presets import (
     BUILTIN_PRESETS,
@@ -130,3 +133,33 @@ def test_runtime_steps_cycle():
     assert next_runtime(120) == 5
     assert next_runtime(5, -1) == 120
     assert next_runtime(7) == 10
+
+
+def test_deeply_nested_toml_is_a_problem_not_a_recursion_error(tmp_path: Path):
+    path = tmp_path / "presets.toml"
+    path.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    loaded = load_presets(path)
+    assert loaded.presets == BUILTIN_PRESETS
+    assert loaded.problems == (f"{path}: nested too deeply to be a presets file; using the built-in presets",)
+
+
+def test_a_fifo_as_presets_file_is_refused_without_hanging(tmp_path: Path):
+    path = tmp_path / "presets.toml"
+    os.mkfifo(path)
+    loaded = load_presets(path)
+    assert loaded.presets == BUILTIN_PRESETS
+    assert loaded.problems == (f"{path}: cannot be read (is a FIFO, not a regular file; not read); using the built-in presets",)
+
+
+@pytest.mark.parametrize(("spec", "problem"), [
+    ("numjobs = 100000", "numjobs must be from 1 to 64, not 100000"),
+    ("iodepth = 4097", "iodepth must be from 1 to 1024, not 4097"),
+    ("runtime = 1000000", "runtime must be from 1 to 86400, not 1000000"),
+    ('options = { numjobs = "1000" }', "option 'numjobs' is not allowed"),
+    ('options = { exec_prerun = "rm -rf /" }', "option 'exec_prerun' is not allowed"),
+    ('options = { thread = "0" }', "option 'thread' is not allowed"),
+])
+def test_job_limits_cannot_be_dodged(spec: str, problem: str):
+    loaded = parse_presets_toml(f"[preset.rand-read]\n{spec}\n")
+    assert loaded.get("rand-read").origin == "built-in"
+    assert len(loaded.problems) == 1 and problem in loaded.problems[0]

@@ -1,27 +1,31 @@
 """One benchmark from start to stored result, shared by the screen and ``raidtop bench``.
 
 :func:`plan_run` checks the target (guards), picks the engine and builds the
-command: everything the confirm dialog shows. :func:`execute` records the
-tuning in force, runs fio, logs the command in the action log (kind ``fio``),
-stores the result (partial ones too) and removes the test file. A
-:class:`Batch` lets another thread cancel a single run, a repeat or a sweep.
+command: everything the confirm dialog shows. :func:`execute` checks that
+the result can be stored, opens and locks the target (:func:`open_target`),
+records the tuning in force, runs fio on the descriptor it opened, logs the
+command in the action log (kind ``fio``), stores the result (partial ones
+too) and removes what it created. A :class:`Batch` lets another thread cancel
+a single run, a repeat or a sweep.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import FioCommand, build_command, find_fio, fio_missing_message, fio_version
-from raidtop.actions.fio.guards import BenchTarget, check_target
-from raidtop.actions.fio.history import BenchHistory, StoredRun, new_group_id
-from raidtop.actions.fio.presets import Preset, PresetSet
+from raidtop.actions.fio.guards import BenchTarget, TargetRefused, check_target, test_file_bytes
+from raidtop.actions.fio.history import BenchHistory, HistoryUnavailable, StoredRun, new_group_id
+from raidtop.actions.fio.opened import OpenTarget, open_device_target, open_directory_target
+from raidtop.actions.fio.presets import Preset, PresetSet, check_job
 from raidtop.actions.fio.runner import FioRunner, ProgressPoint, RunOutcome
-from raidtop.actions.fio.stack import TuningState, capture_tuning
+from raidtop.actions.fio.stack import TuningState, capture_tuning, device_number
 from raidtop.collect.source import Root, as_root
 
 
@@ -58,8 +62,12 @@ class BenchPlan:
         """Preset, target, stack and engine in a few lines."""
         target = self.target
         if target.kind == "directory":
-            where = f"directory on {target.device or 'no block device'}"
-            where += f"; test file {os.path.basename(target.test_file or '')} ({self.command.size}), removed afterwards"
+            if target.real_path:
+                where = f"which is {target.real_path}; "
+            else:
+                where = ""
+            where += f"directory on {target.device or 'no block device'}"
+            where += f"; test file {target.test_file} ({self.command.size}) in a directory raidtop makes, removed afterwards"
         else:
             why = "created by raidtop's lab" if target.lab else "allowed by your override"
             where = f"raw device {target.device}, {why}"
@@ -67,6 +75,8 @@ class BenchPlan:
         lines = [
             f"Preset:  {self.preset.name}: {self.preset.description or self.preset.summary} ({self.preset.summary})",
             f"Target:  {target.path} ({where})",
+            f"fio gets: /proc/self/fd/N{'/' + os.path.basename(target.test_file or '') if target.kind == 'directory' else ''}, "
+            f"the {'directory' if target.kind == 'directory' else 'device'} raidtop opens and locks, never a path to reread",
             f"Stack:   {stack}",
             f"Runtime: {self.command.runtime_s} s, engine {self.command.engine}, {self.fio_version or 'fio'}",
         ]
@@ -146,13 +156,49 @@ def plan_run(
     registry: Path | None = None,
 ) -> BenchPlan:
     """Check the target and build the command; raises TargetRefused or FioMissing."""
+    file_size = presets.size_of(preset, size)
+    runtime = presets.runtime_of(preset, runtime_s)
+    problem = check_job(preset, runtime)
+    if problem:
+        raise TargetRefused(problem)
+    wanted = test_file_bytes(file_size)
     fio = fio or find_fio()
     if fio is None:
         raise FioMissing(fio_missing_message())
-    file_size = presets.size_of(preset, size)
-    target = check_target(target_path, size=file_size, allow_raw_device=allow_raw_device, root=root, registry=registry)
-    command = build_command(preset, target, runtime_s=presets.runtime_of(preset, runtime_s), size=file_size, fio=fio)
+    target = check_target(target_path, size=wanted, allow_raw_device=allow_raw_device, root=root, registry=registry)
+    command = build_command(preset, target, runtime_s=runtime, size=file_size, fio=fio)
     return BenchPlan(command, fio_version(fio), capture_tuning(target.path, root))
+
+
+def open_target(plan: BenchPlan, root: Root | str = "/") -> OpenTarget:
+    """Open and lock the planned target for fio; raises :class:`TargetRefused` with a sentence.
+
+    A directory must still be the one checked (same device and inode); a raw
+    device must still be the device the guards approved (same ``st_rdev``).
+    """
+    target = plan.target
+    if target.kind == "directory":
+        return open_directory_target(target.path, test_file_bytes(plan.command.size or 0), target.identity)
+    number = device_number(as_root(root), target.device) if target.device else None
+    return open_device_target(target.path, number)
+
+
+def check_storable(history: BenchHistory, log: ActionLog) -> None:
+    """Raise :class:`TargetRefused` unless the result and the log line can be written (before fio runs)."""
+    try:
+        history.ensure_writable()
+    except HistoryUnavailable as exc:
+        raise TargetRefused(f"{exc}; fio was not started") from None
+    try:
+        log.path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(log.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+    except OSError as exc:
+        raise TargetRefused(f"the action log {log.path} cannot be written ({exc.strerror or exc}); fio was not started") from None
+
+
+def _refused(message: str) -> RunRecord:
+    now = time.time()
+    return RunRecord(RunOutcome(None, None, None, (), True, False, message, now, now), None)
 
 
 def execute(
@@ -166,19 +212,33 @@ def execute(
     group_kind: str | None = None,
     pass_no: int | None = None,
     label: str | None = None,
-    cleanup: bool = True,
+    opened: OpenTarget | None = None,
     root: Root | str = "/",
 ) -> RunRecord:
-    """Run ``plan`` once and store what it produced (a partial result too)."""
-    tuning = capture_tuning(plan.target.path, root)
-    runner = FioRunner(plan.command.argv, on_point=on_point)
-    if batch is not None:
-        batch.attach(runner)
+    """Run ``plan`` once and store what it produced (a partial result too).
+
+    ``opened`` is a target a repeat or sweep holds open across its runs;
+    without it the run opens (and afterwards cleans up) the target itself.
+    A target that cannot be opened, or a history that cannot be written,
+    gives a record with no result whose message says why; fio never starts.
+    """
+    log = log or ActionLog()
+    own = opened is None
     try:
+        check_storable(history, log)
+        if opened is None:
+            opened = open_target(plan, root)
+    except TargetRefused as exc:
+        return _refused(str(exc))
+    try:
+        tuning = capture_tuning(plan.target.path, root)
+        runner = FioRunner(plan.command.argv_for(opened.fio_filename), on_point=on_point, pass_fds=opened.pass_fds)
+        if batch is not None:
+            batch.attach(runner)
         outcome = runner.run()
     finally:
-        if cleanup:
-            remove_test_file(plan.target)
+        if own:
+            opened.close()
     stored = None
     if outcome.json_text is not None and outcome.result is not None:
         stored = history.add(
@@ -203,12 +263,13 @@ def execute(
             label=label,
             points=outcome.points,
         )
-    (log or ActionLog()).append(
+    log.append(
         "fio",
         plan.command.display,
         "ok" if outcome.ok else (outcome.message or "failed"),
         preset=plan.preset.name,
         target=plan.target.path,
+        fio_filename=opened.fio_filename,
         run_id=stored.id if stored else None,
         partial=outcome.partial,
     )
@@ -230,27 +291,22 @@ def run_repeat(
     batch = batch or Batch()
     group = new_group_id()
     records: list[RunRecord] = []
-    for number in range(1, passes + 1):
-        if batch.stopped:
-            break
-        record = execute(
-            plan, history, batch=batch, log=log, on_point=on_point, group_id=group, group_kind="repeat",
-            pass_no=number, label=f"pass {number}/{passes}", cleanup=number == passes or batch.stopped, root=root,
-        )
-        records.append(record)
-        if on_pass is not None:
-            on_pass(number, record)
-        if not record.outcome.ok:
-            break
-    # A pass that stopped early may have left the test file behind.
-    remove_test_file(plan.target)
+    try:
+        opened = open_target(plan, root)
+    except TargetRefused as exc:
+        return [_refused(str(exc))]
+    # One open target for every pass: the lock is held throughout and the test file is laid out once.
+    with opened:
+        for number in range(1, passes + 1):
+            if batch.stopped:
+                break
+            record = execute(
+                plan, history, batch=batch, log=log, on_point=on_point, group_id=group, group_kind="repeat",
+                pass_no=number, label=f"pass {number}/{passes}", opened=opened, root=root,
+            )
+            records.append(record)
+            if on_pass is not None:
+                on_pass(number, record)
+            if not record.outcome.ok:
+                break
     return records
-
-
-def remove_test_file(target: BenchTarget) -> None:
-    """Delete the test file a directory run wrote (never anything else)."""
-    if target.kind == "directory" and target.test_file:
-        try:
-            os.unlink(target.test_file)
-        except OSError:
-            pass  # already gone, or the directory vanished: nothing left to clean

@@ -51,8 +51,12 @@ class FioCommand:
 
     @property
     def display(self) -> str:
-        """The command as one shell-quoted line."""
+        """The command as one shell-quoted line, with the target's real path."""
         return shlex.join(self.argv)
+
+    def argv_for(self, fio_filename: str) -> tuple[str, ...]:
+        """The argv that runs: ``--filename`` names the descriptor raidtop opened (``/proc/self/fd/N``)."""
+        return tuple(f"--filename={fio_filename}" if arg.startswith("--filename=") else arg for arg in self.argv)
 
 
 def find_fio() -> str | None:
@@ -133,7 +137,7 @@ def build_command(
     argv = [
         fio,
         f"--name={preset.name}",
-        f"--filename={target.fio_filename}",
+        f"--filename={target.shown_filename}",
         f"--rw={preset.rw}",
     ]
     if preset.rwmixread is not None and preset.rw in ("randrw", "rw", "readwrite"):
@@ -142,6 +146,9 @@ def build_command(
         f"--bs={preset.bs}",
         f"--iodepth={preset.iodepth}",
         f"--numjobs={preset.numjobs}",
+        # Jobs as threads of one process: when raidtop dies, the kernel's parent-death
+        # signal kills that process and with it every job (forked jobs would write on).
+        "--thread",
         f"--ioengine={choice.engine}",
         f"--direct={1 if preset.direct else 0}",
         "--time_based",

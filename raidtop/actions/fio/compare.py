@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Callable, Iterable, TextIO
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.bench import Batch, BenchPlan, RunRecord, execute, remove_test_file
+from raidtop.actions.fio.bench import Batch, BenchPlan, RunRecord, execute, open_target
+from raidtop.actions.fio.guards import TargetRefused
 from raidtop.actions.fio.history import BenchHistory, StoredRun, new_group_id
 from raidtop.actions.fio.results import FioResult
 from raidtop.actions.fio.runner import ProgressPoint
@@ -313,6 +314,11 @@ def run_sweep(
     steps: list[SweepStep] = []
     restore_errors: list[str] = []
     try:
+        opened = open_target(plan, root) if run is execute else None
+    except TargetRefused as exc:
+        # Nothing written yet: no knob changed, no fio started.
+        return SweepOutcome(knob, tuple(devices), original, (SweepStep(values[0] if values else "", None, str(exc)),), group, ())
+    try:
         for index, value in enumerate(values, start=1):
             if batch.stopped:
                 break
@@ -322,9 +328,10 @@ def run_sweep(
             except OSError as exc:
                 step = SweepStep(value, None, f"{knob}={value} refused: {exc.strerror or exc}")
             else:
+                extra = {"opened": opened} if opened is not None else {}
                 record = run(
                     plan, history, batch=batch, log=log, on_point=on_point, group_id=group, group_kind="sweep",
-                    pass_no=index, label=f"{knob}={value}", cleanup=False, root=root,
+                    pass_no=index, label=f"{knob}={value}", root=root, **extra,
                 )
                 step = SweepStep(value, record)
             steps.append(step)
@@ -338,7 +345,8 @@ def run_sweep(
                 write_knob(root, dev, knob, value, log, why="fio sweep: restore")
             except OSError as exc:
                 restore_errors.append(f"{dev}: could not restore {knob}={value}: {exc.strerror or exc}")
-        remove_test_file(plan.target)
+        if opened is not None:
+            opened.close()
     return SweepOutcome(knob, tuple(devices), original, tuple(steps), group, tuple(restore_errors))
 
 

@@ -9,6 +9,9 @@ refused while it or one of its partitions is mounted, is an md member (sysfs
 ``holders/`` or /proc/mdstat), is held by device-mapper, or is in use as swap.
 The same rules apply to read-only presets: benchmarking a disk someone is
 using measures them as much as it, and asking first costs one flag.
+
+These checks read paths; the run itself opens the target and hands fio a
+descriptor (:mod:`.opened`), so what fio writes is what was checked.
 """
 
 from __future__ import annotations
@@ -19,6 +22,15 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from raidtop.actions.fio.opened import (
+    FREE_SPACE_HEADROOM,
+    PRIVATE_DIR_NAME,
+    TEST_FILE_NAME,
+    TargetRefused,
+    inspect_directory,
+    open_directory_fd,
+    try_lock,
+)
 from raidtop.actions.fio.stack import (
     block_device_of_path,
     device_number,
@@ -31,18 +43,11 @@ from raidtop.actions.lab_registry import is_lab_device
 from raidtop.collect.mdstat import parse_mdstat
 from raidtop.collect.source import Root, as_root
 
-TEST_FILE_NAME = "raidtop-bench.dat"
-"""The file fio reads and writes inside a directory target."""
-FREE_SPACE_HEADROOM = 64 * 1024 * 1024
-"""Bytes left free beyond the test file, so a benchmark never fills a filesystem
-(a tenth of the filesystem when that is less: see :func:`headroom`)."""
+MIN_SIZE = 1024 * 1024
+"""The smallest test file: below 1 MiB a run measures the page cache and fio's set-up, not storage."""
 
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(?:i?b)?\s*$", re.IGNORECASE)
-
-
-class TargetRefused(Exception):
-    """The target may not be benchmarked; ``str()`` says why in one sentence."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,15 +61,19 @@ class BenchTarget:
     device: str | None = None
     """Kernel name: the raw device, or the device the directory's filesystem is on."""
     test_file: str | None = None
-    """For a directory: the file fio uses."""
+    """For a directory: the file fio uses (inside raidtop's private directory)."""
     lab: bool = False
     """True for a device raidtop's lab created."""
     override: bool = False
     """True when a raw device was allowed by an explicit override."""
+    identity: tuple[int, int] | None = None
+    """For a directory: ``(st_dev, st_ino)`` of the directory checked; a run refuses any other."""
+    real_path: str | None = None
+    """For a directory: the kernel's name for it, when that differs from ``path``."""
 
     @property
-    def fio_filename(self) -> str:
-        """What fio's ``--filename`` gets."""
+    def shown_filename(self) -> str:
+        """fio's ``--filename`` as the user reads it; fio itself gets the descriptor raidtop opened."""
         return self.test_file or self.path
 
 
@@ -76,16 +85,15 @@ def parse_size(text: str) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
-def free_bytes(directory: str) -> int:
-    """Bytes an unprivileged writer may still use on ``directory``'s filesystem."""
-    st = os.statvfs(directory)
-    return st.f_bavail * st.f_frsize
-
-
-def headroom(directory: str) -> int:
-    """Bytes to leave free: 64 MiB, or a tenth of a filesystem smaller than 640 MiB."""
-    st = os.statvfs(directory)
-    return min(FREE_SPACE_HEADROOM, st.f_blocks * st.f_frsize // 10)
+def test_file_bytes(size: str | int) -> int:
+    """The test-file size in bytes, or :class:`TargetRefused` when it is not a sensible one."""
+    try:
+        wanted = size if isinstance(size, int) else parse_size(size)
+    except ValueError:
+        raise TargetRefused(f"the test-file size must look like 512M or 2G, not {size!r}") from None
+    if wanted < MIN_SIZE:
+        raise TargetRefused(f"the test-file size must be at least 1M (a smaller file measures the page cache), not {size!r}")
+    return wanted
 
 
 def same_device(root: Root, named: str, device: str) -> bool:
@@ -148,7 +156,7 @@ def device_in_use(root: Root | str, name: str) -> str | None:
 def check_target(
     path: str | os.PathLike[str],
     *,
-    size: str | int = 0,
+    size: str | int = MIN_SIZE,
     allow_raw_device: str | None = None,
     root: Root | str = "/",
     registry: Path | None = None,
@@ -157,7 +165,8 @@ def check_target(
 
     ``size`` (bytes or fio syntax) is the test file a directory target needs;
     ``allow_raw_device`` must name the device itself for a raw device that
-    raidtop's lab did not create.
+    raidtop's lab did not create. A directory given through a symlink is
+    refused (the link's owner could repoint it); a device may be (``/dev/disk/by-id``).
     """
     root = as_root(root)
     text = os.fspath(path)
@@ -178,26 +187,19 @@ def check_target(
 
 
 def _check_directory(directory: str, size: str | int, root: Root) -> BenchTarget:
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise TargetRefused(f"{directory} is not writable")
+    wanted = test_file_bytes(size)
+    fd = open_directory_fd(directory)
     try:
-        wanted = size if isinstance(size, int) else parse_size(size)
-    except ValueError as exc:
-        raise TargetRefused(str(exc)) from None
-    test_file = os.path.join(directory, TEST_FILE_NAME)
-    try:
-        existing = os.stat(test_file).st_size
-    except OSError:
-        existing = 0
-    needed = max(0, wanted - existing)
-    free = free_bytes(directory)
-    spare = headroom(directory)
-    if needed and free < needed + spare:
-        raise TargetRefused(
-            f"{directory}: not enough free space for a {_human(wanted)} test file "
-            f"({_human(free)} free, {_human(needed + spare)} needed with {_human(spare)} to spare)"
-        )
-    return BenchTarget(directory, "directory", block_device_of_path(directory, root), test_file)
+        # A probe only (the run itself takes the lock and holds it), first: a running
+        # benchmark's own directory must not read as a leftover.
+        try_lock(fd, directory)
+        facts = inspect_directory(fd, directory, wanted)
+    finally:
+        os.close(fd)
+    test_file = os.path.join(directory, PRIVATE_DIR_NAME, TEST_FILE_NAME)
+    real = facts.real_path if facts.real_path != directory else None
+    return BenchTarget(directory, "directory", block_device_of_path(directory, root), test_file,
+                       identity=facts.identity, real_path=real)
 
 
 def _check_device(path: str, allow: str | None, root: Root, registry: Path | None) -> BenchTarget:
@@ -228,8 +230,7 @@ def check_device(
     return BenchTarget(path, "device", name, override=True)
 
 
-def _human(size: int) -> str:
-    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if size >= factor:
-            return f"{size / factor:.1f} {unit}"
-    return f"{size} B"
+__all__ = [
+    "FREE_SPACE_HEADROOM", "MIN_SIZE", "BenchTarget", "TargetRefused", "check_device", "check_target",
+    "device_in_use", "parse_size", "same_device", "test_file_bytes",
+]

@@ -114,6 +114,10 @@ class StoredRun:
         return flat
 
 
+class HistoryUnavailable(Exception):
+    """The history cannot be written; ``str()`` says where and why in one sentence."""
+
+
 class BenchHistory:
     """The SQLite results history (created on first use)."""
 
@@ -131,6 +135,19 @@ class BenchHistory:
             conn.commit()
             self._ready = True
         return conn
+
+    def ensure_writable(self) -> None:
+        """Create the history if needed and take (then drop) a write lock; :class:`HistoryUnavailable` if not possible.
+
+        Called before fio runs, so a result is never produced with nowhere to keep it.
+        """
+        try:
+            with closing(self._connect()) as conn:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.rollback()
+        except (OSError, sqlite3.Error) as exc:
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise HistoryUnavailable(f"the results history {self.path} cannot be written ({reason})") from None
 
     def add(
         self,

@@ -21,7 +21,9 @@ or add new presets::
     options = { norandommap = "1" }
 
 A file that cannot be read or parsed leaves the built-ins in force and yields
-one message; a bad preset is skipped with a message naming it.
+one message; a bad preset is skipped with a message naming it. Jobs are
+bounded (:data:`MAX_NUMJOBS`, :data:`MAX_IODEPTH`, :data:`MAX_RUNTIME_S`): a
+typo of 100000 jobs would start 100000 threads on a server holding real data.
 """
 
 from __future__ import annotations
@@ -33,11 +35,20 @@ from pathlib import Path
 from typing import Any
 
 from raidtop.config import xdg_dir
+from raidtop.safeio import read_bounded
 
 DEFAULT_RUNTIME_S = 15
 """Seconds a preset runs unless it (or the user) says otherwise."""
 DEFAULT_SIZE = "1G"
 """Test-file size for directory targets."""
+MAX_NUMJOBS = 64
+"""Jobs per run: each is a thread; beyond 64 a run measures the CPU scheduler, not the storage."""
+MAX_IODEPTH = 1024
+"""I/Os in flight per job: NVMe's deepest queue is 1024 entries and no device has a use for more."""
+MAX_RUNTIME_S = 24 * 3600
+"""A day: long enough for a burn-in, short enough that a typo does not write for a week."""
+PRESETS_FILE_LIMIT = 1024 * 1024
+"""Bytes read at most from presets.toml (a real one is a few KiB)."""
 RUNTIME_STEPS = (5, 10, 15, 30, 60, 120)
 """The runtimes the screen cycles through."""
 
@@ -50,6 +61,11 @@ _OPTION_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 _RESERVED_OPTIONS = {
     "output-format", "output_format", "status-interval", "status_interval", "filename", "directory",
     "name", "group_reporting", "readonly", "runtime", "time_based", "size", "filename_format",
+    # Which files fio touches, and whether its jobs die with raidtop: the guards depend on these.
+    "opendir", "nrfiles", "unlink", "unlink_each_loop", "thread", "allow_mounted_write", "filesize",
+    "exec_prerun", "exec_postrun", "create_only", "file_append",
+    # The preset's own fields (and fio's aliases): set here they would dodge the limits.
+    "rw", "readwrite", "bs", "blocksize", "iodepth", "numjobs", "ioengine", "direct", "buffered", "rwmixread",
 }
 
 
@@ -139,11 +155,14 @@ def load_presets(path: Path | None = None) -> PresetSet:
     """The built-ins, changed and extended by ``path`` (default :func:`presets_path`)."""
     path = path or presets_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, PRESETS_FILE_LIMIT).decode("utf-8")
     except FileNotFoundError:
         return PresetSet(BUILTIN_PRESETS, path=path)
-    except (OSError, UnicodeDecodeError) as exc:
-        return PresetSet(BUILTIN_PRESETS, problems=(f"{path}: cannot be read ({exc}); using the built-in presets",), path=path)
+    except UnicodeDecodeError:
+        return PresetSet(BUILTIN_PRESETS, problems=(f"{path}: is not UTF-8 text; using the built-in presets",), path=path)
+    except OSError as exc:
+        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+        return PresetSet(BUILTIN_PRESETS, problems=(f"{path}: cannot be read ({reason}); using the built-in presets",), path=path)
     return parse_presets_toml(text, path)
 
 
@@ -154,14 +173,16 @@ def parse_presets_toml(text: str, path: Path | None = None) -> PresetSet:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return PresetSet(BUILTIN_PRESETS, problems=(f"{where}: {exc}; using the built-in presets",), path=path)
+    except RecursionError:
+        return PresetSet(BUILTIN_PRESETS, problems=(f"{where}: nested too deeply to be a presets file; using the built-in presets",), path=path)
     problems: list[str] = []
     runtime = DEFAULT_RUNTIME_S
     size = DEFAULT_SIZE
     if "runtime" in doc:
-        if _positive_int(doc["runtime"]):
+        if _positive_int(doc["runtime"]) and doc["runtime"] <= MAX_RUNTIME_S:
             runtime = doc["runtime"]
         else:
-            problems.append(f"{where}: runtime must be a positive whole number of seconds, not {doc['runtime']!r}")
+            problems.append(f"{where}: runtime must be a whole number of seconds from 1 to {MAX_RUNTIME_S}, not {doc['runtime']!r}")
     if "size" in doc:
         if isinstance(doc["size"], str) and _SIZE.match(doc["size"]):
             size = doc["size"]
@@ -220,9 +241,9 @@ def _build_preset(name: str, spec: Any, base: Preset | None) -> tuple[Preset | N
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             return None, f"{key} must be {kind.__name__}, not {value!r}"
         values["runtime_s" if key == "runtime" else key] = value
-    for key in ("iodepth", "numjobs", "runtime_s"):
-        if key in values and values[key] <= 0:
-            return None, f"{key.removesuffix('_s')} must be positive"
+    for key, most in (("iodepth", MAX_IODEPTH), ("numjobs", MAX_NUMJOBS), ("runtime_s", MAX_RUNTIME_S)):
+        if key in values and not 1 <= values[key] <= most:
+            return None, f"{key.removesuffix('_s')} must be from 1 to {most}, not {values[key]}"
     if "rw" in values and values["rw"] not in RW_MODES:
         return None, f"rw must be one of {', '.join(RW_MODES)}"
     if "rwmixread" in values and not 0 <= values["rwmixread"] <= 100:
@@ -252,6 +273,15 @@ def _build_preset(name: str, spec: Any, base: Preset | None) -> tuple[Preset | N
     return Preset(name=name, origin="presets.toml", **values), None
 
 
+def check_job(preset: Preset, runtime_s: int) -> str | None:
+    """Why ``preset`` may not run for ``runtime_s`` seconds (one sentence), or ``None``."""
+    for what, value, most in (("numjobs", preset.numjobs, MAX_NUMJOBS), ("iodepth", preset.iodepth, MAX_IODEPTH),
+                              ("runtime", runtime_s, MAX_RUNTIME_S)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+            return f"preset {preset.name}: {what} must be from 1 to {most}, not {value!r}"
+    return None
+
+
 def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
@@ -268,8 +298,12 @@ __all__ = [
     "BUILTIN_PRESETS",
     "DEFAULT_RUNTIME_S",
     "DEFAULT_SIZE",
+    "MAX_IODEPTH",
+    "MAX_NUMJOBS",
+    "MAX_RUNTIME_S",
     "Preset",
     "PresetSet",
+    "check_job",
     "load_presets",
     "next_runtime",
     "parse_presets_toml",

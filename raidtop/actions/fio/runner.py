@@ -9,11 +9,19 @@ hands each :class:`ProgressPoint` to a callback. It blocks, so callers run it
 in a thread; :meth:`FioRunner.cancel` is safe from any thread and sends fio
 SIGINT, on which fio stops and prints its results so far: the outcome keeps
 them and is marked partial.
+
+fio must not outlive raidtop: a dropped SSH session or a ``kill -9`` would
+leave it writing a raw device for its whole runtime. The child asks the
+kernel for SIGKILL when its parent thread ends (``PR_SET_PDEATHSIG``); fio
+runs its jobs as threads (``--thread``), so that one signal stops them all.
+The thread that starts fio is the one that waits for it, so it lives exactly
+as long as fio does.
 """
 
 from __future__ import annotations
 
 import codecs
+import ctypes
 import json
 import os
 import signal
@@ -28,6 +36,30 @@ from raidtop.actions.fio.results import FioResult, JsonObjectSplitter, parse_fio
 
 KILL_AFTER_S = 20.0
 """Seconds fio gets to stop after SIGINT before it is killed."""
+_PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None  # not Linux: no parent-death signal to ask for
+
+
+_prctl = _load_prctl()
+
+
+def _die_with_parent(parent: int) -> Callable[[], None]:
+    """A ``preexec_fn``: SIGKILL this child when the thread that forked it ends."""
+
+    def preexec() -> None:
+        if _prctl is not None:
+            _prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        # The parent may have died before prctl: then nobody is left to stop fio.
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +199,10 @@ class FioRunner:
         argv: Sequence[str],
         on_point: Callable[[ProgressPoint], None] | None = None,
         kill_after_s: float = KILL_AFTER_S,
+        pass_fds: Sequence[int] = (),
     ) -> None:
         self.argv = tuple(argv)
+        self.pass_fds = tuple(pass_fds)
         self.on_point = on_point
         self.kill_after_s = kill_after_s
         self._proc: subprocess.Popen[bytes] | None = None
@@ -216,7 +250,7 @@ class FioRunner:
                     # which forwards exactly one SIGINT (a second one makes fio quit without results).
                     self._proc = subprocess.Popen(
                         self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr_file,
-                        start_new_session=True,
+                        start_new_session=True, pass_fds=self.pass_fds, preexec_fn=_die_with_parent(os.getpid()),
                     )
                 except OSError as exc:
                     return RunOutcome(None, None, None, (), True, False, f"fio could not start: {exc.strerror or exc}", started, time.time())
@@ -258,7 +292,10 @@ class FioRunner:
                     previous = doc
                     points.append(point)
                     if self.on_point is not None:
-                        self.on_point(point)
+                        try:
+                            self.on_point(point)
+                        except Exception:  # noqa: BLE001 - a display that broke (a hung-up terminal) must not stop the reading
+                            self.on_point = None
         proc.stdout.close()
         return points, last_text
 

@@ -46,7 +46,7 @@ from raidtop.actions.fio.guards import TargetRefused
 from raidtop.actions.fio.history import BenchHistory, StoredRun
 from raidtop.actions.fio.prefs import BenchPrefs, load_prefs, save_prefs
 from raidtop.actions.fio.presets import PresetSet, load_presets, next_runtime
-from raidtop.actions.fio.runner import ProgressPoint
+from raidtop.actions.fio.runner import KILL_AFTER_S, ProgressPoint
 from raidtop.actions.fio.stack import TuningState, capture_tuning
 from raidtop.config import xdg_dir
 from raidtop.format import DASH
@@ -692,6 +692,9 @@ class BenchScreen(Screen[None]):
         # fio runs in its own session: quitting raidtop must not leave it writing on.
         if self.batch is not None:
             self.batch.cancel()
+            # The worker stores the partial result and removes the test file after
+            # fio stops; the process must not end before that (fio gets KILL_AFTER_S).
+            self.batch.wait_finished(KILL_AFTER_S + 5)
 
     # -------------------------------------------------------------- workers
 
@@ -776,6 +779,8 @@ class BenchScreen(Screen[None]):
                 group = outcome.group_id if runs else None
         except Exception as exc:  # a bug or an OSError must end the run visibly, never silently
             problems.append(f"benchmark failed: {exc!r}")
+        finally:
+            batch.finish()
         self.post_message(self.BatchFinished(job, last_id, group, tuple(problems)))
         self._load_history_now(select=last_id, view="group" if group else "results", group=group)
 

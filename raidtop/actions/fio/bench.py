@@ -114,6 +114,7 @@ class Batch:
         self._lock = threading.Lock()
         self._runner: FioRunner | None = None
         self._stopped = False
+        self._finished = threading.Event()
 
     @property
     def stopped(self) -> bool:
@@ -127,6 +128,18 @@ class Batch:
             stopped = self._stopped
         if stopped:
             runner.cancel()
+
+    def finish(self) -> None:
+        """Say the series is over and its results are stored (the worker's last step)."""
+        self._finished.set()
+
+    def wait_finished(self, timeout: float) -> bool:
+        """Wait until :meth:`finish`; True if it came within ``timeout`` seconds.
+
+        Leaving raidtop cancels a running series and then waits here, so the
+        partial result is stored and the test file removed before the process ends.
+        """
+        return self._finished.wait(timeout)
 
     def cancel(self) -> None:
         """Stop the run in progress (fio gets SIGINT) and every run after it."""

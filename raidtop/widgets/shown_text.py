@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.color import Color
 from textual.content import Content
 from textual.filter import LineFilter
+from textual.widgets import Static
 
 from raidtop.untrusted import has_controls, plain
 
@@ -56,3 +57,23 @@ class ControlFilter(LineFilter):
 
 def _without_controls(value: str) -> str:
     return "".join(char for char in value if not has_controls(char))
+
+
+class PlainStatic(Static):
+    """A ``Static`` for text from the system: never markup, control characters replaced.
+
+    Strings stay strings (``.content`` is what was shown, for tests and
+    callers), only with U+FFFD where a control character was.
+    """
+
+    def __init__(self, content: object = "", **kwargs) -> None:
+        kwargs["markup"] = False
+        super().__init__(_plain_if_text(content), **kwargs)
+
+    def update(self, content: object = "", *, layout: bool = True) -> None:
+        """Show ``content``; a string is shown literally, several lines allowed."""
+        super().update(_plain_if_text(content), layout=layout)
+
+
+def _plain_if_text(value: object) -> object:
+    return plain(value, multiline=True) if isinstance(value, str) else value

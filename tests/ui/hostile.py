@@ -28,12 +28,10 @@ BIDI = "\u202e"
 """RIGHT-TO-LEFT OVERRIDE: makes the rest of a line read backwards."""
 MARKUP = ("[/]", "[bold red]X[/]", "[link=http://x]")
 
-# Raw bytes that must never reach the terminal; each is the tail of a payload
-# that Textual itself never emits.
+# Raw bytes that must never reach the terminal; Textual itself never emits
+# them. (The visible text "\ufffd]0;PWNED" is fine: its ESC is gone.)
 FORBIDDEN_BYTES = (
-    b"]0;PWNED",
     b"\x1b]0;",
-    b"]0;PWNE",
     b"PWNED\x07",
     b"\x1b[2J",
     b"\x1bc",
@@ -44,7 +42,9 @@ FORBIDDEN_BYTES = (
 # Names: a file name cannot hold "/", and mdstat's grammar refuses "[", "]" and
 # "(", so each place gets the strongest payload its format can carry.
 DISK = "evil" + OSC_TITLE + "[b]"
-"""A whole disk in diskstats, /sys/block and the udev database."""
+"""A disk in /sys/block (the Tuning screen lists it); diskstats would refuse its name."""
+LISTED_DISK = "sdz[b]X[i]"
+"""A disk in diskstats, /sys/block and the udev database: names there are printable, markup is not refused."""
 DISK_MAJOR, DISK_MINOR = 8, 240
 CHIP_NAME = "chip" + OSC_TITLE + "[/]"
 SENSOR_LABEL = "[bold red]X[/]" + CLEAR + C1_CSI + BIDI
@@ -65,38 +65,45 @@ def build_root(target: Path) -> Path:
     (chip / "name").write_text(CHIP_NAME + "\n")
     (chip / "temp1_input").write_text("45000\n")
     (chip / "temp1_label").write_text(SENSOR_LABEL + "\n")
-    # A disk: diskstats line, sysfs queue (so the Tuning screen lists it), udev db.
+    # Disks: a diskstats line, sysfs queues (so the Tuning screen lists them), udev db.
     with open(target / "proc" / "diskstats", "a", encoding="utf-8") as stats:
-        stats.write(f" {DISK_MAJOR} {DISK_MINOR} {DISK} 100 0 800 10 50 0 400 5 0 20 15\n")
-    queue = sysfs / "block" / DISK / "queue"
-    queue.mkdir(parents=True)
-    (queue / "scheduler").write_text("[none] mq-deadline\n")
-    (queue / "read_ahead_kb").write_text("128\n")
-    (queue / "nr_requests").write_text("64\n")
-    (queue / "rotational").write_text("0\n")
-    device = sysfs / "block" / DISK / "device"
-    device.mkdir()
-    (device / "model").write_text(MODEL + "\n")
+        stats.write(f" {DISK_MAJOR} {DISK_MINOR} {LISTED_DISK} 100 0 800 10 50 0 400 5 0 20 15\n")
+    for name in (DISK, LISTED_DISK):
+        queue = sysfs / "block" / name / "queue"
+        queue.mkdir(parents=True)
+        (queue / "scheduler").write_text("[none] mq-deadline\n")
+        (queue / "read_ahead_kb").write_text("128\n")
+        (queue / "nr_requests").write_text("64\n")
+        (queue / "rotational").write_text("0\n")
+        device = sysfs / "block" / name / "device"
+        device.mkdir()
+        (device / "model").write_text(MODEL + "\n")
     udev = target / "run" / "udev" / "data"
     udev.mkdir(parents=True)
     (udev / f"b{DISK_MAJOR}:{DISK_MINOR}").write_text(
         f"S:disk/by-id/ata-{MODEL}_{SERIAL}\nE:ID_MODEL={MODEL}\nE:ID_SERIAL_SHORT={SERIAL}\n"
     )
-    # An md array with a hostile name and a hostile member, degraded so it
-    # raises an alert, in the format a 6.1 kernel prints.
-    (target / "proc" / "mdstat").write_text(
-        "Personalities : [raid1]\n"
-        f"{ARRAY} : active raid1 {MEMBER}[1] sdp{BIDI}[0](F)\n"
-        "      1048512 blocks super 1.2 [2/1] [_U]\n"
-        "\n"
-        "unused devices: <none>\n"
-    )
+    # An md array with a hostile name and a hostile member, whole for now
+    # (degrade() fails a member), in the format a 6.1 kernel prints.
+    write_mdstat(target, degraded=False)
     md = sysfs / "block" / ARRAY / "md"
     md.mkdir(parents=True)
     (md / "array_state").write_text("clean\n")
     (md / "level").write_text("raid1\n")
     (md / "sync_action").write_text("idle\n")
     return target
+
+
+def write_mdstat(root: Path, *, degraded: bool) -> None:
+    """The hostile array whole, or with its second member failed (a Fail event between samples)."""
+    members, status = (f"{MEMBER}[1] sdp{BIDI}[0](F)", "[2/1] [_U]") if degraded else (f"{MEMBER}[1] sdp{BIDI}[0]", "[2/2] [UU]")
+    (root / "proc" / "mdstat").write_text(
+        "Personalities : [raid1]\n"
+        f"{ARRAY} : active raid1 {members}\n"
+        f"      1048512 blocks super 1.2 {status}\n"
+        "\n"
+        "unused devices: <none>\n"
+    )
 
 
 def build_recording(root: Path, target: Path, frames: int = 3) -> Path:

@@ -463,7 +463,7 @@ class SweepDialog(ModalScreen[tuple[str, list[str]] | None]):
                 for knob in SWEEP_KNOBS:
                     devices = self._defaults.get(knob, ([], []))[0]
                     where = f" on {', '.join(devices)}" if devices else " (no device offers it)"
-                    yield RadioButton(f"{knob}{where}", value=knob == self._knob, name=knob, disabled=not devices)
+                    yield RadioButton(content(f"{knob}{where}"), value=knob == self._knob, name=knob, disabled=not devices)
             yield Label("Values (space-separated), Enter to continue:")
             yield Input(value=" ".join(self._defaults.get(self._knob, ([], []))[1]), id="bench-sweep-values")
 

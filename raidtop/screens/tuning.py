@@ -145,7 +145,7 @@ class ChangeDialog(ModalScreen[str | None]):
                          + (f" ({knob.allowed.note})" if knob.allowed.note else ""), id="change-now")
             if knob.allowed.choices:
                 meanings = CHOICE_MEANINGS.get(knob.attr, {})
-                options = OptionList(*(Option(f"{choice:<14} {meanings.get(choice, '')}".rstrip(), id=choice)
+                options = OptionList(*(Option(content(f"{choice:<14} {meanings.get(choice, '')}".rstrip()), id=choice)
                                        for choice in knob.allowed.choices), id="change-choices")
                 yield options
             else:

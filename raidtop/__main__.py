@@ -63,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
 
     app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay, demo=args.demo))
     app.run()
-    return 0
+    # A crash inside the app (Textual prints its traceback) must not look like success.
+    return app.return_code or 0
 
 
 def serve_web(args: argparse.Namespace) -> int:

@@ -22,6 +22,8 @@ from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.messages import DeviceEvent, SnapshotReady
 from raidtop.model import Snapshot
 from raidtop.model_md import MdEvent
+from raidtop.untrusted import plain
+from raidtop.widgets.shown_text import ControlFilter
 
 EVENT_SEVERITY = {
     "Fail": "error",
@@ -109,6 +111,24 @@ class RaidtopApp(App[None]):
         self.device_events_note = "device events not watched"
         self._theme_problems: list[str] = []
         self._register_themes()
+
+    # -------------------------------------------------------------- text out
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Every notification, from every screen and widget, as plain text.
+
+        Messages carry paths, device names and kernel errors; with Textual's
+        default markup a ``[/]`` in one raised MarkupError and left a blank,
+        unresponsive screen. ``markup`` is accepted and ignored for that reason.
+        """
+        super().notify(plain(message, multiline=True), title=plain(title), severity=severity, timeout=timeout, markup=False)
+
+    def get_line_filters(self):
+        """Textual's filters plus the one that keeps control characters off the terminal."""
+        return [*super().get_line_filters(), self._control_filter]
+
+    _control_filter = ControlFilter()
 
     # -------------------------------------------------------------- set-up
 

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from textual.color import Color
+from textual.css.constants import VALID_STYLE_FLAGS
 from textual.theme import Theme
 
 from raidtop.config import xdg_dir
+from raidtop.safeio import UnsafeFile, read_bounded
+from raidtop.untrusted import plain
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "themes"
 DEFAULT_THEME = "raidtop-dark"
 _COLOUR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
                 "success", "warning", "error")
 _NON_COLOUR_VARIABLES = {"input-cursor-text-style", "footer-key-style", "button-focus-text-style"}
+_THEME_KEYS = {"name", "dark", "ansi", "luminosity_spread", "text_alpha", "variables", *_COLOUR_KEYS}
+_THEME_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
+_MAX_THEME_BYTES = 64 * 1024
 
 
 @dataclass
@@ -27,28 +34,58 @@ class ThemeLoad:
 
 
 def load_theme_file(path: Path) -> Theme:
-    """Build a Theme from one TOML file; raise ValueError with a reason."""
+    """Build a Theme from one TOML file; raise ValueError with a one-line reason.
+
+    Everything a theme holds ends up in CSS or on screen, and a bad value
+    would only fail when applied, mid-session, so every field is checked here.
+    """
+    shown = plain(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read ({exc})") from None
+        # Bounded and non-blocking: a FIFO or /dev/zero named *.toml is refused, not waited on.
+        text = read_bounded(path, _MAX_THEME_BYTES).decode("utf-8")
+    except UnsafeFile as exc:
+        raise ValueError(f"{shown}: cannot read ({exc.reason})") from None
+    except OSError as exc:
+        raise ValueError(f"{shown}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{shown}: not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"{path}: not valid TOML ({exc})") from None
+        raise ValueError(f"{shown}: not valid TOML ({plain(exc)})") from None
     if "name" not in data or "primary" not in data:
-        raise ValueError(f"{path}: a theme needs at least 'name' and 'primary'")
-    # Theme() accepts any string; a bad colour would only fail when applied,
-    # mid-session, so every colour is parsed here.
+        raise ValueError(f"{shown}: a theme needs at least 'name' and 'primary'")
+    name = data["name"]
+    # The name is typed after --theme and listed in the command palette: an
+    # identifier, never text with markup or escapes in it.
+    if not isinstance(name, str) or not _THEME_NAME.fullmatch(name):
+        raise ValueError(f"{shown}: name {plain(repr(name))} is not a theme name (letters, digits, '-', '_', '.')")
+    unknown = sorted(set(data) - _THEME_KEYS)
+    if unknown:
+        raise ValueError(f"{shown}: unknown key {plain(repr(unknown[0]))}")
+    for key in ("dark", "ansi"):
+        if key in data and not isinstance(data[key], bool):
+            raise ValueError(f"{shown}: {key} must be true or false")
+    for key in ("luminosity_spread", "text_alpha"):
+        if key in data and (isinstance(data[key], bool) or not isinstance(data[key], (int, float))):
+            raise ValueError(f"{shown}: {key} must be a number")
+    variables = data.get("variables", {})
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise ValueError(f"{shown}: [variables] must map names to strings")
     colours = {k: v for k, v in data.items() if k in _COLOUR_KEYS}
-    colours.update({f"variables.{k}": v for k, v in data.get("variables", {}).items() if k not in _NON_COLOUR_VARIABLES})
+    colours.update({f"variables.{k}": v for k, v in variables.items() if k not in _NON_COLOUR_VARIABLES})
     for key, value in colours.items():
         try:
             Color.parse(value)
         except Exception:
-            raise ValueError(f"{path}: {key} = {value!r} is not a colour") from None
+            raise ValueError(f"{shown}: {plain(key)} = {plain(repr(value))} is not a colour") from None
+    for key in _NON_COLOUR_VARIABLES & set(variables):
+        if not variables[key].split() or not set(variables[key].split()) <= VALID_STYLE_FLAGS:
+            raise ValueError(f"{shown}: {key} = {plain(repr(variables[key]))} is not a text style (e.g. \"bold reverse\")")
     try:
         return Theme(**data)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
+        raise ValueError(f"{shown}: {plain(exc)}") from None
 
 
 def load_themes(dirs: list[Path] | None = None) -> ThemeLoad:

@@ -20,6 +20,7 @@ from raidtop.mdview import duration, speed, state_badge
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.widgets.panel import Panel
+from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 
@@ -117,7 +118,7 @@ class ArrayDetailScreen(Screen[None]):
         self.array_name = array
 
     def compose(self) -> ComposeResult:
-        yield Static(f" {self.array_name}", id="detail-title")
+        yield Static(content(f" {self.array_name}"), id="detail-title")
         with Horizontal():
             with Vertical(id="detail-left"):
                 panel = Panel(id="detail-attrs-panel")
@@ -157,10 +158,10 @@ class ArrayDetailScreen(Screen[None]):
         array = next((a for a in snap.arrays if a.name == self.array_name), None)
         title = self.query_one("#detail-title", Static)
         if array is None:
-            title.update(f" {self.array_name}: gone (the array is no longer listed by the kernel)")
+            title.update(content(f" {self.array_name}: gone (the array is no longer listed by the kernel)"))
             return
         badge, _ = state_badge(array)
-        title.update(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}")
+        title.update(content(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}"))
         self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit))
         self._draw_plot(history.sync(array.name), history.events_of(array.name))
         threads = [

@@ -53,6 +53,7 @@ from raidtop.format import DASH
 from raidtop.model import Snapshot
 from raidtop.screens.confirm import ConfirmDialog
 from raidtop.widgets.panel import Panel
+from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 AUTO: Any = object()
@@ -420,7 +421,7 @@ class CountDialog(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Repeat {self._preset}: how many passes? (tuning guides use 5)")
+            yield Label(content(f"Repeat {self._preset}: how many passes? (tuning guides use 5)"))
             yield Input(value=str(self._default), type="integer", id="bench-count-input")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -457,12 +458,12 @@ class SweepDialog(ModalScreen[tuple[str, list[str]] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(f"Sweep {self._preset}: one run per value; the original value is restored afterwards")
+            yield Label(content(f"Sweep {self._preset}: one run per value; the original value is restored afterwards"))
             with RadioSet(id="bench-sweep-knob"):
                 for knob in SWEEP_KNOBS:
                     devices = self._defaults.get(knob, ([], []))[0]
                     where = f" on {', '.join(devices)}" if devices else " (no device offers it)"
-                    yield RadioButton(f"{knob}{where}", value=knob == self._knob, name=knob, disabled=not devices)
+                    yield RadioButton(content(f"{knob}{where}"), value=knob == self._knob, name=knob, disabled=not devices)
             yield Label("Values (space-separated), Enter to continue:")
             yield Input(value=" ".join(self._defaults.get(self._knob, ([], []))[1]), id="bench-sweep-values")
 
@@ -652,7 +653,7 @@ class BenchScreen(Screen[None]):
     # -------------------------------------------------------------- layout
 
     def compose(self) -> ComposeResult:
-        yield Static(" Benchmarks", id="bench-title")
+        yield PlainStatic(" Benchmarks", id="bench-title")
         with Horizontal(id="bench-top"):
             presets = Panel(id="bench-presets-panel")
             presets.border_title = "Presets"
@@ -667,7 +668,7 @@ class BenchScreen(Screen[None]):
                 plot.border_title = "Live"
                 with plot:
                     yield Static(id="bench-plot")
-                    yield Static("", id="bench-now", markup=False)
+                    yield PlainStatic("", id="bench-now")
                 disks = Panel(id="bench-disks-panel")
                 disks.border_title = "Target's devices (iostat -x, live)"
                 with disks:
@@ -680,7 +681,7 @@ class BenchScreen(Screen[None]):
             table = TextTable(RESULT_COLUMNS, id="bench-table")
             table.placeholder = "no runs stored yet"
             yield table
-        yield Static("", id="bench-detail", markup=False)
+        yield PlainStatic("", id="bench-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -956,7 +957,7 @@ class BenchScreen(Screen[None]):
                 table.set_rows([], "no baseline: highlight a run in the history (h) and press m")
             else:
                 comparisons = compare_with_baseline(baseline, self.runs)
-                panel.border_title = f"Compare {baseline.preset}: baseline #{baseline.id} ({baseline.display_label}) vs {len(comparisons)} runs"
+                panel.border_title = content(f"Compare {baseline.preset}: baseline #{baseline.id} ({baseline.display_label}) vs {len(comparisons)} runs")
                 table.set_rows(compare_rows(baseline, comparisons))
         elif self.view == "group":
             runs = [r for r in self.runs if self.group_id and r.group_id == self.group_id]
@@ -967,7 +968,7 @@ class BenchScreen(Screen[None]):
             else:
                 kind = runs[0].group_kind or "group"
                 summary = summarise_passes(runs) if kind == "repeat" else None
-                panel.border_title = f"{kind.capitalize()} of {runs[0].preset} on {runs[0].target}: {len(runs)} passes"
+                panel.border_title = content(f"{kind.capitalize()} of {runs[0].preset} on {runs[0].target}: {len(runs)} passes")
                 table.set_rows(group_rows(runs, summary))
         else:
             table.set_columns(RESULT_COLUMNS)
@@ -1015,7 +1016,7 @@ class BenchScreen(Screen[None]):
             return
         if self.job is None:
             plot_panel = self.query_one("#bench-plot-panel", Panel)
-            plot_panel.border_title = f"Run #{run.id}: {run.preset}" + (f" {run.label}" if run.label else "")
+            plot_panel.border_title = content(f"Run #{run.id}: {run.preset}" + (f" {run.label}" if run.label else ""))
             plot_panel.border_subtitle = "partial" if run.partial else ""
             self._draw_plot(list(run.points))
             self.query_one("#bench-now", Static).update(run_summary(run))
@@ -1053,7 +1054,7 @@ class BenchScreen(Screen[None]):
         if self.job is None:
             return
         label = self.job.pass_label(self._pass_index)
-        panel.border_title = f"Live: {self.job.plan.preset.name} {label}".rstrip()
+        panel.border_title = content(f"Live: {self.job.plan.preset.name} {label}".rstrip())
         panel.border_subtitle = "x stops fio"
 
     # -------------------------------------------------------------- actions

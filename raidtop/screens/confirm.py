@@ -8,6 +8,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from raidtop.widgets.shown_text import content
+
 
 class ConfirmDialog(ModalScreen[bool]):
     """Asks before a change; ``True`` only when the user chooses to run it.
@@ -40,12 +42,13 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title, id="confirm-title")
-            yield Static(self._command, id="confirm-command", markup=False)
+            # Titles and commands name devices and paths: literal, controls replaced.
+            yield Label(content(self._title), id="confirm-title")
+            yield Static(content(self._command, multiline=True), id="confirm-command")
             if self._details:
-                yield Static(self._details, id="confirm-details", markup=False)
+                yield Static(content(self._details, multiline=True), id="confirm-details")
             if self._warning:
-                yield Static(self._warning, id="confirm-warning", markup=False)
+                yield Static(content(self._warning, multiline=True), id="confirm-warning")
             with Horizontal():
                 yield Button("Cancel (n)", id="confirm-no", variant="default")
                 yield Button("Run it (y)", id="confirm-run", variant="warning")

@@ -8,6 +8,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from raidtop.widgets.shown_text import content
+
 
 class FilterDialog(ModalScreen[str | None]):
     """Ask for a device filter; Enter applies, Esc cancels, empty clears."""
@@ -53,7 +55,8 @@ class NotesScreen(ModalScreen[None]):
             if not self._notes:
                 yield Static("Every source was read in the last sample.")
             for note in self._notes:
-                yield Static(f"• {note}")
+                # A note quotes paths and kernel errors: literal text, several lines allowed.
+                yield Static(content(f"• {note}", multiline=True))
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
@@ -76,7 +79,7 @@ class AskDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._question)
+            yield Label(content(self._question))
             yield Input(placeholder=self._placeholder, id="ask-input")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

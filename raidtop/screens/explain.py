@@ -8,6 +8,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from raidtop.widgets.shown_text import content
+
 from raidtop.explain import Explanation
 from raidtop.widgets.text_table import Column, Row, TextTable
 
@@ -30,14 +32,14 @@ class ExplainScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(self.explanation.title, id="explain-title", markup=False)
+            yield Static(content(self.explanation.title), id="explain-title")
             yield TextTable(
                 [Column("name", "Value", 10, "left"), Column("formula", "Formula", 44, "left"),
                  Column("numbers", "With this interval's deltas", 36, "left"), Column("result", "=", 12)],
                 id="explain-table",
             )
             for caveat in self.explanation.caveats:
-                yield Static(caveat, classes="explain-caveat", markup=False)
+                yield Static(content(caveat, multiline=True), classes="explain-caveat")
 
     def on_mount(self) -> None:
         table = self.query_one(TextTable)

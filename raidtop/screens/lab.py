@@ -51,6 +51,7 @@ from raidtop.actions.member_actions import ActionRefused
 from raidtop.model import Snapshot
 from raidtop.screens.confirm import ConfirmDialog
 from raidtop.widgets.panel import Panel
+from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 ARRAY_COLUMNS = [
@@ -185,8 +186,8 @@ class StudyResultScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("RAID-level study", classes="title")
-            yield Static(self._table, id="study-table", markup=False)
-            yield Static(self._where, id="study-where", markup=False)
+            yield PlainStatic(self._table, id="study-table")
+            yield PlainStatic(self._where, id="study-where")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -350,8 +351,8 @@ class LabScreen(Screen[None]):
         return not self.read_only and self._environment is not None and self._environment.ready
 
     def compose(self) -> ComposeResult:
-        yield Static(" Lab", id="lab-title", markup=False)
-        yield Static("", id="lab-banner", markup=False)
+        yield PlainStatic(" Lab", id="lab-title")
+        yield PlainStatic("", id="lab-banner")
         with Horizontal():
             form_panel = Panel(id="lab-form-panel")
             form_panel.border_title = "New array"
@@ -379,7 +380,7 @@ class LabScreen(Screen[None]):
                         yield Label("Mount")
                         yield Input("", placeholder="(none)", id="lab-mount", compact=True)
                     yield Checkbox("write-intent bitmap", id="lab-bitmap", compact=True)
-                    yield Static("", id="lab-spec-error", markup=False)
+                    yield PlainStatic("", id="lab-spec-error")
                     yield Button("Create (n)", id="lab-create-button", variant="primary", compact=True)
                     yield Button("Study (S)", id="lab-study-button", compact=True)
                     yield Button("Teardown (t)", id="lab-teardown-button", variant="warning", compact=True)
@@ -571,7 +572,7 @@ class LabScreen(Screen[None]):
         timeline.set_rows(rows, "")
         if rows:
             timeline.scroll_end(animate=False)
-        self.query_one("#lab-timeline-panel", Panel).border_subtitle = (
+        self.query_one("#lab-timeline-panel", Panel).border_subtitle = content(
             f"{view.name}: last rebuild {format_rebuild(view.record.last_rebuild)}"
         )
 
@@ -582,7 +583,7 @@ class LabScreen(Screen[None]):
 
     def _set_busy(self, text: str | None) -> None:
         self._busy = text
-        self.query_one("#lab-log-panel", Panel).border_subtitle = f"running: {text}" if text else ""
+        self.query_one("#lab-log-panel", Panel).border_subtitle = content(f"running: {text}" if text else "")
         self.refresh_bindings()
 
     def _selected_view(self) -> LabArrayView | None:

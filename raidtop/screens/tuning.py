@@ -58,6 +58,7 @@ from raidtop.model import Snapshot
 from raidtop.model_md import MdArray
 from raidtop.screens.confirm import ConfirmDialog
 from raidtop.widgets.panel import Panel
+from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 KNOB_COLUMNS = [
@@ -138,20 +139,20 @@ class ChangeDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         knob = self.knob
         with Vertical():
-            yield Label(f"Change {knob.target} {knob.attr}", id="change-title")
-            yield Static(knob.spec.summary, id="change-summary", markup=False)
-            yield Static(f"Now: {knob.shown}    Allowed: {knob.allowed.describe()}"
-                         + (f" ({knob.allowed.note})" if knob.allowed.note else ""), id="change-now", markup=False)
+            yield Label(content(f"Change {knob.target} {knob.attr}"), id="change-title")
+            yield PlainStatic(knob.spec.summary, id="change-summary")
+            yield PlainStatic(f"Now: {knob.shown}    Allowed: {knob.allowed.describe()}"
+                         + (f" ({knob.allowed.note})" if knob.allowed.note else ""), id="change-now")
             if knob.allowed.choices:
                 meanings = CHOICE_MEANINGS.get(knob.attr, {})
-                options = OptionList(*(Option(f"{choice:<14} {meanings.get(choice, '')}".rstrip(), id=choice)
+                options = OptionList(*(Option(content(f"{choice:<14} {meanings.get(choice, '')}".rstrip()), id=choice)
                                        for choice in knob.allowed.choices), id="change-choices")
                 yield options
             else:
                 hint = knob.allowed.describe() + (f" {knob.spec.unit}" if knob.spec.unit else "")
                 yield Input(value=knob.value or "", placeholder=hint, id="change-input")
-            yield Static("", id="change-error", markup=False)
-            yield Static("", id="change-preview", markup=False)
+            yield PlainStatic("", id="change-error")
+            yield PlainStatic("", id="change-preview")
             with Horizontal():
                 yield Button("Cancel (Esc)", id="change-cancel-button", variant="default")
                 yield Button("Continue (Enter)", id="change-continue", variant="primary")
@@ -230,10 +231,10 @@ class CommandDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title, id="command-title")
-            yield Static("\n".join(self._commands), id="command-text", markup=False)
+            yield Label(content(self._title), id="command-title")
+            yield PlainStatic("\n".join(self._commands), id="command-text")
             if self._details:
-                yield Static(self._details, id="command-details", markup=False)
+                yield PlainStatic(self._details, id="command-details")
             yield Button("Close (Esc)", id="command-close-button")
 
     def on_button_pressed(self) -> None:
@@ -261,7 +262,7 @@ class ChangeLogScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         panel = Panel()
         panel.border_title = "Tuning change log"
-        panel.border_subtitle = self._path
+        panel.border_subtitle = content(self._path)
         with panel:
             yield TextTable([Column("time", "Time", 20, "left"), Column("device", "Device", 9, "left"),
                              Column("attr", "Setting", 17, "left"), Column("old", "Old", 13, "left"),
@@ -301,14 +302,14 @@ class PersistDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             for kind, title in (("udev", "udev rules (block devices and md arrays)"), ("sysctl", "sysctl.d (md speed limits)")):
-                yield Label(title, classes="persist-title")
+                yield Label(content(title), classes="persist-title")
                 yield TextArea(self._texts[kind], read_only=True, id=f"persist-{kind}-text", show_line_numbers=False)
                 with Horizontal():
                     yield Input(self._paths[kind], id=f"persist-{kind}-path")
                     yield Button("Save", id=f"persist-{kind}-save", variant="primary")
             yield Static("Files under /etc, or that exist, are written only after you confirm them by name.",
                          classes="persist-hint")
-            yield Static("", id="persist-status", markup=False)
+            yield PlainStatic("", id="persist-status")
 
     @on(Button.Pressed)
     def _save_pressed(self, event: Button.Pressed) -> None:
@@ -408,7 +409,8 @@ class TuningScreen(Screen[None]):
         return self._session
 
     def compose(self) -> ComposeResult:
-        yield Static(" Tuning", id="tuning-title")
+        # The title names the device: a /sys/block name is anyone's text.
+        yield PlainStatic(" Tuning", id="tuning-title")
         yield Static(" You are not root: everything is shown, but changes need root. raidtop shows the "
                      "command to run with sudo instead of writing.", id="tuning-banner")
         with Horizontal():
@@ -427,19 +429,19 @@ class TuningScreen(Screen[None]):
                     details.border_title = "Setting"
                     with details:
                         with VerticalScroll(id="tuning-details"):
-                            yield Static("", id="detail-summary", markup=False)
-                            yield Static("", id="detail-command", classes="detail-command", markup=False)
-                            yield Static("", id="detail-notes", classes="detail-muted", markup=False)
-                            yield Static("", id="detail-warning", classes="detail-warning", markup=False)
+                            yield PlainStatic("", id="detail-summary")
+                            yield PlainStatic("", id="detail-command", classes="detail-command")
+                            yield PlainStatic("", id="detail-notes", classes="detail-muted")
+                            yield PlainStatic("", id="detail-warning", classes="detail-warning")
                     array_panel = Panel(id="tuning-array-panel")
                     array_panel.border_title = "Sync and alignment"
                     with array_panel:
                         with VerticalScroll(id="tuning-array"):
-                            yield Static("", id="array-sync", classes="detail-accent", markup=False)
-                            yield Static("", id="array-effect", markup=False)
-                            yield Static("", id="array-align-title", classes="detail-heading", markup=False)
-                            yield Static("", id="array-align", classes="detail-command", markup=False)
-                            yield Static("", id="array-align-notes", classes="detail-muted", markup=False)
+                            yield PlainStatic("", id="array-sync", classes="detail-accent")
+                            yield PlainStatic("", id="array-effect")
+                            yield PlainStatic("", id="array-align-title", classes="detail-heading")
+                            yield PlainStatic("", id="array-align", classes="detail-command")
+                            yield PlainStatic("", id="array-align-notes", classes="detail-muted")
         changes = Panel(id="tuning-changes-panel")
         changes.border_title = "Changes this session"
         with changes:
@@ -531,7 +533,7 @@ class TuningScreen(Screen[None]):
             for widget in (summary, command, notes, warning):
                 widget.update("")
             return
-        self.query_one("#tuning-details-panel", Panel).border_title = f"{knob.target} {knob.attr}"
+        self.query_one("#tuning-details-panel", Panel).border_title = content(f"{knob.target} {knob.attr}")
         summary.update(knob.spec.summary)
         if knob.writable and knob.value is not None:
             command.update(shell_command(knob.target, knob.attr, knob.value, sudo=self.session.needs_sudo))

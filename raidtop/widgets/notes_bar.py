@@ -6,6 +6,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from raidtop.untrusted import plain
+
 
 class NotesBar(Widget):
     """The latest note and how many there are; hidden when all sources read."""
@@ -28,5 +30,5 @@ class NotesBar(Widget):
         if self.notes:
             count = len(self.notes)
             text.append(f" {count} note{'s' if count > 1 else ''} (n) ", self.get_component_rich_style("notes-bar--count"))
-            text.append(self.notes[-1])
+            text.append(plain(self.notes[-1]))
         return text

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.containers import Vertical
 
+from raidtop.widgets.shown_text import content
+
 
 class Panel(Vertical):
     """A titled, bordered box around one table; the focused one is highlighted."""
@@ -37,7 +39,8 @@ class Panel(Vertical):
         """
         if text != self._subtitle_text:
             self._subtitle_text = text
-            self.border_subtitle = text
+            # A subtitle names arrays and filters: Content, so a "[" is not markup.
+            self.border_subtitle = content(text)
 
     sort_columns: tuple[str, ...] = ()
     """Column keys ``s`` cycles through for this panel (empty: not sortable)."""

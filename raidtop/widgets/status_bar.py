@@ -6,6 +6,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from raidtop.untrusted import plain
+
 
 class StatusBar(Widget):
     """What raidtop is looking at and how often, in one line."""
@@ -38,9 +40,10 @@ class StatusBar(Widget):
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(" raidtop ", title)
         if self.badge:
-            text.append(f" {self.badge} ", alert)
+            text.append(f" {plain(self.badge)} ", alert)
             text.append(" ")
-        text.append(self.host + " ")
+        # The host comes from a recording's header when replaying: anyone's text.
+        text.append(plain(self.host) + " ")
         text.append(f"  every {self.interval:g}s", muted)
         if self.sample_time:
             text.append(f"  {self.sample_time}", muted)

@@ -21,6 +21,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from raidtop.untrusted import plain
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -210,7 +212,7 @@ class TextTable(ScrollView, can_focus=True):
         if not self._rows:
             if index == 0 and self.placeholder:
                 style = self.get_component_rich_style("text-table--dim")
-                return Strip([Segment(self.placeholder[:width].ljust(width), style)])
+                return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
             return Strip.blank(width, self._line_styles()[0][0])
         if index >= len(self._rows):
             return Strip.blank(width, self._line_styles()[0][0])
@@ -357,6 +359,9 @@ class TextTable(ScrollView, can_focus=True):
 
 
 def _fit(text: str, width: int, align: str) -> str:
+    # Cells hold device names, labels and paths: each goes out as a Segment,
+    # which Rich writes verbatim, so control characters are replaced here.
+    text = plain(text)
     if len(text) > width - 1 and align == "right":
         text = text[: width - 1]
     elif len(text) > width:

@@ -58,3 +58,61 @@ def test_each_theme_renders_the_dashboard(snap_compare, theme):
 
     app = RaidtopApp(Config(root=DATA / "root1", autostart_sampler=False, theme=theme))
     assert snap_compare(app, terminal_size=(120, 40), run_before=feed)
+
+
+# --- a theme problem is a notice, never a crash (issue 11) -------------------
+
+HOSTILE_THEMES = {
+    "colour.toml": "name = 'colour'\nprimary = '[/]'\n",
+    "markupname.toml": "name = '[bold red]x[/]'\nprimary = '#ffffff'\n",
+    "escapename.toml": "name = \"evil\\u001b]0;PWNED\\u0007\"\nprimary = '#ffffff'\n",
+    "style.toml": "name = 'style'\nprimary = '#ffffff'\n[variables]\nfooter-key-style = '[/]'\n",
+    "dark.toml": "name = 'darkish'\nprimary = '#ffffff'\ndark = 'yes'\n",
+}
+
+
+def test_hostile_theme_files_are_refused_in_words(tmp_path: Path):
+    import os
+
+    for name, body in HOSTILE_THEMES.items():
+        (tmp_path / name).write_text(body)
+    os.mkfifo(tmp_path / "fifo.toml")  # read_text would wait here for ever
+    loaded = load_themes([tmp_path])
+    assert loaded.themes == []
+    assert len(loaded.problems) == len(HOSTILE_THEMES) + 1
+    assert any("FIFO" in p for p in loaded.problems)
+    assert not any("\x1b" in p or "\x07" in p for p in loaded.problems)
+
+
+@pytest.mark.parametrize("wanted", ["[/]", "[bold red]X[/]", "\x1b]0;PWNED\x07", "[link=http://x]"])
+async def test_a_theme_name_with_markup_or_escapes_falls_back_and_q_quits(wanted: str):
+    from .hostile import leaks, terminal_bytes
+
+    app = RaidtopApp(Config(root=DATA / "root1", autostart_sampler=False, theme=wanted))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        app.apply_snapshot(two_root_snapshot())
+        await pilot.pause()
+        assert app.theme == "raidtop-dark"
+        assert any("not found" in n.message for n in app._notifications)
+        assert leaks(terminal_bytes(app)) == []
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_hostile_user_theme_files_leave_a_working_app(tmp_path: Path, monkeypatch):
+    import os
+
+    themes = tmp_path / "config" / "raidtop" / "themes"
+    themes.mkdir(parents=True)
+    for name, body in HOSTILE_THEMES.items():
+        (themes / name).write_text(body)
+    os.mkfifo(themes / "fifo.toml")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    app = RaidtopApp(Config(root=DATA / "root1", autostart_sampler=False, theme="colour"))
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        app.apply_snapshot(two_root_snapshot())
+        await pilot.pause()
+        assert app.theme == "raidtop-dark"
+        assert sum(n.title == "Theme" for n in app._notifications) == len(HOSTILE_THEMES) + 2
+        await pilot.press("q")
+    assert app.return_code == 0

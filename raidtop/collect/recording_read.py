@@ -53,7 +53,8 @@ LZMA_MEMLIMIT = 128 * 1024 * 1024
 
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 _NOT_PADDING = re.compile(rb"[^\0]")
-_READ_STEP = 64 * 1024
+_READ_STEP = 4096
+"""Small input steps: what decoded before a damaged byte is kept (the header, at least)."""
 _OUTPUT_STEP = 1024 * 1024
 _CHECKPOINT_EVERY = 50
 
@@ -276,12 +277,7 @@ class _Reader:
         return 0
 
     def result(self) -> Recording:
-        if self.header is None:
-            if not self.frames:
-                raise RecordingError(f"{self.name}: not a raidtop recording (nothing in it could be read)")
-            self.header = {"format": FORMAT, "version": VERSION}
-            self.notes.insert(0, f"{self.name}: the start of the recording is damaged (its header is lost); "
-                                 f"replaying the rest as format {VERSION}")
+        """The recording read, or :class:`RecordingError` when not one sample can be replayed."""
         if self.bad_count:
             where = ", ".join("after " + _clock(when) if when is not None else "at the start"
                               for when, _ in self.bad_first)
@@ -289,6 +285,15 @@ class _Reader:
             count = self.bad_count
             self.notes.append(f"{self.name}: {count} damaged sample{'s' if count != 1 else ''} skipped "
                               f"({where}{more}; the first: {self.bad_first[0][1]})")
+        if not self.frames:
+            if self.header is None:
+                raise RecordingError(f"{self.name}: not a raidtop recording (nothing in it could be read)")
+            raise RecordingError(self.notes[0] + "; nothing is left to replay" if self.notes
+                                 else f"{self.name}: the recording holds no samples")
+        if self.header is None:
+            self.header = {"format": FORMAT, "version": VERSION}
+            self.notes.insert(0, f"{self.name}: the start of the recording is damaged (its header is lost); "
+                                 f"replaying the rest as format {VERSION}")
         return Recording(self.header, self.frames, self.notes)
 
 

@@ -279,8 +279,8 @@ class _Reader:
     def result(self) -> Recording:
         """The recording read, or :class:`RecordingError` when not one sample can be replayed."""
         if self.bad_count:
-            where = ", ".join("after " + _clock(when) if when is not None else "at the start"
-                              for when, _ in self.bad_first)
+            places = ["after " + _clock(when) if when is not None else "at the start" for when, _ in self.bad_first]
+            where = ", ".join(dict.fromkeys(places))
             more = ", …" if self.bad_count > len(self.bad_first) else ""
             count = self.bad_count
             self.notes.append(f"{self.name}: {count} damaged sample{'s' if count != 1 else ''} skipped "

@@ -123,7 +123,8 @@ def read_recording(path: str | os.PathLike[str]) -> Recording:
         raise RecordingError(f"{name}: cannot read the recording ({plain(reason)})") from None
     if not raw:
         raise RecordingError(f"{name}: not a raidtop recording (the file is empty)")
-    if not raw.startswith(_XZ_MAGIC):
+    # Five of six magic bytes right is an xz file with a flipped bit: read past it.
+    if sum(a == b for a, b in zip(raw[:6], _XZ_MAGIC)) < 5:
         raise RecordingError(f"{name}: not a raidtop recording (not xz-compressed)")
     reader = _Reader(name)
     reader.read(raw)
@@ -156,7 +157,7 @@ class _Reader:
                 if padding_end is None:
                     break
                 position = padding_end.start()
-            if not raw.startswith(_XZ_MAGIC, position):
+            if position > 0 and not raw.startswith(_XZ_MAGIC, position):
                 following = raw.find(_XZ_MAGIC, position + 1)
                 skipped = (following if following > 0 else len(raw)) - position
                 self.notes.append(f"{self.name}: {skipped:,} bytes after {_clock(self._last_time())} "
@@ -286,10 +287,11 @@ class _Reader:
             self.notes.append(f"{self.name}: {count} damaged sample{'s' if count != 1 else ''} skipped "
                               f"({where}{more}; the first: {self.bad_first[0][1]})")
         if not self.frames:
+            if self.notes:
+                raise RecordingError(self.notes[0] + "; nothing is left to replay")
             if self.header is None:
                 raise RecordingError(f"{self.name}: not a raidtop recording (nothing in it could be read)")
-            raise RecordingError(self.notes[0] + "; nothing is left to replay" if self.notes
-                                 else f"{self.name}: the recording holds no samples")
+            raise RecordingError(f"{self.name}: the recording holds no samples")
         if self.header is None:
             self.header = {"format": FORMAT, "version": VERSION}
             self.notes.insert(0, f"{self.name}: the start of the recording is damaged (its header is lost); "

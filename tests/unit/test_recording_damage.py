@@ -86,13 +86,14 @@ def _flip_bit(data: bytes, offset: int) -> bytes:
     return bytes(damaged)
 
 
-@pytest.mark.parametrize("stream", [0, 1, 5])
-def test_a_flipped_bit_costs_only_its_stream(ten_minutes, tmp_path, stream):
+@pytest.mark.parametrize(("stream", "where"), [(0, "middle"), (0, "magic"), (1, "middle"), (5, "middle")])
+def test_a_flipped_bit_costs_only_its_stream(ten_minutes, tmp_path, stream, where):
     path, live = ten_minutes
     data = path.read_bytes()
     offsets = stream_offsets(data) + [len(data)]
     damaged = tmp_path / "flipped.xz"
-    damaged.write_bytes(_flip_bit(data, (offsets[stream] + offsets[stream + 1]) // 2))
+    offset = offsets[stream] + 3 if where == "magic" else (offsets[stream] + offsets[stream + 1]) // 2
+    damaged.write_bytes(_flip_bit(data, offset))
     recording = read_recording(damaged)
     lost = set(range(stream * 60, stream * 60 + 60))
     kept = [i for i in range(599) if i not in lost]
@@ -235,3 +236,14 @@ def test_a_header_only_file_and_an_empty_file_are_refused(tmp_path):
     (tmp_path / "plain.txt").write_text("hello\n")
     with pytest.raises(RecordingError, match="not xz"):
         read_recording(tmp_path / "plain.txt")
+
+
+def test_a_stream_that_needs_more_decoder_memory_than_the_limit_is_skipped(ten_minutes, monkeypatch):
+    # raidtop's preset 6 needs 9 MiB to decode; with the limit below that every
+    # stream is refused by lzma itself, and the reader says why instead of crashing.
+    from raidtop.collect import recording_read
+
+    path, _ = ten_minutes
+    monkeypatch.setattr(recording_read, "LZMA_MEMLIMIT", 1 << 20)
+    with pytest.raises(RecordingError, match="needs more than 1 MiB of memory to decompress"):
+        read_recording(path)

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"raidtop: {problem}", file=sys.stderr)
         return 2
     if not args.root.is_dir():
-        print(f"raidtop: --root {args.root}: not a directory", file=sys.stderr)
+        print(f"raidtop: --root {plain(str(args.root))}: not a directory", file=sys.stderr)
         return 2
     try:
         recorder = RecordingRoot(Root(args.root))

@@ -48,11 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.root.is_dir():
         print(f"raidtop: --root {args.root}: not a directory", file=sys.stderr)
         return 2
+    recording = None
     if args.replay is not None:
         from raidtop.collect.recording import RecordingError, read_recording
 
         try:
-            read_recording(args.replay)
+            # Read once, here; the app is handed what was read.
+            recording = read_recording(args.replay)
         except RecordingError as exc:
             print(f"raidtop: {exc}", file=sys.stderr)
             return 2
@@ -61,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
 
-    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay, demo=args.demo))
+    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay, demo=args.demo),
+                     recording=recording)
     app.run()
     # A crash inside the app (Textual prints its traceback) must not look like success.
     return app.return_code or 0

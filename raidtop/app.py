@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import time
@@ -77,7 +78,8 @@ class RaidtopApp(App[None]):
     ]
     REPLAY_ACTIONS = {"replay_step", "replay_speed", "replay_jump"}
 
-    def __init__(self, config: Config | None = None) -> None:
+    def __init__(self, config: Config | None = None, recording=None) -> None:
+        """``recording``: the parsed ``config.replay`` when the caller has read it already."""
         super().__init__()
         self.config = config or Config()
         self.interval = self.config.interval
@@ -96,10 +98,9 @@ class RaidtopApp(App[None]):
         self.replay_position = ReplayPosition()
         self._seek_to: int | None = None
         if self.config.replay is not None:
-            from raidtop.collect.recording import read_recording
-            from raidtop.collect.replayer import Replayer
+            from raidtop.collect.replayer import Replayer, load_for_replay
 
-            self.replayer = Replayer(read_recording(self.config.replay))
+            self.replayer = Replayer(recording if recording is not None else load_for_replay(self.config.replay))
         self.recorder = None
         """(RecordingRoot, RecordingWriter) while recording."""
         # The lab acts only on the live system (never on a replay or the demo).
@@ -277,7 +278,7 @@ class RaidtopApp(App[None]):
         recording = self.replayer.recording
         status = self.dashboard.query_one("#status")
         status.badge = "REPLAY"
-        status.host = f"replay of {recording.header.get('host', '?')}"
+        status.host = f"replay of {plain(recording.header.get('host', '?'))}"
         bar = self.dashboard.query_one("#time-bar")
         bar.display = True
         bar.start, bar.end = recording.start, recording.end
@@ -287,7 +288,7 @@ class RaidtopApp(App[None]):
             markers += [(frame.time, a.get("kind", "action")) for a in frame.actions]
         bar.markers = tuple(markers)
         for note in recording.notes:
-            self.notify(note, title="Recording", severity="warning", timeout=10)
+            self.notify(plain(note), title="Recording", severity="warning", timeout=10, markup=False)
 
     @work(exclusive=True, group="sampler", exit_on_error=False)
     async def run_replay(self) -> None:
@@ -296,7 +297,7 @@ class RaidtopApp(App[None]):
         position = self.replay_position
         frames = replayer.recording.frames
         if not frames:
-            self.notify("the recording has no samples", severity="error")
+            self.notify("the recording has no samples to replay", severity="error", markup=False)
             return
         await self._show_frame(0)
         while True:
@@ -321,7 +322,14 @@ class RaidtopApp(App[None]):
                 await self._wake.wait()
 
     async def _show_frame(self, index: int) -> None:
-        snapshot = await asyncio.to_thread(self.replayer.snapshot_at, index)
+        try:
+            snapshot = await asyncio.to_thread(self.replayer.snapshot_at, index)
+        except Exception as exc:  # a recorded input no reader expected must not end the replay
+            self.replay_position.index = max(0, min(index, len(self.replayer) - 1))
+            self._update_time_bar()
+            self.notify(plain(f"sample {index + 1} cannot be shown: {exc!r}"), title="Recording",
+                        severity="error", timeout=10, markup=False)
+            return
         self.replay_position.index = self.replayer.index
         self._update_time_bar()
         self.post_message(SnapshotReady(snapshot))
@@ -356,7 +364,7 @@ class RaidtopApp(App[None]):
                 return
             target = parse_jump(text, recording.start, recording.end, bar.position)
             if target is None:
-                self.notify(f"cannot read {text!r} as a time: try +30s, -2m, 50% or 14:05", severity="warning")
+                self.notify(plain(f"cannot read {text!r} as a time: try +30s, -2m, 50% or 14:05"), severity="warning", markup=False)
                 return
             self._seek_to = recording.index_at(target)
             self.sample_now()
@@ -371,23 +379,29 @@ class RaidtopApp(App[None]):
             self.sampler.root = root._inner
             writer.close()
             self.dashboard.query_one("#status").badge = ""
-            self.notify(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)", title="Recording", timeout=10)
+            self.notify(plain(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)"),
+                        title="Recording", timeout=10, markup=False)
             return
         from raidtop.collect.recording import RecordingRoot, RecordingWriter
 
         directory = xdg_dir("data") / "recordings"
+        stamp = time.strftime("raidtop-%Y%m%d-%H%M%S")
+        root = RecordingRoot(self.sampler.root)
         try:
-            directory.mkdir(parents=True, exist_ok=True)
-            path = directory / time.strftime("raidtop-%Y%m%d-%H%M%S.xz")
-            root = RecordingRoot(self.sampler.root)
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # The writer never reuses a name: a second recording in the same second gets -2.
+            for attempt in range(1, 10):
+                path = directory / (f"{stamp}.xz" if attempt == 1 else f"{stamp}-{attempt}.xz")
+                if not os.path.lexists(path):
+                    break
             writer = RecordingWriter(path, self.interval, root)
         except OSError as exc:
-            self.notify(f"cannot record: {exc}", severity="error")
+            self.notify(plain(f"cannot record: {exc}"), severity="error", markup=False)
             return
         self.sampler.root = root
         self.recorder = (root, writer)
         self.dashboard.query_one("#status").badge = "REC"
-        self.notify(f"recording to {path}", title="Recording", timeout=5)
+        self.notify(plain(f"recording to {path}"), title="Recording", timeout=5, markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.REPLAY_ACTIONS:

@@ -16,32 +16,32 @@ line is one frame ``{"t": time, "d": {key: value}, "events": [...],
 frame (most files change little, and xz's large window compresses the rest).
 Keys are ``f:<path>`` (file text, or ``{"error": msg}``), ``d:<path>``
 (directory listing or error), ``l:<path>`` (symlink target or null) and
-``e:<path>`` (exists). A frame that cannot be decoded ends the replay there,
-with a note: a recording cut off by a crash still replays up to the damage.
+``e:<path>`` (exists). The first frame of every stream holds every answer
+known so far and is marked ``"k": true``, so the streams after a damaged one
+replay exactly (older readers simply apply it as a delta). Reading a file
+back, within limits and past damage, is :mod:`raidtop.collect.recording_read`.
 """
 
 from __future__ import annotations
 
-import bisect
+import errno
 import json
 import lzma
 import os
 import socket
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from raidtop import __version__
+from raidtop.collect.recording_read import FORMAT, VERSION, Frame, Recording, RecordingError, read_recording
 from raidtop.collect.source import Root, SourceError
+from raidtop.safeio import UnsafeFile
 
-FORMAT = "raidtop-recording"
-VERSION = 1
-_CHECKPOINT_EVERY = 50
-
-
-class RecordingError(Exception):
-    """A recording cannot be used at all (not one, or from a newer raidtop)."""
+__all__ = [
+    "FORMAT", "VERSION", "Frame", "Recording", "RecordingError", "RecordingRoot", "RecordingWriter",
+    "ReplayRoot", "read_recording",
+]
 
 
 class RecordingRoot(Root):
@@ -150,7 +150,7 @@ class RecordingWriter:
         self.frames = 0
         self.raw_bytes = 0
         self._compressor = lzma.LZMACompressor(preset=6)
-        self._handle = open(path, "wb")
+        self._handle = os.fdopen(create_new_file(path), "wb")
         header = {
             "format": FORMAT,
             "version": VERSION,
@@ -166,7 +166,11 @@ class RecordingWriter:
         """Store one tick: the reads made (only changes are written), events and actions."""
         delta = {key: value for key, value in frame.items() if self._known.get(key, _MISSING) != value}
         self._known.update(delta)
-        self._write_line({"t": when, "d": delta, "events": events or [], "actions": actions or []})
+        line = {"t": when, "d": delta, "events": events or [], "actions": actions or []}
+        if self.frames % self.frames_per_stream == 0:
+            # A stream starts with everything known, so it replays even if the one before is lost.
+            line.update(d=dict(self._known), k=True)
+        self._write_line(line)
         self.frames += 1
         if self.frames % self.frames_per_stream == 0:
             # End this xz stream so everything so far survives a crash.
@@ -198,113 +202,18 @@ class RecordingWriter:
 _MISSING = object()
 
 
-@dataclass
-class Frame:
-    """One recorded tick."""
+def create_new_file(path: str | os.PathLike[str], mode: int = 0o600) -> int:
+    """Create ``path`` for writing and return its descriptor; never open what is already there.
 
-    time: float
-    delta: dict[str, Any]
-    events: list[dict] = field(default_factory=list)
-    actions: list[dict] = field(default_factory=list)
-
-
-@dataclass
-class Recording:
-    """A recording read back: header, frames, and what could not be read."""
-
-    header: dict[str, Any]
-    frames: list[Frame]
-    notes: list[str]
-    _checkpoints: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
-
-    @property
-    def start(self) -> float:
-        """Time of the first frame."""
-        return self.frames[0].time if self.frames else 0.0
-
-    @property
-    def end(self) -> float:
-        """Time of the last frame."""
-        return self.frames[-1].time if self.frames else 0.0
-
-    def state_at(self, index: int) -> dict[str, Any]:
-        """Every path's recorded answer as of frame ``index`` (deltas applied)."""
-        base_index = (index // _CHECKPOINT_EVERY) * _CHECKPOINT_EVERY
-        state = dict(self._checkpoints.get(base_index) or self._build_checkpoint(base_index))
-        for frame in self.frames[base_index + 1 : index + 1]:
-            state.update(frame.delta)
-        return state
-
-    def _build_checkpoint(self, base_index: int) -> dict[str, Any]:
-        previous = base_index - _CHECKPOINT_EVERY
-        if previous >= 0:
-            state = dict(self._checkpoints.get(previous) or self._build_checkpoint(previous))
-            frames = self.frames[previous + 1 : base_index + 1]
-        else:
-            state, frames = {}, self.frames[: base_index + 1]
-        for frame in frames:
-            state.update(frame.delta)
-        self._checkpoints[base_index] = state
-        return state
-
-    def index_at(self, when: float) -> int:
-        """The last frame at or before ``when`` (the first frame if earlier)."""
-        times = [f.time for f in self.frames]
-        return max(0, bisect.bisect_right(times, when) - 1)
-
-
-def read_recording(path: Path) -> Recording:
-    """Read a recording; a damaged tail is dropped with a note, never raised."""
+    ``O_EXCL|O_NOFOLLOW``: an existing file, device or symlink (even a
+    dangling one) is refused with :class:`~raidtop.safeio.UnsafeFile`, so a
+    mistyped ``-o /dev/sda`` or a planted link cannot be overwritten.
+    """
     try:
-        raw = Path(path).read_bytes()
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    except FileExistsError:
+        raise UnsafeFile(path, "already exists; raidtop writes a recording only to a new file") from None
     except OSError as exc:
-        raise RecordingError(f"{path}: cannot read ({exc.strerror})") from None
-    notes: list[str] = []
-    data, problem = _decompress_streams(raw)
-    if problem == "truncated":
-        notes.append(f"{path}: the recording ends early (cut off while being written); replaying what is there")
-    elif problem == "damaged":
-        notes.append(f"{path}: the recording is damaged; replaying up to the damage")
-    lines = data.decode("utf-8", "replace").split("\n")
-    try:
-        header = json.loads(lines[0])
-    except (ValueError, IndexError):
-        raise RecordingError(f"{path}: not a raidtop recording") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise RecordingError(f"{path}: not a raidtop recording")
-    version = header.get("version")
-    if not isinstance(version, int) or version > VERSION:
-        raise RecordingError(
-            f"{path}: recorded by a newer raidtop (format {version}); this raidtop reads format {VERSION} — upgrade raidtop"
-        )
-    frames: list[Frame] = []
-    for number, line in enumerate(lines[1:], start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-            frames.append(Frame(float(obj["t"]), dict(obj["d"]), list(obj.get("events", [])), list(obj.get("actions", []))))
-        except (ValueError, KeyError, TypeError):
-            notes.append(f"{path}: frame {number} is damaged; the replay stops before it")
-            break
-    return Recording(header, frames, notes)
-
-
-def _decompress_streams(raw: bytes) -> tuple[bytes, str | None]:
-    """Decompress concatenated xz streams, keeping whatever precedes damage."""
-    out = bytearray()
-    rest = raw
-    while rest:
-        decompressor = lzma.LZMADecompressor()
-        # Feed in pieces so the output before a damaged byte is kept.
-        for start in range(0, len(rest), 65536):
-            try:
-                out += decompressor.decompress(rest[start : start + 65536])
-            except lzma.LZMAError:
-                return bytes(out), "damaged" if out else "damaged"
-            if decompressor.eof:
-                break
-        if not decompressor.eof:
-            return bytes(out), "truncated"
-        rest = decompressor.unused_data
-    return bytes(out), None
+        if exc.errno == errno.ELOOP:
+            raise UnsafeFile(path, "is a symbolic link; raidtop does not follow it") from None
+        raise

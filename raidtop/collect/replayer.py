@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from raidtop.collect.recording import Recording, ReplayRoot
+import os
+
+from raidtop.collect.recording import Recording, RecordingError, ReplayRoot, read_recording
 from raidtop.collect.sampler import Sampler
 from raidtop.model import Snapshot
 
 PRIME_FRAMES = 30
 """Frames replayed before a jump target, so rates, events and ETAs have history."""
+
+
+def load_for_replay(path: str | os.PathLike[str]) -> Recording:
+    """The recording at ``path``, or an empty one whose note says why it cannot be replayed.
+
+    For callers that must keep running (the app): the command line refuses an
+    unusable recording before the app starts, with the same sentence.
+    """
+    try:
+        return read_recording(path)
+    except RecordingError as exc:
+        return Recording({}, [], [f"nothing to replay: {exc}"])
 
 
 class Replayer:

@@ -441,6 +441,7 @@ def rebuild_recording(s: Scenario) -> None:
     if fio is not None:
         time.sleep(FIO_WARMUP_S)  # fio's own start (over 9p) takes a few seconds
     recording = Path("/tmp/rebuild.xz")
+    recording.unlink(missing_ok=True)  # the writer refuses to open an existing file
     recorder = RecordingRoot(Root("/"))
     writer = RecordingWriter(recording, RECORD_INTERVAL, recorder)
     sampler = Sampler(recorder)

@@ -17,6 +17,7 @@ from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config, next_interval, xdg_dir
 from raidtop.replay_control import ReplayPosition, parse_jump
+from raidtop.threads import DaemonExecutor
 from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.messages import DeviceEvent, SnapshotReady
 from raidtop.model import Snapshot
@@ -125,6 +126,10 @@ class RaidtopApp(App[None]):
                 self.theme = DEFAULT_THEME
 
     def on_mount(self) -> None:
+        # Every thread (the sampler's, to_thread's, Textual's thread workers) is
+        # a daemon nobody joins: a read stuck in the kernel cannot block `q`.
+        self._threads = DaemonExecutor()
+        asyncio.get_running_loop().set_default_executor(self._threads)
         root = self.config.root
         # The last two path parts name a fixture or recording without leaking
         # the absolute checkout path (which would make screenshots differ).
@@ -196,14 +201,14 @@ class RaidtopApp(App[None]):
     async def run_sampler(self) -> None:
         """Sample, post, sleep the rest of the interval; never two at once.
 
-        The blocking reads run in a thread; awaiting them inside this one
-        long-lived worker is what keeps collections from overlapping.
+        The blocking reads run in a daemon thread; awaiting them inside this
+        one long-lived worker is what keeps collections from overlapping.
         """
         while True:
             started = time.monotonic()
             if not self.paused:
                 try:
-                    snapshot = await asyncio.to_thread(self._sample_once)
+                    snapshot = await asyncio.get_running_loop().run_in_executor(self._threads, self._sample_once)
                 except Exception as exc:  # a bug in a reader must not stop the dashboard
                     self.notify(f"sampling failed: {exc!r}", severity="error", timeout=10)
                 else:

@@ -1,0 +1,67 @@
+"""``q``, SIGHUP and SIGTERM end raidtop, even with a read stuck, and stop what it started.
+
+Each test runs the real app as its own process on a pty (tests/ui/pty_app.py)
+and asserts only that it exits, with a generous timeout, never how fast.
+"""
+
+from __future__ import annotations
+
+import signal
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from .pty_app import PtyApp
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "ui" / "root1"
+
+# A read that never returns, as a hung NFS mount or a stuck sysfs attribute
+# does. Nothing on this machine produces one on demand (FIFOs and devices are
+# refused by safeio), so this is the one fake: a Root whose read waits forever.
+STUCK_APP = textwrap.dedent("""
+    import sys, threading
+    from pathlib import Path
+    from raidtop.app import RaidtopApp
+    from raidtop.collect.source import Root
+    from raidtop.config import Config
+
+    class StuckRoot(Root):
+        def read_text(self, abs_path):
+            if abs_path == "/proc/diskstats":
+                Path(sys.argv[2]).write_text("stuck")
+                threading.Event().wait()
+            return super().read_text(abs_path)
+
+    app = RaidtopApp(Config(root=Path(sys.argv[1])))
+    app.sampler.root = StuckRoot(sys.argv[1])
+    app.run()
+    sys.exit(app.return_code or 0)
+""")
+
+
+@pytest.fixture
+def stuck_app(tmp_path):
+    script = tmp_path / "stuck_app.py"
+    script.write_text(STUCK_APP)
+    marker = tmp_path / "stuck"
+    app = PtyApp([str(script), str(DATA), str(marker)])
+    app.marker = marker
+    yield app
+    app.kill()
+
+
+def wait_until_stuck(app: PtyApp) -> None:
+    app.wait_for(b"palette")
+    for _ in range(600):
+        if app.marker.exists():
+            return
+        app.pump(0.1)
+    raise AssertionError("the sampler never reached the stuck read")
+
+
+def test_q_quits_while_a_read_is_stuck(stuck_app):
+    wait_until_stuck(stuck_app)
+    stuck_app.send(b"q")
+    # Before: the app joined the blocked sampler thread at exit and never ended.
+    assert stuck_app.wait_exit() == 0

@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
 
     app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay, demo=args.demo))
     app.run()
-    return 0
+    # 129/143 after SIGHUP/SIGTERM, 1 after a crash: a script sees how it ended.
+    return app.return_code or 0
 
 
 def serve_web(args: argparse.Namespace) -> int:

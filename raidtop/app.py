@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import socket
 import time
 from typing import Iterable
@@ -17,6 +18,7 @@ from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config, next_interval, xdg_dir
 from raidtop.replay_control import ReplayPosition, parse_jump
+from raidtop.hangup import catch_exit_signals, detach_from_terminal
 from raidtop.threads import DaemonExecutor
 from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.messages import DeviceEvent, SnapshotReady
@@ -130,6 +132,8 @@ class RaidtopApp(App[None]):
         # a daemon nobody joins: a read stuck in the kernel cannot block `q`.
         self._threads = DaemonExecutor()
         asyncio.get_running_loop().set_default_executor(self._threads)
+        # SIGHUP/SIGTERM take q's exit, so screens unmount and cancel fio and lab jobs.
+        self._release_signals = catch_exit_signals(asyncio.get_running_loop(), self.end_on_signal)
         root = self.config.root
         # The last two path parts name a fixture or recording without leaking
         # the absolute checkout path (which would make screenshots differ).
@@ -188,7 +192,24 @@ class RaidtopApp(App[None]):
         self.device_events_seen += 1
         self.sample_now()
 
+    # -------------------------------------------------------------- hang-up
+
+    exit_signal: int | None = None
+    """The signal that ended raidtop (SIGHUP, SIGTERM), or None."""
+
+    def end_on_signal(self, signum: int) -> None:
+        """Leave as ``q`` does (screens unmount, so fio and lab jobs are cancelled); exit 128+signum."""
+        if self.exit_signal is not None:
+            return
+        self.exit_signal = signum
+        if signum == signal.SIGHUP:
+            detach_from_terminal()
+        self.exit(return_code=128 + signum)
+
     def on_unmount(self) -> None:
+        release = getattr(self, "_release_signals", None)
+        if release is not None:
+            release()
         watcher = getattr(self, "_watcher", None)
         if watcher is not None:
             watcher.stop()

@@ -65,3 +65,32 @@ def test_q_quits_while_a_read_is_stuck(stuck_app):
     stuck_app.send(b"q")
     # Before: the app joined the blocked sampler thread at exit and never ended.
     assert stuck_app.wait_exit() == 0
+
+
+@pytest.fixture
+def dashboard():
+    app = PtyApp(["-m", "raidtop", "--root", str(DATA)])
+    yield app
+    app.kill()
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGHUP, 129), (signal.SIGTERM, 143)], ids=["SIGHUP", "SIGTERM"])
+def test_a_signal_ends_the_app_through_its_own_exit(dashboard, signum, code):
+    dashboard.wait_for(b"palette")
+    dashboard.output = b""
+    import os
+
+    os.kill(dashboard.pid, signum)
+    # Before: the default action killed the process (status -signum) without
+    # running any screen's exit, or it stayed stuck closing the terminal.
+    assert dashboard.wait_exit() == code
+    if signum == signal.SIGTERM:  # the terminal is still there: it was given back
+        assert b"\x1b[?1049l" in dashboard.output and b"\x1b[?25h" in dashboard.output
+
+
+def test_closing_the_terminal_ends_the_app(dashboard):
+    dashboard.wait_for(b"palette")
+    dashboard.hang_up()  # what a dropped SSH session does: SIGHUP, then EIO on the tty
+    status = dashboard.wait_exit()
+    assert status is not None, "raidtop kept running without a terminal"
+    assert status >= 0, f"killed by signal {-status} instead of exiting"

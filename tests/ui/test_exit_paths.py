@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from .pty_app import PtyApp
+from .test_bench_screen import bench, make_app, open_screen, wait_for_screen, wait_until  # noqa: F401 (bench is a fixture)
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "ui" / "root1"
 
@@ -94,3 +95,34 @@ def test_closing_the_terminal_ends_the_app(dashboard):
     status = dashboard.wait_exit()
     assert status is not None, "raidtop kept running without a terminal"
     assert status >= 0, f"killed by signal {-status} instead of exiting"
+
+
+async def test_sigterm_stops_a_running_benchmark(bench, monkeypatch):
+    """The exit path runs the Benchmarks screen's cancel: fio gets SIGINT, the partial run is kept."""
+    import asyncio
+    import os
+
+    from raidtop.screens.confirm import ConfirmDialog
+
+    monkeypatch.setenv("FAKE_FIO_TICK", "0.1")
+    bench.remember(bench.target, runtime_s=600)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot, bench.screen())
+        await pilot.press("5")
+        await wait_for_screen(pilot, ConfirmDialog)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: len(screen.live_points) >= 2)
+        # Guard: without raidtop's handler this signal would end pytest itself.
+        assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None)
+        os.kill(os.getpid(), signal.SIGTERM)
+        await wait_until(pilot, lambda: app.return_code is not None)
+    assert app.return_code == 143 and app.exit_signal == signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # handed back at unmount
+    for _ in range(300):  # fio answers SIGINT with its final document; the run is then stored
+        if bench.history.runs():
+            break
+        await asyncio.sleep(0.1)
+    (run,) = bench.history.runs()
+    assert run.partial and "cancelled" in run.message
+    assert 0 < run.result.read.runtime_ms < 600_000  # stopped early, not run out

@@ -65,11 +65,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def serve_web(args: argparse.Namespace) -> int:
-    """Serve the same dashboard in a browser: each visitor gets their own raidtop process."""
+    """Serve the same dashboard in a browser: each visitor gets their own raidtop process.
+
+    Only on localhost, only under a random address printed here, only to
+    raidtop's own page (see raidtop.web): the dashboard can change the system.
+    """
     import shlex
 
     try:
-        from textual_serve.server import Server
+        from raidtop.web import GuardedServer
     except ImportError:
         print("raidtop: --web needs textual-serve (pip install textual-serve)", file=sys.stderr)
         return 1
@@ -80,9 +84,14 @@ def serve_web(args: argparse.Namespace) -> int:
         command += ["--replay", str(args.replay)]
     if args.demo:
         command += ["--demo"]
-    print(f"raidtop: serving on http://localhost:{args.port} (Ctrl+C stops)", file=sys.stderr)
-    # localhost only: the dashboard can change the system, so it is never exposed.
-    Server(shlex.join(command), host="localhost", port=args.port, title="raidtop").serve()
+    server = GuardedServer(shlex.join(command), port=args.port)
+    print(f"raidtop: serving on {server.url} (only this address works; Ctrl+C stops)", file=sys.stderr, flush=True)
+    try:
+        server.serve()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        print(f"raidtop: cannot serve on localhost port {args.port}: {reason}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -6,6 +6,7 @@ import asyncio
 import base64
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -34,5 +36,7 @@ def test_a_blocked_call_does_not_hold_up_exit():
         asyncio.run(main())
         print("ended")
     """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    project = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(project)}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 0 and result.stdout.strip() == "ended", result.stderr

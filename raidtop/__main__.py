@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 
 from raidtop import __version__
-from raidtop.cli import SUBCOMMANDS
+from raidtop.cli import SUBCOMMANDS, options
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every raidtop command."""
-    parser = argparse.ArgumentParser(
+    parser = options.Parser(
         prog="raidtop",
         description="Live terminal dashboard for Linux storage and md software RAID.",
     )
@@ -23,13 +23,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="read /proc and /sys under DIR instead of / (fixtures, recordings)",
     )
     parser.add_argument(
-        "--interval", type=float, default=1.0, metavar="S", help="seconds between samples (default 1)"
+        "--interval", type=options.INTERVAL, default=1.0, metavar="S", help="seconds between samples (default 1)"
     )
     parser.add_argument("--theme", default=None, help="theme name (see themes/)")
     parser.add_argument("--no-bell", action="store_true", help="do not ring the bell on Fail and DegradedArray")
     parser.add_argument("--demo", action="store_true", help="classroom demo: a simulated array to fail, remove and add disks on (no root, no md)")
     parser.add_argument("--web", action="store_true", help="serve the dashboard to a browser on localhost (textual-serve)")
-    parser.add_argument("--port", type=int, default=8000, help="port for --web (default 8000)")
+    parser.add_argument("--port", type=options.PORT, default=8000, help="port for --web (default 8000)")
     parser.add_argument("--replay", type=Path, default=None, metavar="FILE", help="replay a recording made with `raidtop record` or R")
     sub = parser.add_subparsers(dest="command")
     for name in SUBCOMMANDS:
@@ -40,9 +40,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``raidtop`` console script."""
     args = build_parser().parse_args(argv)
-    if args.interval <= 0:
-        print("raidtop: --interval must be positive", file=sys.stderr)
-        return 2
     if args.command is not None:
         return args.func(args)
     if not args.root.is_dir():
@@ -66,16 +63,20 @@ def main(argv: list[str] | None = None) -> int:
     app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay, demo=args.demo),
                      recording=recording)
     app.run()
-    # A crash inside the app (Textual prints its traceback) must not look like success.
+    # 129/143 after SIGHUP/SIGTERM, 1 after a crash: a script sees how it ended.
     return app.return_code or 0
 
 
 def serve_web(args: argparse.Namespace) -> int:
-    """Serve the same dashboard in a browser: each visitor gets their own raidtop process."""
+    """Serve the same dashboard in a browser: each visitor gets their own raidtop process.
+
+    Only on localhost, only under a random address printed here, only to
+    raidtop's own page (see raidtop.web): the dashboard can change the system.
+    """
     import shlex
 
     try:
-        from textual_serve.server import Server
+        from raidtop.web import GuardedServer
     except ImportError:
         print("raidtop: --web needs textual-serve (pip install textual-serve)", file=sys.stderr)
         return 1
@@ -86,9 +87,14 @@ def serve_web(args: argparse.Namespace) -> int:
         command += ["--replay", str(args.replay)]
     if args.demo:
         command += ["--demo"]
-    print(f"raidtop: serving on http://localhost:{args.port} (Ctrl+C stops)", file=sys.stderr)
-    # localhost only: the dashboard can change the system, so it is never exposed.
-    Server(shlex.join(command), host="localhost", port=args.port, title="raidtop").serve()
+    server = GuardedServer(shlex.join(command), port=args.port)
+    print(f"raidtop: serving on {server.url} (only this address works; Ctrl+C stops)", file=sys.stderr, flush=True)
+    try:
+        server.serve()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        print(f"raidtop: cannot serve on localhost port {args.port}: {reason}", file=sys.stderr)
+        return 1
     return 0
 
 

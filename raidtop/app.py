@@ -19,6 +19,8 @@ from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config, next_interval, xdg_dir
 from raidtop.replay_control import ReplayPosition, parse_jump
+from raidtop.hangup import catch_exit_signals, detach_from_terminal
+from raidtop.threads import DaemonExecutor
 from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.messages import DeviceEvent, SnapshotReady
 from raidtop.model import Snapshot
@@ -147,6 +149,12 @@ class RaidtopApp(App[None]):
                 self.theme = DEFAULT_THEME
 
     def on_mount(self) -> None:
+        # Every thread (the sampler's, to_thread's, Textual's thread workers) is
+        # a daemon nobody joins: a read stuck in the kernel cannot block `q`.
+        self._threads = DaemonExecutor()
+        asyncio.get_running_loop().set_default_executor(self._threads)
+        # SIGHUP/SIGTERM take q's exit, so screens unmount and cancel fio and lab jobs.
+        self._release_signals = catch_exit_signals(asyncio.get_running_loop(), self.end_on_signal)
         root = self.config.root
         # The last two path parts name a fixture or recording without leaking
         # the absolute checkout path (which would make screenshots differ).
@@ -155,14 +163,6 @@ class RaidtopApp(App[None]):
         self.push_screen(self.dashboard)
         for problem in self._theme_problems:
             self.notify(problem, title="Theme", severity="warning", timeout=8)
-        # A dropped SSH session (SIGHUP) or a kill (SIGTERM) ends raidtop the way q does:
-        # screens unmount, so a running fio is stopped and its partial result stored.
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGHUP, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, self.exit)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass  # not the main thread, or no such signal here
 
     def member_actions(self, array: str):
         """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``."""
@@ -213,10 +213,24 @@ class RaidtopApp(App[None]):
         self.device_events_seen += 1
         self.sample_now()
 
+    # -------------------------------------------------------------- hang-up
+
+    exit_signal: int | None = None
+    """The signal that ended raidtop (SIGHUP, SIGTERM), or None."""
+
+    def end_on_signal(self, signum: int) -> None:
+        """Leave as ``q`` does (screens unmount, so fio and lab jobs are cancelled); exit 128+signum."""
+        if self.exit_signal is not None:
+            return
+        self.exit_signal = signum
+        if signum == signal.SIGHUP:
+            detach_from_terminal()
+        self.exit(return_code=128 + signum)
+
     def on_unmount(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGHUP, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        release = getattr(self, "_release_signals", None)
+        if release is not None:
+            release()
         watcher = getattr(self, "_watcher", None)
         if watcher is not None:
             watcher.stop()
@@ -229,14 +243,14 @@ class RaidtopApp(App[None]):
     async def run_sampler(self) -> None:
         """Sample, post, sleep the rest of the interval; never two at once.
 
-        The blocking reads run in a thread; awaiting them inside this one
-        long-lived worker is what keeps collections from overlapping.
+        The blocking reads run in a daemon thread; awaiting them inside this
+        one long-lived worker is what keeps collections from overlapping.
         """
         while True:
             started = time.monotonic()
             if not self.paused:
                 try:
-                    snapshot = await asyncio.to_thread(self._sample_once)
+                    snapshot = await asyncio.get_running_loop().run_in_executor(self._threads, self._sample_once)
                 except Exception as exc:  # a bug in a reader must not stop the dashboard
                     self.notify(f"sampling failed: {exc!r}", severity="error", timeout=10)
                 else:

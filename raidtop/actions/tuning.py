@@ -48,6 +48,7 @@ from raidtop.collect.mdlevel import natural_key
 from raidtop.collect.queue import read_queue_settings
 from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.model_md import MdArray
+from raidtop.untrusted import plain
 
 GLOBAL_TARGET = "raid"
 """The target name for the system-wide md settings in /proc/sys/dev/raid."""
@@ -258,7 +259,8 @@ def _is_writable(root: Root, path: str) -> bool:
 def _first_int(text: str | None) -> int | None:
     if text is None:
         return None
-    match = re.match(r"\s*(-?\d+)", text)
+    match = re.match(r"\s*(-?[0-9]{1,30})(?![0-9])", text, re.ASCII)
+    # A longer number is no kernel value (int() would also refuse past 4300 digits).
     return int(match.group(1)) if match else None
 
 
@@ -476,6 +478,16 @@ _WRITE_CACHE_ALIASES = {"write back": "write back", "writeback": "write back", "
                         "write-through": "write through"}
 
 
+MAX_VALUE_DIGITS = 20
+"""More digits than any kernel knob holds (u64 has 20); longer values are refused uncounted."""
+
+
+def _shown(raw: str) -> str:
+    """``raw`` quoted for a refusal: control characters replaced, at most 40 characters."""
+    text = plain(raw)
+    return repr(text if len(text) <= 40 else text[:40] + "…")
+
+
 def check_value(knob: Knob, text: str) -> Checked:
     """Validate ``text`` for ``knob`` before anything is written.
 
@@ -495,16 +507,21 @@ def check_value(knob: Knob, text: str) -> Checked:
         if raw in allowed.choices:
             return Checked(raw)
         if knob.attr == "scheduler":
-            return Checked(None, f"{name}: {raw!r} is not offered by this device (it offers: {' '.join(allowed.choices)})")
-        return Checked(None, f"{name}: {raw!r} is not allowed (choose one of: {', '.join(allowed.choices)})")
+            return Checked(None, f"{name}: {_shown(raw)} is not offered by this device (it offers: {' '.join(allowed.choices)})")
+        return Checked(None, f"{name}: {_shown(raw)} is not allowed (choose one of: {', '.join(allowed.choices)})")
     if raw.lower() in allowed.words:
         return Checked(raw.lower())
     words = f" or {'/'.join(allowed.words)}" if allowed.words else ""
-    if re.fullmatch(r"-\s*\d+", raw):
+    if re.fullmatch(r"-\s*[0-9]+", raw, re.ASCII):
         return Checked(None, f"{name}: negative numbers are not allowed ({allowed.describe()})")
-    if not re.fullmatch(r"\d+", raw):
-        return Checked(None, f"{name}: {raw!r} is not a whole number{words} ({allowed.describe()})")
-    number = int(raw)
+    if not re.fullmatch(r"[0-9]+", raw, re.ASCII):
+        return Checked(None, f"{name}: {_shown(raw)} is not a whole number{words} ({allowed.describe()})")
+    digits = raw.lstrip("0") or "0"
+    if len(digits) > MAX_VALUE_DIGITS:
+        # Counted before int(): a 100,000-digit value is refused with a sentence, not a ValueError.
+        return Checked(None, f"{name}: a {len(digits)}-digit number is above the maximum "
+                             f"{allowed.high if allowed.high is not None else INT_MAX}")
+    number = int(digits)
     if allowed.low is not None and number < allowed.low:
         hint = " (the kernel would silently raise it to 4)" if knob.attr == "nr_requests" else ""
         return Checked(None, f"{name}: {number} is below the minimum {allowed.low}{hint}")

@@ -33,6 +33,8 @@ def _say(text: str, stream: TextIO | None = None, end: str = "\n") -> None:
 def _err(text: str) -> None:
     _say(text, sys.stderr)
 
+from raidtop.cli import options
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``bench`` subcommand."""
@@ -43,9 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     bench.add_argument("preset", nargs="?", help="preset name (see --list)")
     bench.add_argument("--target", metavar="PATH", help="a directory (a test file is written there) or a block device")
-    bench.add_argument("--runs", type=int, default=1, metavar="N", help="run N passes and report mean ± stddev (default 1)")
-    bench.add_argument("--runtime", type=int, default=None, metavar="S", help="seconds per pass (default: the preset's, else 15)")
-    bench.add_argument("--size", default=None, metavar="SIZE", help="test-file size for a directory target (default 1G)")
+    bench.add_argument("--runs", type=options.RUNS, default=1, metavar="N", help="run N passes and report mean ± stddev (default 1)")
+    bench.add_argument("--runtime", type=options.FIO_RUNTIME, default=None, metavar="S", help="seconds per pass (default: the preset's, else 15)")
+    bench.add_argument("--size", type=options.FIO_SIZE, default=None, metavar="SIZE", help="test-file size for a directory target (default 1G)")
     bench.add_argument("--allow-raw-device", default=None, metavar="DEV",
                        help="allow writing to this raw device although raidtop's lab did not create it (destroys its data)")
     bench.add_argument("--json", action="store_true", help="print the results as JSON")

@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from raidtop.cli import options
+
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_UNAVAILABLE = 3
@@ -39,9 +41,9 @@ def _fill(lab: argparse.ArgumentParser) -> None:
 
     create = sub.add_parser("create", help="create an array on fresh loop devices")
     create.add_argument("--level", required=True, help="0, 1, 4, 5, 6 or 10")
-    create.add_argument("--disks", type=int, required=True, help="number of disks")
-    create.add_argument("--size", default="64M", help="size of each disk (default 64M)")
-    create.add_argument("--chunk", type=int, default=None, metavar="KIB", help="chunk size in KiB (default 64)")
+    create.add_argument("--disks", type=options.DISKS, required=True, help="number of disks")
+    create.add_argument("--size", type=options.LAB_DISK_SIZE, default="64M", help="size of each disk (default 64M)")
+    create.add_argument("--chunk", type=options.CHUNK_KIB, default=None, metavar="KIB", help="chunk size in KiB (default 64)")
     create.add_argument("--bitmap", action="store_true", help="internal write-intent bitmap (fast re-add)")
     create.add_argument("--fs", choices=("ext4", "xfs"), default=None, help="make a filesystem, aligned to the stripe")
     create.add_argument("--mount", default=None, metavar="DIR", help="mount the filesystem there")
@@ -78,33 +80,37 @@ def _fill(lab: argparse.ArgumentParser) -> None:
 
     speed = sub.add_parser("speed", help="set an array's rebuild speed limit (md/sync_speed_max)")
     speed.add_argument("array")
-    speed.add_argument("limit", help="KiB/s, or 'system' for the system default")
+    speed.add_argument("limit", type=options.SPEED_LIMIT, help="KiB/s, or 'system' for the system default")
 
     wait = sub.add_parser("wait", help="wait until an array is idle, recording its timeline")
     wait.add_argument("array")
-    wait.add_argument("--timeout", type=float, default=600.0, metavar="S")
+    wait.add_argument("--timeout", type=options.TIMEOUT, default=600.0, metavar="S")
 
     teardown = sub.add_parser("teardown", help="stop the lab's arrays, detach its loops, delete its images")
     teardown.add_argument("arrays", nargs="*", help="only these arrays (default: everything the lab made)")
 
     study = sub.add_parser("study", help="compare RAID levels: fio IOPS and MB/s, rebuild time, capacity")
     study.add_argument("--levels", default="0,1,5", help="comma-separated levels (default 0,1,5)")
-    study.add_argument("--disks", type=int, default=None, help="disks per array (default: 2 for raid0/1, 3 for raid4/5, 4 for raid6/10)")
-    study.add_argument("--size", default="64M", help="size of each disk (default 64M)")
-    study.add_argument("--runtime", type=int, default=5, metavar="S", help="seconds per fio preset (default 5)")
+    study.add_argument("--disks", type=options.DISKS, default=None, help="disks per array (default: 2 for raid0/1, 3 for raid4/5, 4 for raid6/10)")
+    study.add_argument("--size", type=options.LAB_DISK_SIZE, default="64M", help="size of each disk (default 64M)")
+    study.add_argument("--runtime", type=options.FIO_RUNTIME, default=5, metavar="S", help="seconds per fio preset (default 5)")
     study.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the table as CSV")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser for ``python -m raidtop.cli.lab``."""
-    parser = argparse.ArgumentParser(prog="raidtop lab", description=__doc__.split("\n\n")[0])
+    parser = options.Parser(prog="raidtop lab", description=__doc__.split("\n\n")[0])
     _fill(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point when run as a module."""
-    return run(build_parser().parse_args(argv))
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # a usage error (already printed) or --help
+        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    return run(args)
 
 
 def run(args: argparse.Namespace) -> int:

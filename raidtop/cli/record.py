@@ -9,13 +9,15 @@ import sys
 import time
 from pathlib import Path
 
+from raidtop.cli import options
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``record`` subcommand."""
     rec = subparsers.add_parser("record", help="record the raw inputs raidtop reads into a file for --replay")
     rec.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="recording to write (xz-compressed)")
-    rec.add_argument("--interval", type=float, default=argparse.SUPPRESS, metavar="S", help="seconds between samples (default 1)")
-    rec.add_argument("--duration", type=float, default=None, metavar="D", help="stop after D seconds (default: until Ctrl+C)")
+    rec.add_argument("--interval", type=options.INTERVAL, default=argparse.SUPPRESS, metavar="S", help="seconds between samples (default 1)")
+    rec.add_argument("--duration", type=options.DURATION, default=None, metavar="D", help="stop after D seconds (default: until Ctrl+C)")
     rec.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
     rec.set_defaults(func=run)
 

@@ -8,12 +8,14 @@ import sys
 import time
 from pathlib import Path
 
+from raidtop.cli import options
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``snapshot`` subcommand."""
     snap = subparsers.add_parser("snapshot", help="sample twice and print the rates as JSON")
     snap.add_argument("--json", action="store_true", required=True, help="print JSON (the only format)")
-    snap.add_argument("--interval", type=float, default=argparse.SUPPRESS, metavar="S",
+    snap.add_argument("--interval", type=options.INTERVAL, default=argparse.SUPPRESS, metavar="S",
                       help="seconds between the two samples (default 1)")
     snap.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
     snap.set_defaults(func=run)

@@ -244,7 +244,9 @@ def _print_log(session, as_json: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``raidtop tune`` on its own (``python -m raidtop.cli.tune``), for tests and scripts."""
-    parser = argparse.ArgumentParser(prog="raidtop tune", epilog=EPILOG,
+    from raidtop.cli.options import Parser
+
+    parser = Parser(prog="raidtop tune", epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_arguments(parser)
     parser.add_argument("--root", type=Path, default=Path("/"), help="change files under DIR instead of /")

@@ -23,7 +23,10 @@ from ..fake_fio import make_fake_fio
 def run_bench(*argv: str) -> int:
     parser = argparse.ArgumentParser(prog="raidtop")
     bench.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["bench", *argv])
+    try:
+        args = parser.parse_args(["bench", *argv])
+    except SystemExit as stop:  # numeric options are checked by argparse (raidtop.cli.options)
+        return stop.code
     return args.func(args)
 
 

@@ -6,37 +6,17 @@ import asyncio
 import base64
 import os
 import shutil
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from .cdp import open_page, websocket_text
+from .server import WebServer, free_port
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "ui" / "root1"
 SHOTS = Path(os.environ.get("RAIDTOP_WEB_SHOT_DIR", "/tmp"))
 pytestmark = pytest.mark.live
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, process: subprocess.Popen) -> None:
-    for _ in range(300):  # bounded: the server needs a Python start (slow on a loaded machine)
-        if process.poll() is not None:
-            raise AssertionError(f"raidtop --web exited: {process.stdout.read()}")
-        try:
-            socket.create_connection(("localhost", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError("raidtop --web never listened")
 
 
 def test_browser_shows_the_dashboard(tmp_path):
@@ -46,14 +26,10 @@ def test_browser_shows_the_dashboard(tmp_path):
         if os.environ.get("CI") == "true":
             pytest.fail("CI must run the browser test: Debian's chromium package is missing")
         pytest.skip("chromium is not installed (apt install chromium)")
-    port, debug_port = free_port(), free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "raidtop", "--web", "--port", str(port), "--root", str(DATA)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
+    debug_port = free_port()
+    server = WebServer(DATA)
     browser = None
     try:
-        wait_for_port(port, server)
         browser = subprocess.Popen(
             [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -64,7 +40,12 @@ def test_browser_shows_the_dashboard(tmp_path):
 
         async def drive() -> tuple[str, str]:
             async with aiohttp.ClientSession() as session:
-                page = await open_page(debug_port, f"http://localhost:{port}", session)
+                # Without the printed token the browser gets a 404 and no session.
+                page = await open_page(debug_port, f"http://localhost:{server.port}/", session)
+                await asyncio.sleep(1)
+                refused = await page.evaluate('document.body.textContent')
+                assert "not found" in refused and server.sessions() == [] and websocket_text(page) == ""
+                await page.call("Page.navigate", url=server.url)
                 received = ""
                 for _ in range(240):  # bounded wait for the session to draw
                     await asyncio.sleep(0.25)
@@ -85,8 +66,4 @@ def test_browser_shows_the_dashboard(tmp_path):
     finally:
         if browser is not None:
             browser.kill()
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        server.stop()

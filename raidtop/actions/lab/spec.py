@@ -61,7 +61,8 @@ def human_size(size: int | None) -> str:
 def level_name(level: int | str) -> str:
     """``5``, ``"5"``, ``"raid5"`` → ``raid5``; raises SpecError for anything else."""
     text = str(level).lower().removeprefix("raid")
-    if text.isdigit() and int(text) in LEVELS:
+    # Two ASCII digits at most: int() of a 5,000-digit argument raises, not refuses.
+    if re.fullmatch(r"[0-9]{1,2}", text) and int(text) in LEVELS:
         return LEVELS[int(text)]
     raise SpecError(f"the lab builds raid levels {', '.join(str(n) for n in LEVELS)}; not {level}")
 

@@ -80,6 +80,9 @@ def derive_events(prev: Sequence[MdArray] | None, cur: Sequence[MdArray], time: 
         elif before is None or before.health == "inactive":
             events.append(MdEvent(time, array.name, "NewArray"))
             events.extend(_bad_state_events(None, array, time))
+            if array.sync is not None and array.sync.running:
+                # A new array usually starts its resync at once; mdadm reports it too.
+                events.append(MdEvent(time, array.name, f"{_kind(array.sync)}Started"))
         else:
             events.extend(_array_events(before, array, time))
     return events

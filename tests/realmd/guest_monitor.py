@@ -17,6 +17,7 @@ stops by itself when no array with redundancy is left to watch.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import subprocess
 import sys
@@ -143,8 +144,8 @@ def try_write(device: str) -> str:
     except OSError as error:
         return f"open: {error.strerror}"
     try:
-        buffer = bytearray(4096)
-        os.pwrite(fd, memoryview(buffer), 1 << 20)
+        buffer = mmap.mmap(-1, 4096)  # page-aligned, as O_DIRECT wants
+        os.pwrite(fd, buffer, 1 << 20)
         os.fsync(fd)
         return "ok"
     except OSError as error:

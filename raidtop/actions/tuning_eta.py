@@ -29,7 +29,7 @@ The ETA runs that rule forward with the same function raidtop's running ETA
 uses (:func:`raidtop.collect.mdeta.project_finish`), from the array's recent
 progress; the disks' capacity is unknown (unlimited) whenever a limit, not
 the disks, held the observed rate. Its uncertainty (``eta_range_s``) spans
-md's window length (27–30 s) and, for a raise, disks no faster than now.
+the phase of md's 3 s marks (±1.5 s) and, for a raise, disks no faster than now.
 
 Observing the effect
 --------------------
@@ -45,7 +45,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from raidtop.collect.mdeta import WINDOW_RANGE_S, WINDOW_S, project_finish
+from raidtop.collect.mdeta import PHASE_RANGE_S, WINDOW_S, project_finish
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray
 
@@ -107,7 +107,7 @@ class EtaPrediction:
     optimistic: bool
     """True when the prediction assumes the disks can go faster than observed."""
     eta_range_s: tuple[float, float] | None = None
-    """Shortest and longest ETA the model allows: md's window (27–30 s) and the disks' unknown speed."""
+    """Shortest and longest ETA the model allows: the phase of md's 3 s marks and the disks' unknown speed."""
 
     @property
     def uncertainty(self) -> str:
@@ -159,11 +159,11 @@ def predict_eta(array: str, action: str, remaining_kib: int, observed_kib_s: flo
         current_eta_s = remaining_kib / observed_kib_s
     eta = low = high = None
     if rate > 0:
-        etas = [_model_eta(history, remaining_kib, observed_kib_s, ceiling, capacity, w)
-                for w in (WINDOW_S, *WINDOW_RANGE_S)]
+        etas = [_model_eta(history, remaining_kib, observed_kib_s, ceiling, capacity, phase)
+                for phase in (0.0, *PHASE_RANGE_S)]
         if optimistic and observed_kib_s > 0:
             # The disks may be no faster than now: the slow end of the range.
-            etas.append(_model_eta(history, remaining_kib, observed_kib_s, ceiling, observed_kib_s, WINDOW_S))
+            etas.append(_model_eta(history, remaining_kib, observed_kib_s, ceiling, observed_kib_s, 0.0))
         known = [e for e in etas if e is not None]
         if known:
             eta, low, high = known[0], min(known), max(known)
@@ -172,14 +172,14 @@ def predict_eta(array: str, action: str, remaining_kib: int, observed_kib_s: flo
 
 
 def _model_eta(history: tuple[tuple[float, int], ...], remaining: int, observed: float, limit: float,
-               capacity: float | None, window: float) -> float | None:
+               capacity: float | None, phase: float) -> float | None:
     if history:
         points = [(float(t), float(d)) for t, d in history]
     else:
-        points = [(0.0, observed * (WINDOW_RANGE_S[1] + 2))]  # a past to slide md's window over
+        points = [(0.0, observed * 10 * WINDOW_S)]  # a long past at the observed rate
     span = points[-1][0] - points[0][0]
-    back = observed if span < window else None
-    return project_finish(points, points[-1][1] + remaining, limit, capacity, back, window)
+    back = observed if span < WINDOW_S else None
+    return project_finish(points, points[-1][1] + remaining, limit, capacity, back, phase)
 
 
 def remaining_kib(array: MdArray) -> int | None:

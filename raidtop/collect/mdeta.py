@@ -1,9 +1,10 @@
 """raidtop's sync ETA: md's own throttle, simulated forward from the progress seen.
 
 How md paces a sync (md_do_sync, checked against 6.1 in the realmd VM):
-every 3 s it drops the oldest of ten marks, so its speed window reaches
-back 27–30 s; before each chunk it computes the rate since the oldest mark,
-``work / (seconds + 1)``, and sleeps while that is above the maximum
+every 3 s it takes a mark and measures from the one ten marks back (the
+marks all start at the sync's start, so for 33 s the window is the whole
+sync, then it reaches back 30–33 s); before each chunk it computes the rate
+since that mark, ``work / (whole seconds + 1)``, and sleeps while that is above the maximum
 (``sync_speed_max``, else ``speed_limit_max``; never below the minimum).
 ``sync_speed`` in sysfs is that same window average. So:
 
@@ -17,7 +18,7 @@ back 27–30 s; before each chunk it computes the rate since the oldest mark,
 A smoothed rate gets all three wrong for tens of seconds. raidtop instead
 keeps the last :data:`HISTORY_S` seconds of progress and simulates md's rule
 forward (:func:`project_finish`): progress can grow at most at the disks'
-capacity, and at most to ``done(t - window) + limit * (window + 1)``. The
+capacity, and at most to ``done(mark) + limit * (t - mark + 1)``. The
 capacity is a time-weighted average of the rate over intervals md did *not*
 throttle (its window average below :data:`HELD_FRACTION` of the limit):
 while md holds a sync at its limit the disks' speed is unknown, and unknown
@@ -37,9 +38,13 @@ from dataclasses import dataclass, replace
 
 from raidtop.model_md import MdArray, MdSync, RaidSpeedLimit
 
-WINDOW_S = 28.5
-"""md's speed window: the oldest of ten marks taken 3 s apart (27–30 s)."""
-WINDOW_RANGE_S = (27.0, 30.0)
+MARK_STEP_S = 3.0
+MARKS = 10
+"""md_do_sync's SYNC_MARK_STEP (3 s) and SYNC_MARKS (10)."""
+WINDOW_S = MARK_STEP_S * (MARKS + 0.5)
+"""md's speed window on average once the sync is older than it (30–33 s)."""
+PHASE_RANGE_S = (-1.5, 1.5)
+"""How far the marks' phase may be off when the sync's start was not seen."""
 HELD_FRACTION = 0.9
 """A window average at or above this share of the limit means md is holding the sync back."""
 CAPACITY_TAU_S = 30.0
@@ -51,6 +56,12 @@ RATE_SPAN_S = 1.0
 """The displayed speed is the progress over at least this many seconds."""
 STALL_SPAN_S = 2.0
 SIM_STEP_S = 0.5
+RESYNC_IN_FLIGHT_KIB = {"raid1": 2048, "raid10": 2048}
+"""Sync I/O md keeps in flight ahead of the completed position mdstat shows:
+raid1.c and raid10.c allow RESYNC_DEPTH (32) requests of RESYNC_BLOCK_SIZE
+(64 KiB). md's throttle counts it when issued, so the last 2 MiB finish
+about as soon as the issuing reaches the end (seen in the VM: 2–3 s early
+at 1000 KiB/s)."""
 
 
 def _interpolate(times: Sequence[float], values: Sequence[float], t: float) -> float:
@@ -71,7 +82,8 @@ def project_finish(
     limit: float | None,
     capacity: float | None,
     back_rate: float | None = None,
-    window: float = WINDOW_S,
+    phase: float = 0.0,
+    in_flight: float = 0.0,
 ) -> float | None:
     """Seconds until progress reaches ``total``, simulating md's window throttle.
 
@@ -79,19 +91,26 @@ def project_finish(
     ``limit`` the maximum in force (KiB/s), ``None`` when unknown;
     ``capacity`` the disks' rate, ``None`` for unknown (unlimited);
     ``back_rate`` the rate assumed before the first entry (md's window
-    average), else the history's own average. ``None`` when nothing moves.
+    average), else the history's own average; ``phase`` shifts md's marks
+    (for a range); ``in_flight`` KiB are issued
+    ahead of ``done`` (:data:`RESYNC_IN_FLIGHT_KIB`). ``None`` when nothing moves.
     """
     now, done = history[-1]
+    total = max(done, total - in_flight)
     remaining = total - done
     if remaining <= 0:
         return 0.0
     cap = capacity if capacity and capacity > 0 else math.inf
     if limit is None or limit <= 0:
         return remaining / cap if cap < math.inf else None
-    steady = min(cap, limit * (window + 1) / window)
+    steady = min(cap, limit * (WINDOW_S + 0.5) / WINDOW_S)
     first_t, first_d = history[0]
     if back_rate is None:
         back_rate = (done - first_d) / (now - first_t) if now > first_t else steady
+    # md's marks start with the sync: in its first ~30 s the window is shorter
+    # and the allowance with it. Before the first reading, progress is taken
+    # as linear at back_rate, which also dates the start.
+    started = (first_t - first_d / back_rate if back_rate > 0 else first_t - 10 * WINDOW_S) + phase
     times = [t for t, _ in history]
     dones = [d for _, d in history]
 
@@ -102,12 +121,12 @@ def project_finish(
 
     sim_t, sim_d = [now], [done]
     t, d = now, done
-    horizon = now + 2 * window + 2
+    horizon = now + 2 * WINDOW_S + 2
     while t < horizon:
         t_next = t + SIM_STEP_S
-        base_t = t_next - window
+        base_t = _mark(t_next, started)
         base = past(base_t) if base_t <= now else _interpolate(sim_t, sim_d, base_t)
-        allowed = base + limit * (window + 1)
+        allowed = base + limit * (math.floor(t_next - base_t) + 1)
         d_next = max(d, min(d + cap * SIM_STEP_S, allowed))
         if d_next >= total:
             return t - now + SIM_STEP_S * (total - d) / (d_next - d)
@@ -117,6 +136,12 @@ def project_finish(
     if steady <= 0:
         return None
     return t - now + (total - d) / steady
+
+
+def _mark(t: float, started: float) -> float:
+    """The mark md measures from at ``t``: ten 3 s steps back, never before the start."""
+    steps = math.floor((t - started) / MARK_STEP_S)
+    return started + MARK_STEP_S * max(0, steps - MARKS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +183,7 @@ class SyncModel:
         """The rate of the intervals md did not throttle; ``None`` when it throttled them all."""
         return self._work / self._span if self._span > 0 and self._work > 0 else None
 
-    def update(self, time: float, sync: MdSync | None, limit: float | None) -> Forecast | None:
+    def update(self, time: float, sync: MdSync | None, limit: float | None, in_flight: float = 0.0) -> Forecast | None:
         """Feed one reading taken at ``time``; ``None`` when no sync with counts runs."""
         if sync is None or not sync.running or sync.done_kib is None or not sync.total_kib:
             self.reset()
@@ -186,7 +211,7 @@ class SyncModel:
             capacity = None if held else self.capacity_kib_s
             if capacity is None and not held and back is not None:
                 capacity = back  # below its limit md's window average is the disks' pace
-            eta = project_finish(history, float(sync.total_kib), limit, capacity, back)
+            eta = project_finish(history, float(sync.total_kib), limit, capacity, back, in_flight=in_flight)
         rate = self._rate(time, RATE_SPAN_S)
         recent = self._rate(time, STALL_SPAN_S)
         stalled = recent is not None and recent == 0 and bool(kernel)
@@ -247,7 +272,8 @@ class EtaTracker:
             model = self._models.get(array.name)
             if model is None:
                 model = self._models[array.name] = SyncModel()
-            forecast = model.update(time, array.sync, limit_in_force(array, system))
+            forecast = model.update(time, array.sync, limit_in_force(array, system),
+                                    RESYNC_IN_FLIGHT_KIB.get(array.level or "", 0))
             if array.sync is not None and forecast is not None:
                 array = replace(array, sync=replace(
                     array.sync,

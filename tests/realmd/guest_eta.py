@@ -87,20 +87,39 @@ def constant_raid5_recover(s: Scenario) -> None:
     record(s, "md41")
 
 
-def raised(s: Scenario) -> None:
-    """raid1 resync at 1000 KiB/s; the global maximum raised to 3000 at half way."""
+def raised_burst(s: Scenario) -> None:
+    """The issue's case: raid1 resync at 1000 KiB/s, the global maximum raised to 3000 at half way.
+
+    md's window then allows ~60 MiB at once: the rest goes at the disks' speed.
+    """
     disks = s.disks.make(2, DISK_MIB)
     s.speed_limits(1000, 1000)
     s.create("md42", 1, disks)
     record(s, "md42", limit_change(s, "/proc/sys/dev/raid/speed_limit_max", 3000, 0.5))
 
 
-def lowered(s: Scenario) -> None:
-    """raid1 resync at 3000 KiB/s; the array's own maximum lowered to 1000 at 42 %."""
+def raised(s: Scenario) -> None:
+    """raid1 resync of 96 MiB at 1000 KiB/s, raised to 2000 at 40 %: a ~30 MiB burst, then 2000."""
+    disks = s.disks.make(2, 96)
+    s.speed_limits(1000, 1000)
+    s.create("md45", 1, disks)
+    record(s, "md45", limit_change(s, "/proc/sys/dev/raid/speed_limit_max", 2000, 0.4))
+
+
+def lowered_early(s: Scenario) -> None:
+    """raid1 resync at 3000 KiB/s; the array's own maximum lowered to 1000 at 42 % (7 s in)."""
     disks = s.disks.make(2, DISK_MIB)
     s.speed_limits(1000, 3000)
     s.create("md43", 1, disks)
     record(s, "md43", limit_change(s, "/sys/block/md43/md/sync_speed_max", 1000, 0.42))
+
+
+def lowered(s: Scenario) -> None:
+    """The issue's case: 128 MiB at 3000 KiB/s for a full window (70 %), then 1000: md stalls ~20 s."""
+    disks = s.disks.make(2, 128)
+    s.speed_limits(1000, 3000)
+    s.create("md46", 1, disks)
+    record(s, "md46", limit_change(s, "/sys/block/md46/md/sync_speed_max", 1000, 0.7))
 
 
 def fio_load(s: Scenario) -> None:
@@ -128,7 +147,9 @@ def fio_load(s: Scenario) -> None:
 RUNS: dict[str, Callable[[Scenario], None]] = {
     "constant_raid1": constant_raid1,
     "constant_raid5_recover": constant_raid5_recover,
+    "raised_burst": raised_burst,
     "raised": raised,
+    "lowered_early": lowered_early,
     "lowered": lowered,
     "fio_load": fio_load,
 }

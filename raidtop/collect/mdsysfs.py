@@ -107,7 +107,7 @@ def is_empty_shell(array: MdArray) -> bool:
     reader) brings the name back as array_state ``clear`` with no members
     and no level; /proc/mdstat and mdadm do not list it, so neither does raidtop.
     """
-    return array.state in ("clear", "inactive", None) and not array.members and not array.raid_disks
+    return array.state == "clear" and not array.members and not array.raid_disks
 
 
 def read_md_array(root: Root, name: str, notes: list[str] | None = None) -> MdArray | None:

@@ -27,7 +27,7 @@ def test_schema_keys_in_order():
     assert list(entry["members"][0]) == MEMBER_KEYS
     assert list(entry["sync"]) == SYNC_KEYS
     assert doc["raid_speed_limit"] == {"min": 1000, "max": 200000}
-    assert doc["events"] == [{"time": 1.0, "array": "md0", "event": "CheckStarted", "member": None}]
+    assert doc["events"] == [{"time": 1.0, "array": "md0", "event": "CheckStarted", "member": None, "expected": False}]
     json.dumps(doc)
 
 

@@ -205,8 +205,9 @@ class SyncModel:
         history = self.history
         own = time - self._first_time >= OWN_SPAN_S
         back = None if own else kernel
-        if len(history) < 2 and back is None:
-            eta = None
+        moved = history[-1][1] > history[0][1]
+        if (len(history) < 2 or not moved) and back is None:
+            eta = None  # nothing to go on: no speed from md, no progress seen
         else:
             capacity = None if held else self.capacity_kib_s
             if capacity is None and not held and back is not None:

@@ -111,8 +111,8 @@ class EtaPrediction:
 
     @property
     def uncertainty(self) -> str:
-        """The range in words, e.g. "between 15s and 30s"; "" when the model has none."""
-        if self.eta_range_s is None:
+        """The range in words, e.g. "between 15s and 30s"; "" when it is under a second wide."""
+        if self.eta_range_s is None or self.eta_range_s[1] - self.eta_range_s[0] < 1.0:
             return ""
         low, high = self.eta_range_s
         return f"between {_seconds(low)} and {_seconds(high)}"

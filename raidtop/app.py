@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from raidtop.collect.mdevents import BELL_EVENTS, mismatch_verdict
+from raidtop.collect.mdevents import mismatch_verdict, rings_bell
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config, next_interval, xdg_dir
 from raidtop.replay_control import ReplayPosition, parse_jump
@@ -32,6 +32,7 @@ EVENT_SEVERITY = {
     "Fail": "error",
     "FailSpare": "error",
     "DegradedArray": "error",
+    "ArrayFailed": "error",
     "DeviceDisappeared": "error",
     "SparesMissing": "warning",
 }
@@ -45,6 +46,7 @@ def describe_event(event: MdEvent) -> str:
         "FailSpare": f"spare{member} failed while being rebuilt onto",
         "SpareActive": f"spare{member} is now in sync",
         "DegradedArray": "array is degraded",
+        "ArrayFailed": "array failed: it has lost data or refuses writes",
         "DeviceDisappeared": "array disappeared",
         "NewArray": "new array",
         "RebuildStarted": "rebuild started",
@@ -459,9 +461,9 @@ class RaidtopApp(App[None]):
                 )
                 if verdict is not None:
                     text = f"{text}: {verdict.text}"
-            severity = EVENT_SEVERITY.get(event.event, "information")
+            severity = "information" if event.expected else EVENT_SEVERITY.get(event.event, "information")
             self.notify(text, title=f"{event.array}: {event.event}", severity=severity, timeout=10 if severity == "error" else 5)
-            ring = ring or event.event in BELL_EVENTS
+            ring = ring or rings_bell(event)
         for name in sorted(previous_alerts - snapshot.degraded_alerts):
             if any(a.name == name for a in snapshot.arrays):
                 self.notify(f"{name} is whole again; the degraded alert is cleared.", title=name, timeout=8)

@@ -10,7 +10,7 @@ from statistics import median
 
 from raidtop.format import DASH
 from raidtop.model import DiskIO, Sensor
-from raidtop.model_md import MdArray
+from raidtop.model_md import MdArray, MdSync
 
 _SYNC_BADGE = {
     "resync": "resyncing",
@@ -80,6 +80,50 @@ def speed(kib_s: float | None) -> str:
     if kib_s is None:
         return DASH
     return f"{kib_s:.0f}K/s" if kib_s < 10240 else f"{kib_s / 1024:.1f}M/s"
+
+
+STALL_WORDS = "throttled: waiting for the speed window"
+"""Said when md sleeps until fast progress has left its ~30 s speed window."""
+_AGREE = 0.15
+
+
+def _agree(a: float, b: float) -> bool:
+    return abs(a - b) <= _AGREE * max(a, b)
+
+
+def sync_speed_cell(sync: MdSync) -> str:
+    """The Speed column: progress actually made, ``throttled`` while md waits on its window."""
+    if sync.stalled:
+        return "throttled"
+    return speed(sync.rate_kib_s if sync.rate_kib_s is not None else sync.speed_kib_s)
+
+
+def sync_speed_text(sync: MdSync) -> str:
+    """The detail screen's speed: progress made, md's sync_speed beside it only where they agree.
+
+    md's ``sync_speed`` is its average over a ~30 s window: right after a
+    limit change it can read 1000 K/s while nothing moves.
+    """
+    kernel, rate = sync.speed_kib_s, sync.rate_kib_s
+    if sync.stalled:
+        return f"0K/s, {STALL_WORDS}"
+    if rate is None:
+        return f"{speed(kernel)} (md's window average)" if kernel is not None else DASH
+    if kernel is not None and _agree(rate, kernel):
+        return f"{speed(rate)} (md: {speed(kernel)})"
+    return speed(rate)
+
+
+def eta_text(sync: MdSync) -> str:
+    """raidtop's ETA, saying when it still leans on md's window average."""
+    if sync.eta_s is None:
+        return DASH
+    return duration(sync.eta_s) + (" (from md's window)" if sync.eta_basis == "md-window" else "")
+
+
+def sync_action_text(action: str | None) -> str:
+    """A last sync action as words: md says ``none`` before any sync ran, raidtop ``no sync yet``."""
+    return "no sync yet" if action in (None, "none") else action
 
 
 def member_await(io: DiskIO | None) -> float | None:

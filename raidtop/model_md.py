@@ -84,7 +84,17 @@ class MdSync:
     eta_s_kernel: float | None = None
     """The kernel's ``finish=``, in seconds."""
     eta_s: float | None = None
-    """raidtop's smoothed estimate (:mod:`raidtop.collect.mdeta`)."""
+    """raidtop's estimate (:mod:`raidtop.collect.mdeta`), seconds."""
+    eta_basis: str | None = None
+    """``raidtop`` once its own readings span 10 s, ``md-window`` while seeded with sync_speed."""
+    rate_kib_s: float | None = None
+    """Progress actually made over the last second or more (Δdone/Δt), KiB/s per device."""
+    stalled: bool = False
+    """True when nothing moved for 2 s while md still reports a speed (its window throttle)."""
+    capacity_kib_s: float | None = None
+    """The rate md reached when it did not throttle; ``None`` while it always did."""
+    recent: tuple[tuple[float, int], ...] = ()
+    """``(time, done_kib)`` over the last 40 s, for predictions (not in the JSON)."""
 
     @property
     def running(self) -> bool:
@@ -213,11 +223,14 @@ class MdEvent:
     array: str
     event: str
     """NewArray, DeviceDisappeared, Fail, FailSpare, SpareActive, DegradedArray,
-    SparesMissing, RebuildStarted, Rebuild20/40/60/80, RebuildFinished,
+    ArrayFailed, SparesMissing, RebuildStarted, Rebuild20/40/60/80, RebuildFinished,
     CheckStarted, CheckFinished."""
     member: str | None = None
     detail: str | None = None
     """Extra words, e.g. the mismatch count after a check; not in the JSON."""
+    expected: bool = False
+    """True when the event is the planned end of an action (the disk a
+    ``mdadm --replace`` replaced turning faulty): shown, but no bell."""
 
 
 @dataclass(frozen=True, slots=True)

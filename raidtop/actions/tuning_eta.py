@@ -21,11 +21,15 @@ three things sets the pace, and so what a new limit does:
   ceiling is lower.
 
 The ceiling is max(new min, new max), because md does not pause below its
-minimum even if that is above the maximum. Predicted ETA = remaining / rate,
-with ``remaining`` = total − done of the sync (per-device KiB, the unit of the
-rate). This is ``remaining / min(new limit, observed capacity)`` with the
-capacity taken as unknown (infinite) whenever a limit, not the disks, holds
-the observed rate.
+minimum even if that is above the maximum. The predicted ETA is not
+remaining / rate: md measures its speed over a ~30 s window, so after a
+lower limit it stalls until the fast progress has left the window, and
+after a higher one it bursts at the disks' speed until the window is full.
+The ETA runs that rule forward with the same function raidtop's running ETA
+uses (:func:`raidtop.collect.mdeta.project_finish`), from the array's recent
+progress; the disks' capacity is unknown (unlimited) whenever a limit, not
+the disks, held the observed rate. Its uncertainty (``eta_range_s``) spans
+the phase of md's 3 s marks (±1.5 s) and, for a raise, disks no faster than now.
 
 Observing the effect
 --------------------
@@ -41,6 +45,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from raidtop.collect.mdeta import PHASE_RANGE_S, WINDOW_S, project_finish
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray
 
@@ -101,15 +106,40 @@ class EtaPrediction:
     """Which of the model's three cases applied, in words."""
     optimistic: bool
     """True when the prediction assumes the disks can go faster than observed."""
+    eta_range_s: tuple[float, float] | None = None
+    """Shortest and longest ETA the model allows: the phase of md's 3 s marks and the disks' unknown speed."""
+
+    @property
+    def uncertainty(self) -> str:
+        """The range in words, e.g. "between 15s and 30s"; "" when it is under a second wide."""
+        if self.eta_range_s is None or self.eta_range_s[1] - self.eta_range_s[0] < 1.0:
+            return ""
+        low, high = self.eta_range_s
+        return f"between {_seconds(low)} and {_seconds(high)}"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f}s" if value < 600 else f"{value / 60:.0f}min"
 
 
 def predict_eta(array: str, action: str, remaining_kib: int, observed_kib_s: float,
-                old: Limits, new: Limits, current_eta_s: float | None = None) -> EtaPrediction:
-    """Predict the rate and ETA after the limits change from ``old`` to ``new`` (see the module doc)."""
+                old: Limits, new: Limits, current_eta_s: float | None = None,
+                history: tuple[tuple[float, int], ...] = (), capacity_kib_s: float | None = None) -> EtaPrediction:
+    """Predict the rate and ETA after the limits change from ``old`` to ``new`` (see the module doc).
+
+    The rate is the steady one the model's case gives; the ETA runs md's own
+    window throttle forward from ``history`` (``(time, done_kib)``, as
+    :attr:`MdSync.recent` holds it), as raidtop's running ETA does
+    (:func:`raidtop.collect.mdeta.project_finish`), so a lowered limit
+    includes md's stall and a raised one its burst. Without history the past
+    is taken as ``observed_kib_s`` (md's window average) throughout.
+    """
     ceiling = max(new.max, new.min)
+    capacity: float | None
     if observed_kib_s >= NEAR_MAX * old.max:
         rate = float(ceiling)
         optimistic = rate > observed_kib_s
+        capacity = capacity_kib_s  # unknown while md held it back: the limit sets the pace
         basis = "md holds the sync at its maximum; the new limit sets the pace"
         if optimistic:
             basis += " if the disks keep up"
@@ -117,16 +147,39 @@ def predict_eta(array: str, action: str, remaining_kib: int, observed_kib_s: flo
         # Below the minimum md never pauses (the disks are slow); near it, md is yielding.
         rate = float(new.min) if new.min > 0 else observed_kib_s
         optimistic = rate > observed_kib_s
+        capacity = rate
         basis = "md yields to other I/O down to its minimum; the new minimum sets the pace"
     else:
         rate = min(observed_kib_s, float(ceiling))
         optimistic = False
+        capacity = observed_kib_s
         basis = ("the disks set the pace (running below the limit)" if rate == observed_kib_s
                  else "the new maximum is below the observed rate")
-    eta = remaining_kib / rate if rate > 0 else None
     if current_eta_s is None and observed_kib_s > 0:
         current_eta_s = remaining_kib / observed_kib_s
-    return EtaPrediction(array, action, remaining_kib, observed_kib_s, rate, eta, current_eta_s, basis, optimistic)
+    eta = low = high = None
+    if rate > 0:
+        etas = [_model_eta(history, remaining_kib, observed_kib_s, ceiling, capacity, phase)
+                for phase in (0.0, *PHASE_RANGE_S)]
+        if optimistic and observed_kib_s > 0:
+            # The disks may be no faster than now: the slow end of the range.
+            etas.append(_model_eta(history, remaining_kib, observed_kib_s, ceiling, observed_kib_s, 0.0))
+        known = [e for e in etas if e is not None]
+        if known:
+            eta, low, high = known[0], min(known), max(known)
+    return EtaPrediction(array, action, remaining_kib, observed_kib_s, rate, eta, current_eta_s, basis,
+                         optimistic, None if eta is None else (low, high))
+
+
+def _model_eta(history: tuple[tuple[float, int], ...], remaining: int, observed: float, limit: float,
+               capacity: float | None, phase: float) -> float | None:
+    if history:
+        points = [(float(t), float(d)) for t, d in history]
+    else:
+        points = [(0.0, observed * 10 * WINDOW_S)]  # a long past at the observed rate
+    span = points[-1][0] - points[0][0]
+    back = observed if span < WINDOW_S else None
+    return project_finish(points, points[-1][1] + remaining, limit, capacity, back, phase)
 
 
 def remaining_kib(array: MdArray) -> int | None:
@@ -161,7 +214,8 @@ def predictions_for_change(arrays: Iterable[MdArray], limits: dict[str, ArrayLim
             continue  # the array keeps its own limit: a global change does not reach it
         eta_now = array.sync.eta_s if array.sync.eta_s is not None else array.sync.eta_s_kernel
         predictions.append(predict_eta(array.name, array.sync.action, remaining, float(speed),
-                                       before.effective, after.effective, eta_now))
+                                       before.effective, after.effective, eta_now,
+                                       array.sync.recent, array.sync.capacity_kib_s))
     return predictions
 
 

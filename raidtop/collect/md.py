@@ -149,7 +149,10 @@ def _merge_sync(sys: MdArray, stat: MdArray):
         # raidtop reads mdstat before sysfs: when sysfs already says idle, a
         # sync that ended in between is over, whatever mdstat still printed
         # (seen in the VM at the end of most recoveries).
-        return None if sys.sysfs_sync_action == "idle" else stat.sync
+        # A waiting resync (PENDING, DELAYED) is not one that ended.
+        if sys.sysfs_sync_action == "idle" and (stat.sync is None or stat.sync.running):
+            return None
+        return stat.sync
     if stat.sync is None or not stat.sync.running or not sys.sync.running:
         return sys.sync
     # Progress comes from mdstat when it has it: sysfs sync_completed is

@@ -11,20 +11,31 @@ instead of descriptor number because that is what both sysfs and mdstat show:
   exact percent seen (Rebuild23); raidtop names the step crossed, so the
   UI has four fixed names. **CheckStarted / CheckFinished** replace these for
   check and repair, where mdadm would say Rebuild* too.
-* **NewArray / DeviceDisappeared**: an array appeared or vanished.
+* **NewArray / DeviceDisappeared**: an array appeared (or started) or
+  stopped/vanished. A stopping array raises DeviceDisappeared and nothing
+  else, also on a tick caught mid-stop (array_state ``inactive``, members
+  with no roles yet or already gone): its members are not failing.
 * **SparesMissing**: mdadm compares with ``spares=`` in mdadm.conf, which
   raidtop does not read; here it means an idle spare was removed.
 
 Where raidtop differs, and why:
 
+* **ArrayFailed** is raidtop's own: an array went ``broken`` or lost more
+  members than its level tolerates (raid5 with two missing, raid10 with
+  both halves of a mirror, raid0/linear with any). mdadm 4.2 raises
+  nothing for it, though it is the worst transition of all (writes fail
+  with EIO); raidtop rings and raises the alert.
 * **DegradedArray**: mdadm raises it only for an array seen for the first
   time; raidtop also raises it whenever an array goes from whole to degraded,
   because a dashboard runs long and a user wants the alert when it happens.
 * A sync that ends in the same step as a Fail or FailSpare was interrupted,
-  not finished: no RebuildFinished (mdadm would send one).
+  not finished: no RebuildFinished (mdadm would send one). A completed
+  ``mdadm --replace`` is not such a failure: the replaced disk turns faulty
+  because it was replaced, so its Fail follows RebuildFinished, says
+  "loop17 replaced by loop19" and is marked expected (no bell).
 * The first reading (``prev is None``) is a baseline: it only raises
-  DegradedArray for arrays already degraded, not NewArray or RebuildStarted
-  for everything that exists or runs at start-up.
+  DegradedArray (and ArrayFailed) for arrays already in that state, not
+  NewArray or RebuildStarted for everything that exists or runs at start-up.
 * Members whose roles are unknown (mdstat alone, ambiguous counts) raise
   nothing except Fail when they turn faulty.
 """
@@ -35,12 +46,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from raidtop.collect.mdlevel import NO_REDUNDANCY, natural_key
-from raidtop.model_md import MdArray, MdEvent, MdSync, MismatchVerdict
+from raidtop.model_md import MdArray, MdEvent, MdMember, MdSync, MismatchVerdict
 
 MILESTONES = (20, 40, 60, 80)
-BELL_EVENTS = frozenset({"Fail", "DegradedArray"})
-"""Events that ring the terminal bell by default."""
+BELL_EVENTS = frozenset({"Fail", "DegradedArray", "ArrayFailed"})
+"""Events that ring the terminal bell by default (unless marked expected)."""
 _BAD = ("degraded", "failed")
+
+
+def rings_bell(event: MdEvent) -> bool:
+    """True for an event that rings the bell: a bad one nobody asked for."""
+    return event.event in BELL_EVENTS and not event.expected
 
 
 def derive_events(prev: Sequence[MdArray] | None, cur: Sequence[MdArray], time: float) -> list[MdEvent]:
@@ -48,27 +64,55 @@ def derive_events(prev: Sequence[MdArray] | None, cur: Sequence[MdArray], time: 
     events: list[MdEvent] = []
     if prev is None:
         for array in cur:
-            if array.health in _BAD:
-                events.append(MdEvent(time, array.name, "DegradedArray"))
+            events.extend(_bad_state_events(None, array, time))
         return events
     prev_by_name = {a.name: a for a in prev}
-    cur_names = {a.name for a in cur}
-    for name in sorted(prev_by_name.keys() - cur_names, key=natural_key):
-        events.append(MdEvent(time, name, "DeviceDisappeared"))
+    cur_by_name = {a.name: a for a in cur}
+    for name in sorted(prev_by_name.keys() - cur_by_name.keys(), key=natural_key):
+        # An inactive array that vanishes was already reported when it stopped.
+        if prev_by_name[name].health != "inactive":
+            events.append(MdEvent(time, name, "DeviceDisappeared"))
     for array in cur:
         before = prev_by_name.get(array.name)
-        if before is None:
+        if array.health == "inactive":
+            if before is not None and before.health != "inactive":
+                events.append(MdEvent(time, array.name, "DeviceDisappeared"))
+        elif before is None or before.health == "inactive":
             events.append(MdEvent(time, array.name, "NewArray"))
-            if array.health in _BAD:
-                events.append(MdEvent(time, array.name, "DegradedArray"))
+            events.extend(_bad_state_events(None, array, time))
+            if array.sync is not None and array.sync.running:
+                # A new array usually starts its resync at once; mdadm reports it too.
+                events.append(MdEvent(time, array.name, f"{_kind(array.sync)}Started"))
         else:
             events.extend(_array_events(before, array, time))
     return events
 
 
+def _bad_state_events(prev: MdArray | None, cur: MdArray, time: float) -> list[MdEvent]:
+    """DegradedArray when an array turns bad, ArrayFailed when it turns failed."""
+    events = []
+    if (prev is None or prev.health not in _BAD) and cur.health in _BAD:
+        events.append(MdEvent(time, cur.name, "DegradedArray"))
+    if (prev is None or prev.health != "failed") and cur.health == "failed":
+        why = "array_state broken: writes fail" if cur.state == "broken" else f"more members lost than {cur.level or 'its level'} tolerates"
+        events.append(MdEvent(time, cur.name, "ArrayFailed", None, why))
+    return events
+
+
+def _successor(old: MdMember, cur: MdArray) -> MdMember | None:
+    """The member that took ``old``'s slot after ``mdadm --replace``, if ``old`` was being replaced."""
+    if "want_replacement" not in old.roles or old.slot is None:
+        return None
+    for member in cur.members:
+        if member.name != old.name and member.slot == old.slot and member.is_in_sync:
+            return member
+    return None
+
+
 def _array_events(prev: MdArray, cur: MdArray, time: float) -> list[MdEvent]:
     name = cur.name
     failures: list[MdEvent] = []
+    replaced: list[MdEvent] = []
     activated: list[MdEvent] = []
     cur_members = {m.name: m for m in cur.members}
     for old in prev.members:
@@ -79,16 +123,18 @@ def _array_events(prev: MdArray, cur: MdArray, time: float) -> list[MdEvent]:
             continue
         if old.is_in_sync:
             if new is None or new.is_faulty or (new.role_known and not new.is_in_sync):
-                failures.append(MdEvent(time, name, "Fail", old.name))
+                successor = _successor(old, cur)
+                if successor is None:
+                    failures.append(MdEvent(time, name, "Fail", old.name))
+                else:
+                    replaced.append(MdEvent(time, name, "Fail", old.name, f"{old.name} replaced by {successor.name}", True))
         elif not old.is_faulty and new is not None:
             if new.is_faulty:
                 failures.append(MdEvent(time, name, "FailSpare", old.name))
             elif new.is_in_sync:
                 activated.append(MdEvent(time, name, "SpareActive", old.name))
 
-    events = list(failures)
-    if prev.health not in _BAD and cur.health in _BAD:
-        events.append(MdEvent(time, name, "DegradedArray"))
+    events = failures + _bad_state_events(prev, cur, time)
     removed_spares = [m.name for m in prev.members if m.is_spare and m.slot is None and m.name not in cur_members]
     if removed_spares and cur.spare_count < prev.spare_count:
         member = removed_spares[0] if len(removed_spares) == 1 else None
@@ -96,7 +142,7 @@ def _array_events(prev: MdArray, cur: MdArray, time: float) -> list[MdEvent]:
 
     interrupted = bool(failures) or cur.health in ("failed", "inactive")
     finished, started, milestone = _sync_events(prev, cur, time, interrupted)
-    return events + finished + activated + started + milestone
+    return events + finished + replaced + activated + started + milestone
 
 
 def _kind(sync: MdSync) -> str:
@@ -186,7 +232,7 @@ def mismatch_verdict(
     if mismatch_cnt is None or level in NO_REDUNDANCY or level in (None, "container"):
         return None
     after = ""
-    if last_sync_action not in (None, "check", "repair"):
+    if last_sync_action not in (None, "none", "check", "repair"):
         after = f" (counted during a {last_sync_action}; a check gives a meaningful count)"
     if mismatch_cnt == 0:
         return MismatchVerdict("ok", f"No mismatches{after}.")

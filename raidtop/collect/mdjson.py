@@ -29,6 +29,9 @@ def sync_to_json(sync: MdSync | None) -> dict[str, Any] | None:
         "speed_kib_s": sync.speed_kib_s,
         "eta_s_kernel": sync.eta_s_kernel,
         "eta_s": sync.eta_s,
+        "eta_basis": sync.eta_basis,
+        "rate_kib_s": sync.rate_kib_s,
+        "stalled": sync.stalled,
     }
 
 
@@ -64,7 +67,8 @@ def speed_limit_to_json(limit: RaidSpeedLimit | None) -> dict[str, Any]:
 
 def event_to_json(event: MdEvent) -> dict[str, Any]:
     """One entry of ``events``."""
-    return {"time": event.time, "array": event.array, "event": event.event, "member": event.member}
+    return {"time": event.time, "array": event.array, "event": event.event, "member": event.member,
+            "expected": event.expected}
 
 
 def md_to_json(

@@ -147,6 +147,17 @@ def judge_health(
     return "degraded"
 
 
+def sync_percent(done: int | None, total: int | None) -> float | None:
+    """Progress in percent from the counts, to 0.01.
+
+    Not the kernel's printed per-mille, which is (done>>10)*1000/((total>>10)+1)
+    and so up to 1.5 points low on small arrays (74.4 % for 47664/63488).
+    """
+    if done is None or not total or done > total:
+        return None
+    return round(done * 100 / total, 2)
+
+
 def sort_roles(words: Iterable[str]) -> tuple[str, ...]:
     """Put role words in the kernel's order; unknown words keep theirs, at the end."""
     words = list(words)

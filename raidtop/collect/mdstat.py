@@ -29,6 +29,7 @@ from raidtop.collect.mdlevel import (
     layout_name,
     raid10_layout,
     sort_roles,
+    sync_percent,
 )
 from raidtop.model_md import MdArray, MdMember, MdSync
 
@@ -390,14 +391,19 @@ def _sync(block: _Block) -> MdSync | None:
         if done_total is None or finish is None or speed is None:
             block.notes.append(f"{block.name}: progress line incomplete")
         percent: float | None = float(match.group(2))
-        if percent > 100:
+        done = int(done_total.group(1)) if done_total else None
+        total = int(done_total.group(2)) if done_total else None
+        if done is not None and total:
+            # The printed per-mille is truncated twice by the kernel; the counts are exact.
+            percent = sync_percent(done, total)
+        if percent is None or percent > 100:
             block.notes.append(f"{block.name}: progress {match.group(2)}% is over 100 %")
             percent = None
         return MdSync(
             action=_ACTIONS[match.group(1)],
             percent=percent,
-            done_kib=int(done_total.group(1)) if done_total else None,
-            total_kib=int(done_total.group(2)) if done_total else None,
+            done_kib=done,
+            total_kib=total,
             speed_kib_s=int(speed.group(1)) if speed else None,
             eta_s_kernel=round(float(finish.group(1)) * 60, 1) if finish else None,
         )

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from raidtop.collect.mdlevel import container_of, judge_health, layout_name, natural_key, sort_roles
+from raidtop.collect.mdlevel import container_of, judge_health, layout_name, natural_key, sort_roles, sync_percent
 from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.model_md import MdArray, MdMember, MdSync
 
@@ -95,9 +95,19 @@ def read_md_sysfs(root: Root | str = "/") -> tuple[list[MdArray], list[str]]:
     arrays = []
     for name in names:
         array = read_md_array(root, name, notes)
-        if array is not None:
+        if array is not None and not is_empty_shell(array):
             arrays.append(array)
     return arrays, notes
+
+
+def is_empty_shell(array: MdArray) -> bool:
+    """True for an md name that holds no array: stopped, or reopened after a stop.
+
+    Opening /dev/mdN after ``mdadm --stop`` (udev, mdadm --monitor, any
+    reader) brings the name back as array_state ``clear`` with no members
+    and no level; /proc/mdstat and mdadm do not list it, so neither does raidtop.
+    """
+    return array.state == "clear" and not array.members and not array.raid_disks
 
 
 def read_md_array(root: Root, name: str, notes: list[str] | None = None) -> MdArray | None:
@@ -171,7 +181,7 @@ def read_md_array(root: Root, name: str, notes: list[str] | None = None) -> MdAr
         consistency_policy=attrs.text("consistency_policy") or None,
         component_size_kib=attrs.number("component_size"),
         reshape_position=attrs.number("reshape_position"),
-        last_sync_action=attrs.text("last_sync_action") or None,
+        last_sync_action=_sync_action_word(attrs.text("last_sync_action")),
         uuid=attrs.text("uuid") or None,
         status=status,
         read_only=state == "readonly",
@@ -253,6 +263,11 @@ def _status(level: str | None, raid_disks: int | None, members: list[MdMember]) 
     return "".join("U" if slot in by_slot else "_" for slot in range(raid_disks))
 
 
+def _sync_action_word(value: str | None) -> str | None:
+    """``last_sync_action`` reads ``none`` before any sync has run: that is no action."""
+    return None if value in (None, "", "none") else value
+
+
 def _read_sync(attrs: _Attrs, state: str | None) -> MdSync | None:
     action = attrs.text("sync_action")
     if action in _SYNC_ACTIONS:
@@ -265,13 +280,9 @@ def _read_sync(attrs: _Attrs, state: str | None) -> MdSync | None:
             done = parse_int(left.strip(), attrs.name, "sync_completed", attrs.notes)
             total = parse_int(right.strip(), attrs.name, "sync_completed", attrs.notes)
         speed = attrs.number("sync_speed")
-        percent = None
-        if done is not None and total:
-            # Truncate to 0.1 % as md_seq_show does, so both sources agree.
-            percent = (done * 1000 // total) / 10
-            if percent > 100:
-                attrs.notes.append(f"{attrs.name}: sync_completed {completed!r} is past its end")
-                percent = None
+        percent = sync_percent(done, total)
+        if done is not None and total and done > total:
+            attrs.notes.append(f"{attrs.name}: sync_completed {completed!r} is past its end")
         done_kib = None if done is None else done // 2
         total_kib = None if total is None else total // 2
         eta = None
@@ -286,8 +297,9 @@ def _read_sync(attrs: _Attrs, state: str | None) -> MdSync | None:
             speed_kib_s=speed,
             eta_s_kernel=eta,
         )
-    if state == "read-auto" and action == "idle":
-        # mdstat's resync=PENDING: a resync is owed but waits for the first write.
+    if state in ("read-auto", "readonly") and action in ("idle", "frozen"):
+        # mdstat's resync=PENDING: a resync is owed but waits for the first
+        # write (read-auto) or for the array to be made writable (readonly).
         resync_start = attrs.text("resync_start")
         if resync_start not in (None, "none"):
             return MdSync(action="pending")

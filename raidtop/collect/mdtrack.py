@@ -1,4 +1,4 @@
-"""md state across samples: smoothed ETAs, events, alerts and thread CPU.
+"""md state across samples: ETAs and achieved rates, events, alerts and thread CPU.
 
 The Sampler owns one MdTracker; it keeps what must survive from one sample to
 the next so that events are derived exactly once per change.
@@ -49,7 +49,7 @@ class MdTracker:
     ) -> tuple[tuple[MdArray, ...], tuple[MdEvent, ...], frozenset[str], tuple[MdThreadCpu, ...]]:
         """Arrays with smoothed ETAs, the events since the last sample, standing alerts, thread CPU."""
         reading = raw.md
-        arrays = self._eta.apply(reading.arrays, raw.time) if reading else []
+        arrays = self._eta.apply(reading.arrays, raw.time, reading.speed_limit) if reading else []
         events = derive_events(self._previous_arrays, arrays, raw.time)
         self._previous_arrays = list(arrays)
         self._alerts, _raised, _cleared = self._alerts.advance(arrays)

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Static
 from raidtop.collect.mdevents import mismatch_verdict
 from raidtop.format import DASH, kib, num
 from raidtop.history import History, SyncPoint
-from raidtop.mdview import duration, speed, state_badge
+from raidtop.mdview import duration, eta_text, state_badge, sync_action_text, sync_speed_text
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.widgets.panel import Panel
@@ -46,7 +46,7 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
         ("Bitmap", val(array.bitmap), None),
         ("Consistency policy", val(array.consistency_policy), None),
         ("Events", val(array.events) if array.events is not None else "not in sysfs (mdadm --detail)", "dim" if array.events is None else None),
-        ("Last sync action", val(array.last_sync_action), None),
+        ("Last sync action", sync_action_text(array.last_sync_action), None),
         ("mismatch_cnt", val(array.mismatch_cnt), {"warning": "warn", "info": None, "ok": "good"}.get(verdict.severity) if verdict else None),
         ("Stripe cache", val(array.stripe_cache_size, " pages"), None),
         ("sync_speed_min", val(array.sync_speed_min, " K/s"), None),
@@ -59,9 +59,9 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
     if array.sync is not None:
         sync = array.sync
         pairs[4:4] = [
-            ("Sync", f"{sync.action} {num(sync.percent, 1)}%", "accent"),
-            ("Sync speed", speed(sync.speed_kib_s), None),
-            ("ETA (raidtop)", duration(sync.eta_s), "good"),
+            ("Sync", f"{sync.action} {num(sync.percent, 1)}%" if sync.running else f"{sync.action} (waiting to start)", "accent"),
+            ("Sync speed", sync_speed_text(sync), "warn" if sync.stalled else None),
+            ("ETA (raidtop)", eta_text(sync), "good"),
             ("ETA (finish=)", duration(sync.eta_s_kernel), "dim"),
         ]
     rows = [Row(label, (label, value), ("dim", tone)) for label, value, tone in pairs]

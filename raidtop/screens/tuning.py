@@ -82,8 +82,9 @@ CHANGE_COLUMNS = [
 def describe_prediction(p: EtaPrediction) -> str:
     """One line: the predicted rate and ETA against the current ones."""
     caveat = " (best case)" if p.optimistic else ""
+    spread = f" ({p.uncertainty})" if p.uncertainty else ""
     return (f"{p.array} {p.action}: {speed(p.observed_kib_s)} now, ETA {duration(p.current_eta_s)} → "
-            f"{speed(p.predicted_kib_s)}, ETA {duration(p.eta_s)}{caveat}; {p.basis}")
+            f"{speed(p.predicted_kib_s)}, ETA {duration(p.eta_s)}{spread}{caveat}; {p.basis}")
 
 
 def knob_row(knob: Knob, sudo: bool) -> Row:

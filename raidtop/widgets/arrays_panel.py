@@ -14,8 +14,8 @@ from raidtop.mdview import (
     member_temperature,
     progress_bar,
     slow_members,
-    speed,
     state_badge,
+    sync_speed_cell,
 )
 from raidtop.model import DiskIO, Snapshot
 from raidtop.model_md import MdArray
@@ -64,7 +64,7 @@ def array_row(array: MdArray, alert: bool) -> Row:
     else:
         pct = "" if sync.percent is None else f" {sync.percent:5.1f}%"
         progress = f" {progress_bar(sync.percent, BAR_WIDTH)}{pct}"
-        spd, eta, eta_k = speed(sync.speed_kib_s), duration(sync.eta_s), duration(sync.eta_s_kernel)
+        spd, eta, eta_k = sync_speed_cell(sync), duration(sync.eta_s), duration(sync.eta_s_kernel)
     name = ("! " if alert else "") + array.name
     cells = (
         name,

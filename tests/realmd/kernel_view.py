@@ -243,13 +243,16 @@ def mismatches(reported: dict[str, Any], frame: dict[str, Any], with_mdstat: boo
                 # (sysfs sync_completed only moves every 1/16 of the device).
                 differ("sync done_kib (mdstat)", sync["done_kib"], progress["done_kib"])
                 differ("sync total_kib (mdstat)", sync["total_kib"], progress["total_kib"])
-                differ("sync percent (mdstat)", sync["percent"], progress["percent"])
+                # Percent from the counts (issue 13), not the kernel's printed
+                # per-mille, which md truncates on the way (up to 1.5 points low).
+                done, total = progress["done_kib"], progress["total_kib"]
+                differ("sync percent (mdstat counts)", sync["percent"], round(done * 100 / total, 2) if total else None)
                 differ("sync eta_s_kernel (mdstat finish=)", sync["eta_s_kernel"], round(progress["finish_min"] * 60, 1))
             elif kernel.sync_completed is not None:
                 done, total = kernel.sync_completed
                 differ("sync done_kib (sync_completed)", sync["done_kib"], done // 2)
                 differ("sync total_kib (sync_completed)", sync["total_kib"], total // 2)
-                differ("sync percent (sync_completed)", sync["percent"], (done * 1000 // total) / 10 if total else None)
+                differ("sync percent (sync_completed)", sync["percent"], round(done * 100 / total, 2) if total else None)
             if kernel.sync_speed is not None:
                 differ("sync speed", sync["speed_kib_s"], kernel.sync_speed)
     elif sync is not None and sync["action"] in RUNNING_ACTIONS:

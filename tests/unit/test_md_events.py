@@ -240,7 +240,7 @@ def test_unknown_roles_raise_nothing_but_faults():
 
 def test_event_json():
     assert event_to_json(MdEvent(12.5, "md0", "Fail", "sdb1", "ignored")) == {
-        "time": 12.5, "array": "md0", "event": "Fail", "member": "sdb1"}
+        "time": 12.5, "array": "md0", "event": "Fail", "member": "sdb1", "expected": False}
 
 
 def test_mismatch_verdicts():

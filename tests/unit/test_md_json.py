@@ -13,7 +13,8 @@ ARRAY_KEYS = ["name", "level", "state", "health", "raid_disks", "degraded", "siz
               "metadata", "bitmap", "members", "sync", "mismatch_cnt", "sync_speed_min", "sync_speed_max",
               "stripe_cache_size"]
 MEMBER_KEYS = ["name", "slot", "roles", "errors"]
-SYNC_KEYS = ["action", "percent", "done_kib", "total_kib", "speed_kib_s", "eta_s_kernel", "eta_s"]
+SYNC_KEYS = ["action", "percent", "done_kib", "total_kib", "speed_kib_s", "eta_s_kernel", "eta_s",
+             "eta_basis", "rate_kib_s", "stalled"]
 
 
 def test_schema_keys_in_order():
@@ -26,7 +27,7 @@ def test_schema_keys_in_order():
     assert list(entry["members"][0]) == MEMBER_KEYS
     assert list(entry["sync"]) == SYNC_KEYS
     assert doc["raid_speed_limit"] == {"min": 1000, "max": 200000}
-    assert doc["events"] == [{"time": 1.0, "array": "md0", "event": "CheckStarted", "member": None}]
+    assert doc["events"] == [{"time": 1.0, "array": "md0", "event": "CheckStarted", "member": None, "expected": False}]
     json.dumps(doc)
 
 

@@ -33,15 +33,22 @@ def member(name, *roles):
 
 
 def sync(action, percent, done, total, speed, eta_kernel):
-    """A sync line; raidtop's smoothed ETA needs two readings, so it is None here."""
+    """A sync line. ``percent`` is the kernel's printed one; raidtop computes it from the
+    counts (the printed per-mille is truncated twice). raidtop's own ETA and rate
+    come from the tracker, not the parser, so they are None here."""
+    exact = round(done * 100 / total, 2) if done is not None and total else percent
+    assert percent is None or abs(exact - percent) < 1.6  # the kernel's rounding, no more
     return {
         "action": action,
-        "percent": percent,
+        "percent": exact,
         "done_kib": done,
         "total_kib": total,
         "speed_kib_s": speed,
         "eta_s_kernel": eta_kernel,
         "eta_s": None,
+        "eta_basis": None,
+        "rate_kib_s": None,
+        "stalled": False,
     }
 
 

@@ -39,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``raidtop`` console script."""
+    from raidtop.cli.plain_output import install
+
+    install()  # before argparse, which echoes arguments back in its errors
     args = build_parser().parse_args(argv)
     if args.command is not None:
         return args.func(args)

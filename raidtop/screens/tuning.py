@@ -41,8 +41,8 @@ from raidtop.actions.tuning import (
     session_for,
     shell_command,
 )
-from raidtop.actions.tuning_eta import EtaPrediction
-from raidtop.actions.tuning_rules import (
+from raidtop.actions.tuning.eta import EtaPrediction
+from raidtop.actions.tuning.rules import (
     default_paths,
     install_command,
     save_question,

@@ -42,8 +42,9 @@ class ActionLog:
         entry = LoggedAction(time.time(), kind, command, result, details)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps({"time": entry.time, "kind": kind, "command": command, "result": result, **details})
-        # O_APPEND keeps lines whole even if two raidtop instances log at once.
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        # O_APPEND keeps lines whole even if two raidtop instances log at once; a link planted
+        # at the log path is refused (ELOOP), never followed.
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         try:
             os.write(fd, (line + "\n").encode())
         finally:

@@ -1,4 +1,4 @@
-"""Small modal dialogs: filter input and the notes list."""
+"""Small modal dialogs: filter input, the notes list, one-line questions, commands to run by hand."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
-from raidtop.widgets.shown_text import content
+from raidtop.widgets.shown_text import PlainStatic, content
 
 
 class FilterDialog(ModalScreen[str | None]):
@@ -87,3 +87,40 @@ class AskDialog(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class CommandDialog(ModalScreen[None]):
+    """Shows commands to run by hand (without root), with why."""
+
+    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="command-close", tooltip="Close this message")]
+    DEFAULT_CSS = """
+    CommandDialog { align: center middle; }
+    CommandDialog > Vertical { width: 96; max-width: 100%; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    CommandDialog #command-title { text-style: bold; color: $text-warning; }
+    CommandDialog #command-text { background: $panel; color: $text-primary; padding: 0 1; margin: 1 0; }
+    CommandDialog #command-details { color: $text-muted; }
+    """
+
+    def __init__(self, title: str, commands: list[str], details: str = "") -> None:
+        super().__init__()
+        self._title = title
+        self._commands = commands
+        self._details = details
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(content(self._title), id="command-title")
+            yield PlainStatic("\n".join(self._commands), id="command-text")
+            if self._details:
+                yield PlainStatic(self._details, id="command-details")
+            yield Button("Close (Esc)", id="command-close-button")
+
+    def on_button_pressed(self) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        """Close the message."""
+        self.dismiss(None)
+
+
+from raidtop.screens.confirm import ConfirmDialog  # noqa: E402,F401  (moved here by the bench helper)

@@ -20,7 +20,9 @@ from raidtop.app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config
 from raidtop.screens.confirm import ConfirmDialog
-from raidtop.screens.tuning import ChangeDialog, ChangeLogScreen, CommandDialog, PersistDialog, TuningScreen
+from raidtop.screens.dialogs import CommandDialog
+from raidtop.screens.tuning import TuningScreen
+from raidtop.screens.tuning_dialogs import ChangeDialog, ChangeLogScreen, PersistDialog
 from raidtop.widgets.text_table import TextTable
 
 TUNING_DATA = Path(__file__).resolve().parent.parent / "data" / "ui" / "tuning"
@@ -59,8 +61,15 @@ async def open_tuning(pilot, root: Path, session: TuningSession, **where) -> Tun
     await pilot.pause()
     screen = TuningScreen(session=session, **where)
     pilot.app.push_screen(screen)
-    await pilot.pause()
+    await settle(pilot)
     return screen
+
+
+async def settle(pilot) -> None:
+    """Let the screen's read and write workers finish and their messages render."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 async def highlight(pilot, screen: TuningScreen, attr: str) -> None:
@@ -103,7 +112,7 @@ async def test_change_through_the_confirm_dialog_then_undo(root, session):
         assert isinstance(app.screen, ConfirmDialog)
         assert text(app.screen, "#confirm-command") == "blockdev --setra 8192 /dev/sda"
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert app.screen is screen
         assert read(root, "sys/block/sda/queue/read_ahead_kb") == "4096"
         changes = screen.query_one("#tuning-changes", TextTable).rows
@@ -116,7 +125,7 @@ async def test_change_through_the_confirm_dialog_then_undo(root, session):
         assert isinstance(app.screen, ConfirmDialog)
         assert text(app.screen, "#confirm-command") == "blockdev --setra 256 /dev/sda"
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert read(root, "sys/block/sda/queue/read_ahead_kb") == "128"
         assert [e.details["new"] for e in session.logged_changes()] == ["4096", "128"]
         assert not screen.check_action("undo", ())
@@ -168,7 +177,7 @@ async def test_a_speed_limit_during_a_rebuild_shows_the_predicted_eta(root, sess
         await pilot.press("enter")
         assert "Predicted: md6" in text(app.screen, "#confirm-details")
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert read(root, "sys/block/md6/md/sync_speed_max") == "6000"
         # The next samples show the effect: md now reports the slower rate.
         (root / "sys/block/md6/md/sync_speed").write_text("6100\n")
@@ -297,10 +306,10 @@ async def test_on_a_loop_device_change_and_undo(loop_device, tmp_path):
         await pilot.press("enter")
         assert text(app.screen, "#confirm-command") == f"echo {wanted} > /sys/block/{loop_device}/queue/scheduler"
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert f"[{wanted}]" in path.read_text()
         await pilot.press("u")
         await pilot.press("y")
-        await pilot.pause()
+        await settle(pilot)
         assert f"[{active}]" in path.read_text()
         assert [e.details["new"] for e in session.logged_changes()][:2] == [wanted, active]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import csv
 import io
 import json
@@ -131,9 +133,44 @@ def test_sweep_targets_the_device_with_a_choice_never_the_backing_disk():
         sweep_devices(md, "nr_requests")
 
 
+@pytest.fixture(autouse=True)
+def scheduler_files_like_the_kernel(monkeypatch):
+    """A written scheduler name comes back as the kernel prints it: the whole list, the active one bracketed.
+
+    A plain file cannot do that (it reads back what was written), so the real
+    writer is wrapped: it still opens the file without O_CREAT, and then the
+    file holds what /sys/block/X/queue/scheduler would.
+    """
+    from raidtop.actions.tuning import session as tuning_session
+
+    real_write = tuning_session.write_attribute
+
+    def write(path: str, value: str) -> None:
+        real_write(path, value)
+        if path.endswith("/queue/scheduler"):
+            offered = Path(path + ".offered").read_text().split() if Path(path + ".offered").exists() else None
+            if offered is not None and value in offered:
+                Path(path).write_text(" ".join(f"[{s}]" if s == value else s for s in offered) + "\n")
+
+    monkeypatch.setattr(tuning_session, "write_attribute", write)
+
+
+def _offer(fake: FakeSys, name: str) -> None:
+    """Remember the schedulers ``name`` offers (for :func:`scheduler_files_like_the_kernel`)."""
+    queue = fake.root / "sys" / "block" / name / "queue"
+    (queue / "scheduler.offered").write_text((queue / "scheduler").read_text().replace("[", "").replace("]", ""))
+
+
+def _scheduler(fake: FakeSys) -> str:
+    """loop7's active scheduler (the bracketed word, as the kernel marks it)."""
+    text = fake.queue("loop7", "scheduler")
+    found = re.search(r"\[([^\]]+)\]", text)
+    return found.group(1) if found else text
+
+
 def _recording_run(fake: FakeSys, history: BenchHistory, seen: list, fail_at: str | None = None):
     def run(plan, hist, *, label, **kwargs) -> RunRecord:
-        value = fake.queue("loop7", "scheduler")
+        value = _scheduler(fake)
         seen.append(value)
         if value == fail_at:
             raise RuntimeError("fio exploded")
@@ -148,12 +185,13 @@ def _recording_run(fake: FakeSys, history: BenchHistory, seen: list, fail_at: st
 def test_a_sweep_runs_once_per_value_and_restores_the_original(tmp_path: Path, history: BenchHistory):
     fake = FakeSys(tmp_path / "root")
     fake.disk("loop7", scheduler="[none] mq-deadline kyber")
+    _offer(fake, "loop7")
     log = ActionLog(tmp_path / "actions.log")
     seen: list[str] = []
     outcome = run_sweep(_plan(_loop_tuning()), history, "scheduler", ["mq-deadline", "kyber"], root=fake.root, log=log,
                         run=_recording_run(fake, history, seen))
     assert seen == ["mq-deadline", "kyber"]
-    assert fake.queue("loop7", "scheduler") == "none"
+    assert _scheduler(fake) == "none"
     assert outcome.original == {"loop7": "none"} and outcome.restore_errors == ()
     assert [r.label for r in outcome.runs] == ["scheduler=mq-deadline", "scheduler=kyber"]
     assert {r.group_id for r in history.group(outcome.group_id)} == {outcome.group_id}
@@ -168,12 +206,13 @@ def test_a_sweep_runs_once_per_value_and_restores_the_original(tmp_path: Path, h
 def test_a_sweep_interrupted_by_an_exception_still_restores(tmp_path: Path, history: BenchHistory):
     fake = FakeSys(tmp_path / "root")
     fake.disk("loop7", scheduler="mq-deadline kyber [bfq] none", read_ahead_kb=256)
+    _offer(fake, "loop7")
     seen: list[str] = []
     with pytest.raises(RuntimeError, match="fio exploded"):
         run_sweep(_plan(_loop_tuning()), history, "scheduler", ["none", "kyber", "mq-deadline"], root=fake.root,
                   log=ActionLog(tmp_path / "a.log"), run=_recording_run(fake, history, seen, fail_at="kyber"))
     assert seen == ["none", "kyber"]
-    assert fake.queue("loop7", "scheduler") == "bfq"
+    assert _scheduler(fake) == "bfq"
 
 
 def test_a_cancelled_sweep_stops_and_restores(tmp_path: Path, history: BenchHistory):
@@ -195,32 +234,32 @@ def test_a_cancelled_sweep_stops_and_restores(tmp_path: Path, history: BenchHist
 
 
 def test_a_value_the_kernel_refuses_is_skipped_with_a_reason(tmp_path: Path, history: BenchHistory, monkeypatch):
-    import builtins
+    from raidtop.actions.tuning import session as tuning_session
 
     fake = FakeSys(tmp_path / "root")
-    fake.disk("loop7")
-    scheduler = str(fake.root / "sys" / "block" / "loop7" / "queue" / "scheduler")
+    fake.disk("loop7", scheduler="[none] mq-deadline kyber bfq")
+    _offer(fake, "loop7")
     writes: list[str] = []
-    real_open = builtins.open
+    real_write = tuning_session.write_attribute
 
-    def kernel_refusing_the_first_write(path, mode="r", *args, **kwargs):
-        # The kernel answers EINVAL for a scheduler it does not offer.
-        if mode == "w" and str(path) == scheduler:
-            writes.append(str(path))
-            if len(writes) == 1:
-                raise OSError(22, "Invalid argument")
-        return real_open(path, mode, *args, **kwargs)
+    def kernel_refusing_the_first_write(path, value):
+        # The kernel answers EINVAL for a scheduler it cannot attach (a module that fails to load).
+        writes.append(value)
+        if len(writes) == 1:
+            raise OSError(22, "Invalid argument")
+        real_write(path, value)
 
-    monkeypatch.setattr(builtins, "open", kernel_refusing_the_first_write)
+    monkeypatch.setattr(tuning_session, "write_attribute", kernel_refusing_the_first_write)
     seen: list[str] = []
     outcome = run_sweep(_plan(_loop_tuning()), history, "scheduler", ["bfq", "kyber"], root=fake.root,
                         log=ActionLog(tmp_path / "a.log"), run=_recording_run(fake, history, seen))
     monkeypatch.undo()
-    assert outcome.steps[0].error == "scheduler=bfq refused: Invalid argument"
+    einval = "loop7 scheduler = bfq: the kernel rejected the value (EINVAL, invalid argument)"
+    assert outcome.steps[0].error == f"scheduler=bfq refused: {einval}"
     assert outcome.steps[0].record is None
     assert seen == ["kyber"]
-    assert fake.queue("loop7", "scheduler") == "none"
-    assert [e.result for e in ActionLog(tmp_path / "a.log").read("tune")] == ["failed: Invalid argument", "ok", "ok"]
+    assert _scheduler(fake) == "none"
+    assert [e.result for e in ActionLog(tmp_path / "a.log").read("tune")] == [einval, "ok", "ok"]
 
 
 # ---------------------------------------------------------------- export

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.actions import tuning
+from raidtop.actions.tuning import session as tuning
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.tuning import (
     Plan,
@@ -87,8 +87,8 @@ def test_refused_and_unchanged_values_are_neither_written_nor_logged(session):
 def test_a_value_that_reads_back_differently_is_reported(session, monkeypatch):
     # A kernel may accept a value and keep another (write back on a device
     # without a volatile cache reads back as write through); imitate that.
-    real_write = tuning._write
-    monkeypatch.setattr(tuning, "_write", lambda path, value: real_write(path, "40000 (local)"))
+    real_write = tuning.write_attribute
+    monkeypatch.setattr(tuning, "write_attribute", lambda path, value: real_write(path, "40000 (local)"))
     result = session.set("md6", "sync_speed_max", "50000")
     assert result.status == "mismatch" and not result.ok and result.changed_system
     assert result.message == "md6 sync_speed_max: the kernel accepted 50000 but it reads back as 40000"
@@ -118,7 +118,7 @@ def test_a_failed_write_is_reported_logged_and_not_raised(session, monkeypatch):
     def busy(path, value):
         raise OSError(errno.EBUSY, "Device or resource busy")
 
-    monkeypatch.setattr(tuning, "_write", busy)
+    monkeypatch.setattr(tuning, "write_attribute", busy)
     result = session.set("sda", "scheduler", "none")
     assert result.status == "failed" and "busy" in result.message
     assert sysfs(session, "/sys/block/sda/queue/scheduler") == "mq-deadline kyber [bfq] none"
@@ -168,7 +168,7 @@ def test_undo_warns_when_the_knob_changed_since(session):
 def test_undo_restores_what_changed_with_it(session, monkeypatch):
     # Switching a scheduler makes the kernel reset nr_requests; the copied tree
     # does not, so imitate it to check undo puts both back.
-    real_write = tuning._write
+    real_write = tuning.write_attribute
 
     def kernel_like(path, value):
         if not path.endswith("/scheduler"):
@@ -178,7 +178,7 @@ def test_undo_restores_what_changed_with_it(session, monkeypatch):
         real_write(path, " ".join(f"[{s}]" if s == value else s for s in ("mq-deadline", "kyber", "bfq", "none")))
         real_write(path.replace("scheduler", "nr_requests"), "256")
 
-    monkeypatch.setattr(tuning, "_write", kernel_like)
+    monkeypatch.setattr(tuning, "write_attribute", kernel_like)
     result = session.set("sda", "scheduler", "mq-deadline")
     assert result.side_effects == (("nr_requests", "64", "256"),)
     assert "also changed nr_requests 64 → 256" in result.message

@@ -1,4 +1,4 @@
-"""The speed-limit ETA model (see raidtop.actions.tuning_eta) and the observed effect."""
+"""The speed-limit ETA model (see raidtop.actions.tuning.eta) and the observed effect."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.tuning import TuningSession
-from raidtop.actions.tuning_eta import (
+from raidtop.actions.tuning.eta import (
     SETTLE_S,
     ArrayLimits,
     EffectTracker,

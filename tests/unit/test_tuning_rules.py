@@ -12,7 +12,7 @@ import pytest
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.tuning import TuningSession
-from raidtop.actions.tuning_rules import (
+from raidtop.actions.tuning.rules import (
     Setting,
     device_match,
     save_question,

@@ -3,11 +3,8 @@
 - **Compare**: a baseline against every other run of the same preset: the %
   change of each metric and the settings that differ between the two.
 - **Repeat**: mean ± sample standard deviation over the passes of a runs-group.
-- **Sweep**: one run per value of one queue knob (scheduler, read_ahead_kb),
-  the original value written back in a ``finally`` whatever happens. The
-  writes go to sysfs directly and are logged in the action log (kind ``tune``)
-  as the ``echo`` command a user would type; the tuning module may take this
-  path over later.
+- **Sweep**: one run per value of one queue knob, in :mod:`raidtop.actions.fio.sweep`
+  (re-exported here).
 - **Export**: CSV (label, RAID level, read/write IOPS, read/write MB/s,
   settings) and JSON.
 """
@@ -22,17 +19,19 @@ import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, TextIO
+from typing import Iterable, TextIO
 
-from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.bench import Batch, BenchPlan, RunRecord, execute, open_target
-from raidtop.actions.fio.guards import TargetRefused
-from raidtop.actions.fio.history import BenchHistory, StoredRun, new_group_id
+from raidtop.actions.fio.history import StoredRun
 from raidtop.actions.fio.results import FioResult
-from raidtop.actions.fio.runner import ProgressPoint
-from raidtop.actions.fio.stack import TuningState
-from raidtop.collect.queue import read_queue_settings
-from raidtop.collect.source import Root, as_root
+from raidtop.actions.fio.sweep import (  # noqa: F401  (the sweep's old home; screens and tests import it from here)
+    DEFAULT_READ_AHEAD_KB,
+    SWEEP_KNOBS,
+    SweepOutcome,
+    SweepStep,
+    run_sweep,
+    sweep_devices,
+    sweep_values,
+)
 
 # ---------------------------------------------------------------- metrics
 
@@ -193,161 +192,6 @@ def summarise_passes(runs: Iterable[StoredRun]) -> RepeatSummary:
         stddev = statistics.stdev(values) if len(values) > 1 else 0.0
         stats.append(MetricStats(metric.key, values, mean, stddev))
     return RepeatSummary(complete, skipped, tuple(stats))
-
-
-# ---------------------------------------------------------------- sweep
-
-SWEEP_KNOBS = ("scheduler", "read_ahead_kb")
-"""Queue settings a sweep may vary."""
-DEFAULT_READ_AHEAD_KB = (128, 512, 2048, 8192)
-"""read_ahead_kb values a sweep tries when the user gives none."""
-
-
-def sweep_devices(tuning: TuningState, knob: str) -> list[str]:
-    """The devices a sweep of ``knob`` changes.
-
-    read_ahead_kb acts at the top of the stack (the target or the
-    filesystem's device). A scheduler acts where requests are queued: the
-    target when it offers a choice, otherwise (md, dm offer only ``none``)
-    the devices right under it. Backing devices under a loop device, usually
-    the host's own disk, are never touched.
-    """
-    top = [d for d in tuning.devices if d.role == "target"]
-    if knob == "read_ahead_kb":
-        return [d.name for d in top if d.read_ahead_kb is not None]
-    if knob != "scheduler":
-        raise ValueError(f"cannot sweep {knob!r}; choose one of {', '.join(SWEEP_KNOBS)}")
-    if top and len(top[0].schedulers) > 1:
-        return [top[0].name]
-    return [d.name for d in tuning.devices if d.depth == 1 and d.role in ("member", "slave") and len(d.schedulers) > 1]
-
-
-def sweep_values(tuning: TuningState, knob: str, devices: list[str]) -> tuple[str, ...]:
-    """For a scheduler sweep: every scheduler all ``devices`` offer; else the default read-ahead list."""
-    if knob == "read_ahead_kb":
-        return tuple(str(v) for v in DEFAULT_READ_AHEAD_KB)
-    offered = [d.schedulers for d in tuning.devices if d.name in devices]
-    if not offered:
-        return ()
-    return tuple(s for s in offered[0] if all(s in other for other in offered[1:]))
-
-
-def read_knob(root: Root | str, device: str, knob: str) -> str | None:
-    """The current value of ``knob`` on ``device`` (the active scheduler's name)."""
-    settings = read_queue_settings(root, device)
-    value = getattr(settings, knob)
-    return None if value is None else str(value)
-
-
-def write_knob(root: Root | str, device: str, knob: str, value: str, log: ActionLog | None = None, why: str = "fio sweep") -> None:
-    """Write one queue setting through sysfs and log it; raises OSError when the kernel refuses."""
-    root = as_root(root)
-    attr = f"/sys/block/{device.replace('/', '!')}/queue/{knob}"
-    command = f"echo {value} > {attr}"
-    try:
-        with open(root.resolve(attr), "w") as handle:
-            handle.write(f"{value}\n")
-    except OSError as exc:
-        (log or ActionLog()).append("tune", command, f"failed: {exc.strerror or exc}", device=device, attribute=knob, value=value, by=why)
-        raise
-    (log or ActionLog()).append("tune", command, "ok", device=device, attribute=knob, value=value, by=why)
-
-
-@dataclass(frozen=True, slots=True)
-class SweepStep:
-    """One value of a sweep and the run made with it."""
-
-    value: str
-    record: RunRecord | None
-    error: str | None = None
-    """Why the value was skipped (the kernel refused it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SweepOutcome:
-    """A finished (or interrupted) sweep."""
-
-    knob: str
-    devices: tuple[str, ...]
-    original: dict[str, str | None]
-    steps: tuple[SweepStep, ...]
-    group_id: str
-    restore_errors: tuple[str, ...] = ()
-    """One sentence per device whose original value could not be written back."""
-
-    @property
-    def runs(self) -> list[StoredRun]:
-        """The stored run of every step that produced one."""
-        return [s.record.stored for s in self.steps if s.record is not None and s.record.stored is not None]
-
-
-def run_sweep(
-    plan: BenchPlan,
-    history: BenchHistory,
-    knob: str,
-    values: Iterable[str | int],
-    *,
-    devices: list[str] | None = None,
-    batch: Batch | None = None,
-    log: ActionLog | None = None,
-    on_point: Callable[[ProgressPoint], None] | None = None,
-    on_step: Callable[[SweepStep], None] | None = None,
-    root: Root | str = "/",
-    run: Callable[..., RunRecord] = execute,
-) -> SweepOutcome:
-    """Run ``plan`` once per value of ``knob`` and restore the original value afterwards.
-
-    The restore sits in ``finally``: a cancel, a failed run or an exception
-    (a KeyboardInterrupt in ``raidtop bench``) all leave the knob as found.
-    """
-    if knob not in SWEEP_KNOBS:
-        raise ValueError(f"cannot sweep {knob!r}; choose one of {', '.join(SWEEP_KNOBS)}")
-    root = as_root(root)
-    batch = batch or Batch()
-    log = log or ActionLog()
-    devices = devices if devices is not None else sweep_devices(plan.tuning, knob)
-    if not devices:
-        raise ValueError(f"no device in the stack of {plan.target.path} has a {knob} to sweep")
-    values = [str(v) for v in values]
-    original = {dev: read_knob(root, dev, knob) for dev in devices}
-    group = new_group_id()
-    steps: list[SweepStep] = []
-    restore_errors: list[str] = []
-    try:
-        opened = open_target(plan, root) if run is execute else None
-    except TargetRefused as exc:
-        # Nothing written yet: no knob changed, no fio started.
-        return SweepOutcome(knob, tuple(devices), original, (SweepStep(values[0] if values else "", None, str(exc)),), group, ())
-    try:
-        for index, value in enumerate(values, start=1):
-            if batch.stopped:
-                break
-            try:
-                for dev in devices:
-                    write_knob(root, dev, knob, value, log)
-            except OSError as exc:
-                step = SweepStep(value, None, f"{knob}={value} refused: {exc.strerror or exc}")
-            else:
-                extra = {"opened": opened} if opened is not None else {}
-                record = run(
-                    plan, history, batch=batch, log=log, on_point=on_point, group_id=group, group_kind="sweep",
-                    pass_no=index, label=f"{knob}={value}", root=root, **extra,
-                )
-                step = SweepStep(value, record)
-            steps.append(step)
-            if on_step is not None:
-                on_step(step)
-    finally:
-        for dev, value in original.items():
-            if value is None:
-                continue
-            try:
-                write_knob(root, dev, knob, value, log, why="fio sweep: restore")
-            except OSError as exc:
-                restore_errors.append(f"{dev}: could not restore {knob}={value}: {exc.strerror or exc}")
-        if opened is not None:
-            opened.close()
-    return SweepOutcome(knob, tuple(devices), original, tuple(steps), group, tuple(restore_errors))
 
 
 # ---------------------------------------------------------------- export

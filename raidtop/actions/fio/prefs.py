@@ -7,12 +7,11 @@ deliberately not remembered: it must be given again in each session.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from raidtop.config import xdg_dir
+from raidtop.safeio import atomic_write
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +44,6 @@ def load_prefs(path: Path | None = None) -> BenchPrefs:
 
 
 def save_prefs(prefs: BenchPrefs, path: Path | None = None) -> Path:
-    """Write the choices atomically."""
+    """Write the choices atomically (fsynced; a link at the path is replaced, not followed)."""
     path = path or prefs_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".bench.")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump({"target": prefs.target, "runtime_s": prefs.runtime_s}, handle, indent=1)
-    os.replace(tmp, path)
-    return path
+    return atomic_write(path, json.dumps({"target": prefs.target, "runtime_s": prefs.runtime_s}, indent=1), 0o644)

@@ -11,7 +11,6 @@ faulty or spare member can be removed, replace needs a spare). The plan's
 
 from __future__ import annotations
 
-import os
 import shlex
 import time
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from raidtop.actions.lab.guard import CheckedArray, check_array, check_member, l
 from raidtop.actions.lab.runner import LabCommandFailed
 from raidtop.actions.lab.timeline import read_status
 from raidtop.actions.member_actions import ARRAY_VERBS, ActionRefused
+from raidtop.actions.tuning import write_setting
 from raidtop.actions.lab.registry import LabRegistry
 
 LAB_VERBS = ("fail", "remove", "add", "re_add", "add_spare", "replace", "check", "repair", "speed_limit")
@@ -259,7 +259,9 @@ class LabMemberActions:
         command = f"echo {action} > {path}"
 
         def execute() -> str:
-            self.lab.runner.python(command, lambda: _write(self.lab.root.resolve(path), action), array=name)
+            self.lab.runner.python(command, lambda: write_setting(self.lab.root, name, "sync_action", action, by="lab",
+                                                                 log=self.lab.runner.log),
+                                   array=name)
             self.lab.observe(name)
             return command
 
@@ -284,7 +286,9 @@ class LabMemberActions:
         command = f"echo {value} > {path}"
 
         def execute() -> str:
-            self.lab.runner.python(command, lambda: _write(self.lab.root.resolve(path), value), array=array)
+            self.lab.runner.python(command, lambda: write_setting(self.lab.root, array, "sync_speed_max", value, by="lab",
+                                                                 log=self.lab.runner.log),
+                                   array=array)
             detail = "system default" if kib_s is None else f"{kib_s} KiB/s"
             self.lab.record_event(array, "speed_limit", detail=detail)
             return command
@@ -307,12 +311,3 @@ def next_speed_limit(current: str | None) -> int | None:
         if number == step:
             return SPEED_STEPS_KIB[index + 1]
     return next((s for s in SPEED_STEPS_KIB[:-1] if s > number), None)
-
-
-def _write(path: str, value: str) -> None:
-    # An md attribute exists or the array is gone: never create a file where one was meant to be opened.
-    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY)
-    try:
-        os.write(fd, (value + "\n").encode())
-    finally:
-        os.close(fd)

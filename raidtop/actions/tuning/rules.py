@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import os
 import socket
-import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from raidtop import __version__
-from raidtop.actions.tuning import GLOBAL_TARGET, SPECS, Knob, sys_name
+from raidtop.actions.tuning.knobs import GLOBAL_TARGET, SPECS, Knob, sys_name
 from raidtop.collect.source import Root, as_root
 from raidtop.config import xdg_dir
+from raidtop.safeio import atomic_write
 
 RULES_NAME = "70-raidtop-tuning.rules"
 SYSCTL_NAME = "70-raidtop-tuning.conf"
@@ -193,19 +193,8 @@ def save_text(path: str | os.PathLike[str], text: str, *, confirmed: bool = Fals
     if question and not confirmed:
         return SaveResult(False, str(target), f"not saved: {question} (confirm to write it)")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        # Written whole or not at all, fsynced, and a link at the path is replaced, never followed.
+        atomic_write(target, text, 0o644)
     except OSError as exc:
         reason = "permission denied (needs root?)" if isinstance(exc, PermissionError) else (exc.strerror or str(exc))
         return SaveResult(False, str(target), f"could not write {target}: {reason}")

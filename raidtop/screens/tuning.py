@@ -60,6 +60,7 @@ from raidtop.screens.confirm import ConfirmDialog
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.typed_app import raidtop_app
 
 KNOB_COLUMNS = [
     Column("attr", "Setting", 18, "left"),
@@ -405,8 +406,7 @@ class TuningScreen(Screen[None]):
     def session(self) -> TuningSession:
         """The tuning session (created on first use from the app's root)."""
         if self._session is None:
-            config = getattr(self.app, "config", None)
-            self._session = session_for(getattr(config, "root", "/"))
+            self._session = session_for(raidtop_app(self).config.root)
         return self._session
 
     def compose(self) -> ComposeResult:
@@ -451,8 +451,7 @@ class TuningScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_class(self.session.needs_sudo, "-not-root")
-        dashboard = getattr(self.app, "dashboard", None)
-        self._snapshot = getattr(dashboard, "last_snapshot", None)
+        self._snapshot = raidtop_app(self).dashboard.last_snapshot
         self._targets = self.session.targets()
         names = [t.name for t in self._targets]
         wanted = self._wanted

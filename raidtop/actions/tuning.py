@@ -45,7 +45,7 @@ from typing import Iterable
 from raidtop.actions.action_log import ActionLog, LoggedAction
 from raidtop.actions.tuning_eta import ArrayLimits, EffectTracker, EtaPrediction, predictions_for_change
 from raidtop.collect.mdlevel import natural_key
-from raidtop.collect.queue import read_queue_settings
+from raidtop.collect.queue_settings import read_queue_settings
 from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.model_md import MdArray
 from raidtop.untrusted import plain

@@ -31,7 +31,7 @@ from raidtop.actions.fio.history import BenchHistory, StoredRun, new_group_id
 from raidtop.actions.fio.results import FioResult
 from raidtop.actions.fio.runner import ProgressPoint
 from raidtop.actions.fio.stack import TuningState
-from raidtop.collect.queue import read_queue_settings
+from raidtop.collect.queue_settings import read_queue_settings
 from raidtop.collect.source import Root, as_root
 
 # ---------------------------------------------------------------- metrics

@@ -78,7 +78,7 @@ class RaidtopApp(App[None]):
 
             replayer = Replayer(recording if recording is not None else load_for_replay(self.config.replay))
             self.player = ReplayPlayer(self, replayer, self._wake)
-        self.recording = Recorder(self)
+        self.session_recorder = Recorder(self)
         # The lab acts only on the live system (never on a replay or the demo).
         self.lab = None
         self.lab_actions = None
@@ -207,7 +207,7 @@ class RaidtopApp(App[None]):
         watcher = getattr(self, "_watcher", None)
         if watcher is not None:
             watcher.stop()
-        self.recording.close()
+        self.session_recorder.close()
 
     # -------------------------------------------------------------- sampling
 
@@ -240,12 +240,12 @@ class RaidtopApp(App[None]):
         if self.demo is not None:
             self.demo.tick()
         snapshot = self.sampler.sample()
-        self.recording.add_frame(snapshot)
+        self.session_recorder.add_frame(snapshot)
         return snapshot
 
     def note_action(self, kind: str, command: str) -> None:
         """Screens that change the system call this so recordings mark the change."""
-        self.recording.note_action(kind, command)
+        self.session_recorder.note_action(kind, command)
 
     # -------------------------------------------------------------- replay and recording
 
@@ -262,7 +262,7 @@ class RaidtopApp(App[None]):
     @property
     def recorder(self):
         """(RecordingRoot, RecordingWriter) while recording, else None."""
-        return self.recording.active
+        return self.session_recorder.active
 
     def action_replay_step(self, step: int) -> None:
         """Show the next (or previous) recorded sample and pause."""
@@ -278,7 +278,7 @@ class RaidtopApp(App[None]):
 
     def action_toggle_recording(self) -> None:
         """Start or stop recording the raw inputs into the XDG data dir."""
-        self.recording.toggle()
+        self.session_recorder.toggle()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.REPLAY_ACTIONS:

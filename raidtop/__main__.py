@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--interval", type=options.INTERVAL, default=1.0, metavar="S", help="seconds between samples (default 1)"
     )
-    parser.add_argument("--theme", default=None, help="theme name (see themes/)")
+    parser.add_argument("--theme", default=None, help="theme name (built-in: raidtop-dark, raidtop-light, raidtop-high-contrast, raidtop-16color; or a file in ~/.config/raidtop/themes/)")
     parser.add_argument("--no-bell", action="store_true", help="do not ring the bell on Fail and DegradedArray")
     parser.add_argument("--demo", action="store_true", help="classroom demo: a simulated array to fail, remove and add disks on (no root, no md)")
     parser.add_argument("--web", action="store_true", help="serve the dashboard to a browser on localhost (textual-serve)")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import socket
 import time
@@ -15,51 +14,22 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from raidtop.collect.mdevents import mismatch_verdict, rings_bell
 from raidtop.collect.sampler import Sampler
-from raidtop.config import Config, next_interval, xdg_dir
-from raidtop.replay_control import ReplayPosition, parse_jump
-from raidtop.hangup import catch_exit_signals, detach_from_terminal
-from raidtop.threads import DaemonExecutor
 from raidtop.collect.udev_watch import BlockDeviceWatcher
+from raidtop.config import Config, next_interval
+from raidtop.hangup import catch_exit_signals, detach_from_terminal
+from raidtop.md_announcements import announcements
 from raidtop.messages import DeviceEvent, SnapshotReady
 from raidtop.model import Snapshot
-from raidtop.model_md import MdEvent
-from raidtop.untrusted import plain
-from raidtop.widgets.shown_text import ControlFilter
-
-EVENT_SEVERITY = {
-    "Fail": "error",
-    "FailSpare": "error",
-    "DegradedArray": "error",
-    "ArrayFailed": "error",
-    "DeviceDisappeared": "error",
-    "SparesMissing": "warning",
-}
-
-
-def describe_event(event: MdEvent) -> str:
-    """One sentence for a notification or the timeline."""
-    member = f" {event.member}" if event.member else ""
-    words = {
-        "Fail": f"member{member} failed",
-        "FailSpare": f"spare{member} failed while being rebuilt onto",
-        "SpareActive": f"spare{member} is now in sync",
-        "DegradedArray": "array is degraded",
-        "ArrayFailed": "array failed: it has lost data or refuses writes",
-        "DeviceDisappeared": "array disappeared",
-        "NewArray": "new array",
-        "RebuildStarted": "rebuild started",
-        "RebuildFinished": "rebuild finished",
-        "CheckStarted": "check started",
-        "CheckFinished": "check finished",
-        "SparesMissing": f"spare{member} removed",
-    }
-    text = words.get(event.event) or (f"rebuild passed {event.event[7:]}%" if event.event.startswith("Rebuild") else event.event)
-    return text + (f" — {event.detail}" if event.detail else "")
+from raidtop.recorder import Recorder
+from raidtop.replay_control import ReplayPosition
+from raidtop.replay_player import ReplayPlayer
 from raidtop.screens.dashboard import DashboardScreen
 from raidtop.screens.help import HelpScreen
 from raidtop.themes import DEFAULT_THEME, load_themes
+from raidtop.threads import DaemonExecutor
+from raidtop.untrusted import plain
+from raidtop.widgets.shown_text import ControlFilter
 
 
 class RaidtopApp(App[None]):
@@ -81,6 +51,8 @@ class RaidtopApp(App[None]):
         Binding("j", "replay_jump", "Jump", id="replay-jump", tooltip="Replay: jump to a time (+30s, -2m, 50%, 14:05)"),
     ]
     REPLAY_ACTIONS = {"replay_step", "replay_speed", "replay_jump"}
+    dashboard: DashboardScreen
+    """The dashboard, made on mount; the screen every snapshot goes to."""
 
     def __init__(self, config: Config | None = None, recording=None) -> None:
         """``recording``: the parsed ``config.replay`` when the caller has read it already."""
@@ -98,20 +70,19 @@ class RaidtopApp(App[None]):
             self.sampler = Sampler(self.demo.root)
         else:
             self.sampler = Sampler(self.config.root)
-        self.replayer = None
-        self.replay_position = ReplayPosition()
-        self._seek_to: int | None = None
+        self._wake = asyncio.Event()
+        self.player: ReplayPlayer | None = None
+        """Plays --replay's recording in the sampler's place."""
         if self.config.replay is not None:
             from raidtop.collect.replayer import Replayer, load_for_replay
 
-            self.replayer = Replayer(recording if recording is not None else load_for_replay(self.config.replay))
-        self.recorder = None
-        """(RecordingRoot, RecordingWriter) while recording."""
+            replayer = Replayer(recording if recording is not None else load_for_replay(self.config.replay))
+            self.player = ReplayPlayer(self, replayer, self._wake)
+        self.session_recorder = Recorder(self)
         # The lab acts only on the live system (never on a replay or the demo).
         self.lab = None
         self.lab_actions = None
         """Made on first use (see member_actions): the lab is not needed for the first frame."""
-        self._wake = asyncio.Event()
         self.device_events_seen = 0
         self.device_events_note = "device events not watched"
         self._theme_problems: list[str] = []
@@ -191,10 +162,10 @@ class RaidtopApp(App[None]):
             if self.config.autostart_sampler:
                 self.run_sampler()
             return
-        if self.replayer is not None:
-            self._prepare_replay()
+        if self.player is not None:
+            self.player.prepare()
             if self.config.autostart_sampler:
-                self.run_replay()
+                self.player.start()
             return
         if self.config.autostart_sampler:
             # "At start" on the Tuning screen means raidtop's start, not the screen's.
@@ -236,8 +207,7 @@ class RaidtopApp(App[None]):
         watcher = getattr(self, "_watcher", None)
         if watcher is not None:
             watcher.stop()
-        if self.recorder is not None:
-            self.recorder[1].close()
+        self.session_recorder.close()
 
     # -------------------------------------------------------------- sampling
 
@@ -270,160 +240,51 @@ class RaidtopApp(App[None]):
         if self.demo is not None:
             self.demo.tick()
         snapshot = self.sampler.sample()
-        recording = self.recorder
-        if recording is not None:
-            root, writer = recording
-            events = [{"array": e.array, "event": e.event, "member": e.member} for e in snapshot.events]
-            writer.add(snapshot.time, root.take_frame(), events=events, actions=self._pending_actions())
+        self.session_recorder.add_frame(snapshot)
         return snapshot
-
-    def _pending_actions(self) -> list[dict]:
-        """Actions logged since the last frame, so replays can mark them."""
-        actions, self._actions_since_frame = getattr(self, "_actions_since_frame", []), []
-        return actions
 
     def note_action(self, kind: str, command: str) -> None:
         """Screens that change the system call this so recordings mark the change."""
-        pending = getattr(self, "_actions_since_frame", [])
-        pending.append({"time": time.time(), "kind": kind, "command": command})
-        self._actions_since_frame = pending
+        self.session_recorder.note_action(kind, command)
 
-    # -------------------------------------------------------------- replay
+    # -------------------------------------------------------------- replay and recording
 
-    def _prepare_replay(self) -> None:
-        recording = self.replayer.recording
-        status = self.dashboard.query_one("#status")
-        status.badge = "REPLAY"
-        status.host = f"replay of {plain(recording.header.get('host', '?'))}"
-        bar = self.dashboard.query_one("#time-bar")
-        bar.display = True
-        bar.start, bar.end = recording.start, recording.end
-        markers = []
-        for frame in recording.frames:
-            markers += [(frame.time, e.get("event", "?")) for e in frame.events]
-            markers += [(frame.time, a.get("kind", "action")) for a in frame.actions]
-        bar.markers = tuple(markers)
-        for note in recording.notes:
-            self.notify(plain(note), title="Recording", severity="warning", timeout=10, markup=False)
+    @property
+    def replayer(self):
+        """The recording being replayed (``--replay``), or None."""
+        return self.player.replayer if self.player is not None else None
 
-    @work(exclusive=True, group="sampler", exit_on_error=False)
-    async def run_replay(self) -> None:
-        """Show recorded frames at the recording's pace times the speed."""
-        replayer = self.replayer
-        position = self.replay_position
-        frames = replayer.recording.frames
-        if not frames:
-            self.notify("the recording has no samples to replay", severity="error", markup=False)
-            return
-        await self._show_frame(0)
-        while True:
-            if self._seek_to is not None:
-                target, self._seek_to = self._seek_to, None
-                await self._show_frame(target)
-                continue
-            if position.playing and position.index < len(frames) - 1:
-                gap = frames[position.index + 1].time - frames[position.index].time
-                self._wake.clear()
-                try:
-                    await asyncio.wait_for(self._wake.wait(), timeout=max(0.02, gap / position.speed))
-                    continue  # woken by a key: handle the seek or pause first
-                except asyncio.TimeoutError:
-                    pass
-                await self._show_frame(position.index + 1)
-            else:
-                if position.playing:
-                    position.playing = False
-                    self._update_time_bar()
-                self._wake.clear()
-                await self._wake.wait()
+    @property
+    def replay_position(self) -> ReplayPosition:
+        """Where the replay is and how fast it plays."""
+        return self.player.position if self.player is not None else ReplayPosition()
 
-    async def _show_frame(self, index: int) -> None:
-        try:
-            snapshot = await asyncio.to_thread(self.replayer.snapshot_at, index)
-        except Exception as exc:  # a recorded input no reader expected must not end the replay
-            self.replay_position.index = max(0, min(index, len(self.replayer) - 1))
-            self._update_time_bar()
-            self.notify(plain(f"sample {index + 1} cannot be shown: {exc!r}"), title="Recording",
-                        severity="error", timeout=10, markup=False)
-            return
-        self.replay_position.index = self.replayer.index
-        self._update_time_bar()
-        self.post_message(SnapshotReady(snapshot))
-
-    def _update_time_bar(self) -> None:
-        bar = self.dashboard.query_one("#time-bar")
-        frames = self.replayer.recording.frames
-        bar.position = frames[self.replay_position.index].time if frames else 0.0
-        bar.playing = self.replay_position.playing
-        bar.speed = self.replay_position.speed
+    @property
+    def recorder(self):
+        """(RecordingRoot, RecordingWriter) while recording, else None."""
+        return self.session_recorder.active
 
     def action_replay_step(self, step: int) -> None:
         """Show the next (or previous) recorded sample and pause."""
-        self.replay_position.playing = False
-        self._seek_to = max(0, self.replay_position.index + step)
-        self.sample_now()
+        self.player.step(step)
 
     def action_replay_speed(self, direction: int) -> None:
         """Play faster or slower."""
-        (self.replay_position.faster if direction > 0 else self.replay_position.slower)()
-        self._update_time_bar()
+        self.player.change_speed(direction)
 
     def action_replay_jump(self) -> None:
         """Ask for a time and jump there."""
-        from raidtop.screens.dialogs import AskDialog
-
-        recording = self.replayer.recording
-        bar = self.dashboard.query_one("#time-bar")
-
-        def jump(text: str | None) -> None:
-            if not text:
-                return
-            target = parse_jump(text, recording.start, recording.end, bar.position)
-            if target is None:
-                self.notify(plain(f"cannot read {text!r} as a time: try +30s, -2m, 50% or 14:05"), severity="warning", markup=False)
-                return
-            self._seek_to = recording.index_at(target)
-            self.sample_now()
-
-        self.push_screen(AskDialog("Jump to (+30s, -2m, 50%, 14:05, or seconds from start):", "+60s"), jump)
+        self.player.ask_jump()
 
     def action_toggle_recording(self) -> None:
         """Start or stop recording the raw inputs into the XDG data dir."""
-        if self.recorder is not None:
-            root, writer = self.recorder
-            self.recorder = None
-            self.sampler.root = root._inner
-            writer.close()
-            self.dashboard.query_one("#status").badge = ""
-            self.notify(plain(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)"),
-                        title="Recording", timeout=10, markup=False)
-            return
-        from raidtop.collect.recording import RecordingRoot, RecordingWriter
-
-        directory = xdg_dir("data") / "recordings"
-        stamp = time.strftime("raidtop-%Y%m%d-%H%M%S")
-        root = RecordingRoot(self.sampler.root)
-        try:
-            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            # The writer never reuses a name: a second recording in the same second gets -2.
-            for attempt in range(1, 10):
-                path = directory / (f"{stamp}.xz" if attempt == 1 else f"{stamp}-{attempt}.xz")
-                if not os.path.lexists(path):
-                    break
-            writer = RecordingWriter(path, self.interval, root)
-        except OSError as exc:
-            self.notify(plain(f"cannot record: {exc}"), severity="error", markup=False)
-            return
-        self.sampler.root = root
-        self.recorder = (root, writer)
-        self.dashboard.query_one("#status").badge = "REC"
-        self.notify(plain(f"recording to {path}"), title="Recording", timeout=5, markup=False)
+        self.session_recorder.toggle()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.REPLAY_ACTIONS:
-            return self.replayer is not None
+            return self.player is not None
         if action == "toggle_recording":
-            return self.replayer is None and self.demo is None
+            return self.player is None and self.demo is None
         return True
 
     def sample_now(self) -> None:
@@ -450,23 +311,10 @@ class RaidtopApp(App[None]):
 
     def _announce(self, snapshot: Snapshot, previous_alerts: frozenset[str]) -> None:
         """Turn md events into notifications and, for failures, the bell."""
-        ring = False
-        arrays = {a.name: a for a in snapshot.arrays}
-        for event in snapshot.events:
-            text = describe_event(event)
-            array = arrays.get(event.array)
-            if event.event == "CheckFinished" and array is not None:
-                verdict = mismatch_verdict(
-                    array.level, array.mismatch_cnt, size_kib=array.size_kib, last_sync_action=array.last_sync_action
-                )
-                if verdict is not None:
-                    text = f"{text}: {verdict.text}"
-            severity = "information" if event.expected else EVENT_SEVERITY.get(event.event, "information")
-            self.notify(text, title=f"{event.array}: {event.event}", severity=severity, timeout=10 if severity == "error" else 5)
-            ring = ring or rings_bell(event)
-        for name in sorted(previous_alerts - snapshot.degraded_alerts):
-            if any(a.name == name for a in snapshot.arrays):
-                self.notify(f"{name} is whole again; the degraded alert is cleared.", title=name, timeout=8)
+        said, ring = announcements(snapshot, previous_alerts)
+        for announcement in said:
+            self.notify(announcement.text, title=announcement.title, severity=announcement.severity,
+                        timeout=announcement.timeout)
         if ring and self.config.bell:
             self.bell()
 
@@ -491,10 +339,8 @@ class RaidtopApp(App[None]):
 
     def action_toggle_pause(self) -> None:
         """Stop or resume sampling (in a replay: pause or play)."""
-        if self.replayer is not None:
-            self.replay_position.playing = not self.replay_position.playing
-            self._update_time_bar()
-            self.sample_now()
+        if self.player is not None:
+            self.player.toggle_playing()
             return
         self.paused = not self.paused
         self.dashboard.query_one("#status").paused = self.paused

@@ -2,7 +2,7 @@
 
 Two kinds live here: *counters* (cumulative values as the kernel prints them,
 straight from a parser) and *rates* (what a user sees, computed from two
-counter samples in exactly one place, :mod:`raidtop.collect.rates`).
+counter samples in exactly one place, :mod:`raidtop.collect.rates`, one module per source).
 A value that cannot be computed is ``None``, never a made-up number.
 """
 

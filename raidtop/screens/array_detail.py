@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 
 from raidtop.collect.mdevents import mismatch_verdict
 from raidtop.format import DASH, kib, num
-from raidtop.history import History, SyncPoint
+from raidtop.ring_buffers import History, SyncPoint
 from raidtop.mdview import duration, eta_text, state_badge, sync_action_text, sync_speed_text
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit

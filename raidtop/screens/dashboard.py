@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Tab, Tabs
 
-from raidtop.history import History
+from raidtop.ring_buffers import History
 from raidtop.model import Snapshot
 from raidtop.screens.dialogs import FilterDialog, NotesScreen
 from raidtop.widgets.arrays_panel import ArraysPanel

@@ -53,6 +53,7 @@ from raidtop.screens.confirm import ConfirmDialog
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.typed_app import raidtop_app
 
 ARRAY_COLUMNS = [
     Column("name", "Array", 7, "left"),
@@ -327,14 +328,14 @@ class LabScreen(Screen[None]):
     def lab(self) -> Lab:
         """The lab this screen drives."""
         if self._lab is None:
-            self._lab = getattr(self.app, "lab", None) or Lab(root=getattr(getattr(self.app, "config", None), "root", "/"))
+            self._lab = raidtop_app(self).lab or Lab(root=raidtop_app(self).config.root)
         return self._lab
 
     @property
     def actions(self) -> LabMemberActions:
         """Member actions on the lab's arrays."""
         if self._actions is None:
-            shared = getattr(self.app, "lab_actions", None)
+            shared = raidtop_app(self).lab_actions
             # read_only=False given explicitly (tests on a fixture root) lets the actions act there too.
             self._actions = shared if shared is not None and shared.lab is self.lab else \
                 LabMemberActions(self.lab, live_only=self._read_only is not False)
@@ -535,12 +536,8 @@ class LabScreen(Screen[None]):
                 where += f"; CSV: {message.csv_path}"
             self.app.push_screen(StudyResultScreen(format_table(message.study.rows), where))
         self._request_refresh()
-        note = getattr(self.app, "note_action", None)
-        if note is not None:
-            note("lab", message.title)
-        sample_now = getattr(self.app, "sample_now", None)
-        if sample_now is not None:
-            sample_now()
+        raidtop_app(self).note_action("lab", message.title)
+        raidtop_app(self).sample_now()
 
     # -------------------------------------------------------------- rendering
 
@@ -800,8 +797,8 @@ class LabScreen(Screen[None]):
     def action_members(self) -> None:
         """Show the highlighted array's members on the dashboard, where f/r/a act too."""
         name = self._selected
-        dashboard = getattr(self.app, "dashboard", None)
-        if name is None or dashboard is None:
+        dashboard = raidtop_app(self).dashboard
+        if name is None:
             return
         self.app.pop_screen()
         dashboard.query_one("#arrays").expand_for_actions(name)

@@ -49,6 +49,7 @@ from raidtop.screens.tuning_rows import CHANGE_COLUMNS, KNOB_COLUMNS, TARGET_COL
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Row, TextTable
+from raidtop.typed_app import raidtop_app
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +130,7 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
     def session(self) -> TuningSession:
         """The tuning session (created on first use from the app's root)."""
         if self._session is None:
-            config = getattr(self.app, "config", None)
-            self._session = session_for(getattr(config, "root", "/"))
+            self._session = session_for(raidtop_app(self).config.root)
         return self._session
 
     def compose(self) -> ComposeResult:
@@ -175,8 +175,7 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
 
     def on_mount(self) -> None:
         self.set_class(self.session.needs_sudo, "-not-root")
-        dashboard = getattr(self.app, "dashboard", None)
-        self._snapshot = getattr(dashboard, "last_snapshot", None)
+        self._snapshot = raidtop_app(self).dashboard.last_snapshot
         self.watch(self.query_one("#tuning-targets", TextTable), "cursor_row", self._target_moved, init=False)
         self.watch(self.query_one("#tuning-knobs", TextTable), "cursor_row", self._knob_moved, init=False)
         self.refresh_view()

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from textual.app import ComposeResult
 
 from raidtop.format import DASH, num, sparkline
-from raidtop.history import History
+from raidtop.ring_buffers import History
 from raidtop.model import DiskIO, Snapshot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable

@@ -34,7 +34,7 @@ from raidtop.actions.fio.stack import block_device_of_path
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.loopdev import loop_backing
 from raidtop.actions.lab.registry import ImageRecord
-from raidtop.collect.queue import read_queue_settings
+from raidtop.collect.queue_settings import read_queue_settings
 
 pytestmark = pytest.mark.live
 

@@ -80,3 +80,23 @@ def test_parse_jump_forms():
     assert parse_jump("90", start, end, 1200.0) == 1090.0
     assert parse_jump("+1h", start, end, 1500.0) == end  # clamped
     assert parse_jump("soon", start, end, 1500.0) is None
+
+
+async def test_a_noted_action_lands_in_the_recording_and_one_before_it_does_not(tmp_path, monkeypatch):
+    """The recorder marks changes to the system for the replay's time bar, only while it records."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    app = RaidtopApp(Config(root=DATA / "root1", interval=0.5))
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.note_action("lab", "mdadm --fail /dev/md9 /dev/loop9  # before recording")
+        await pilot.press("R")
+        writer = app.recorder[1]
+        await _wait(pilot, lambda: writer.frames >= 1)
+        app.note_action("lab", "mdadm --fail /dev/md9 /dev/loop9")
+        noted_at = writer.frames
+        # Two more frames: the one in flight may have taken its actions just before the note.
+        await _wait(pilot, lambda: writer.frames >= noted_at + 2, tries=2400)
+        assert writer.frames >= noted_at + 2
+        await pilot.press("R")
+    actions = [a for frame in read_recording(writer.path).frames for a in frame.actions]
+    assert [a["command"] for a in actions] == ["mdadm --fail /dev/md9 /dev/loop9"]
+    assert actions[0]["kind"] == "lab"

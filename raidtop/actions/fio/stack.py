@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from raidtop.collect.md import read_md
-from raidtop.collect.queue import read_queue_settings
+from raidtop.collect.queue_settings import read_queue_settings
 from raidtop.collect.source import Root, SourceError, as_root
 
 TUNING_FIELDS = ("scheduler", "read_ahead_kb", "nr_requests", "rq_affinity", "write_cache")

@@ -1,4 +1,4 @@
-"""Bounded histories behind sparklines, sync plots and the event timeline.
+"""Ring buffers (bounded deques) behind sparklines, sync plots and the event timeline.
 
 No I/O, no Textual: the app feeds it snapshots, widgets read from it.
 """

@@ -1,10 +1,18 @@
-"""Themes are TOML files in themes/ (and the user's XDG config dir)."""
+"""Themes are TOML files: the built-ins ship in this package, users' own live in the XDG config dir.
+
+The built-ins are package data read through importlib.resources, so an
+installed wheel (pip, pipx) finds them wherever the package landed; the
+user's ``~/.config/raidtop/themes/*.toml`` load after them and may override one
+by name.
+"""
 
 from __future__ import annotations
 
 import re
 import tomllib
 from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from textual.color import Color
@@ -15,7 +23,8 @@ from raidtop.config import xdg_dir
 from raidtop.safeio import UnsafeFile, read_bounded
 from raidtop.untrusted import plain
 
-BUILTIN_DIR = Path(__file__).resolve().parent.parent / "themes"
+BUILTIN_DIR: Traversable = resources.files(__name__)
+"""The built-in themes' folder: a directory on disk, or a folder inside a zip."""
 DEFAULT_THEME = "raidtop-dark"
 _COLOUR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
                 "success", "warning", "error")
@@ -42,11 +51,18 @@ def load_theme_file(path: Path) -> Theme:
     shown = plain(path)
     try:
         # Bounded and non-blocking: a FIFO or /dev/zero named *.toml is refused, not waited on.
-        text = read_bounded(path, _MAX_THEME_BYTES).decode("utf-8")
+        data = read_bounded(path, _MAX_THEME_BYTES)
     except UnsafeFile as exc:
         raise ValueError(f"{shown}: cannot read ({exc.reason})") from None
     except OSError as exc:
         raise ValueError(f"{shown}: cannot read ({exc.strerror or exc})") from None
+    return theme_from_toml(data, shown)
+
+
+def theme_from_toml(raw: bytes, shown: str) -> Theme:
+    """Build a Theme from a theme file's bytes; ``shown`` names it in the ValueError's sentence."""
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{shown}: not UTF-8 text") from None
     try:
@@ -88,15 +104,29 @@ def load_theme_file(path: Path) -> Theme:
         raise ValueError(f"{shown}: {plain(exc)}") from None
 
 
-def load_themes(dirs: list[Path] | None = None) -> ThemeLoad:
+def load_themes(dirs: list[Path | Traversable] | None = None) -> ThemeLoad:
     """Load every ``*.toml`` theme, built-ins first so user files can override."""
     result = ThemeLoad()
     for directory in dirs if dirs is not None else [BUILTIN_DIR, xdg_dir("config") / "themes"]:
         if not directory.is_dir():
             continue
-        for path in sorted(directory.glob("*.toml")):
+        for entry in sorted(directory.iterdir(), key=lambda e: e.name):
+            if not entry.name.endswith(".toml"):
+                continue
             try:
-                result.themes.append(load_theme_file(path))
+                result.themes.append(_load_entry(entry))
             except ValueError as exc:
                 result.problems.append(str(exc))
     return result
+
+
+def _load_entry(entry: Path | Traversable) -> Theme:
+    if isinstance(entry, Path):
+        return load_theme_file(entry)
+    # Inside a zipped package: only the built-ins live there, written by us,
+    # but still held to the same size cap as a user's file.
+    with entry.open("rb") as stream:
+        raw = stream.read(_MAX_THEME_BYTES + 1)
+    if len(raw) > _MAX_THEME_BYTES:
+        raise ValueError(f"{plain(entry.name)}: larger than {_MAX_THEME_BYTES} bytes")
+    return theme_from_toml(raw, plain(entry.name))

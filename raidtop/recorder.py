@@ -1,0 +1,87 @@
+"""Records what raidtop reads, frame by frame, into the XDG data dir (the app's R key)."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+from raidtop.config import xdg_dir
+from raidtop.model import Snapshot
+from raidtop.untrusted import plain
+
+if TYPE_CHECKING:
+    from raidtop.app import RaidtopApp
+    from raidtop.collect.recording import RecordingRoot, RecordingWriter
+
+
+class Recorder:
+    """Starts and stops a recording and adds one frame per sample while it runs.
+
+    Recording wraps the sampler's root in a RecordingRoot, so the frame holds
+    exactly the bytes the readers saw; stopping puts the plain root back.
+    """
+
+    def __init__(self, app: RaidtopApp) -> None:
+        self.app = app
+        self.active: tuple[RecordingRoot, RecordingWriter] | None = None
+        """(RecordingRoot, RecordingWriter) while recording."""
+        self._actions_since_frame: list[dict] = []
+
+    def toggle(self) -> None:
+        """Start recording, or stop and say where the file is."""
+        app = self.app
+        if self.active is not None:
+            root, writer = self.active
+            self.active = None
+            app.sampler.root = root._inner
+            writer.close()
+            app.dashboard.query_one("#status").badge = ""
+            app.notify(plain(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)"),
+                       title="Recording", timeout=10, markup=False)
+            return
+        from raidtop.collect.recording import RecordingRoot, RecordingWriter
+
+        directory = xdg_dir("data") / "recordings"
+        stamp = time.strftime("raidtop-%Y%m%d-%H%M%S")
+        root = RecordingRoot(app.sampler.root)
+        try:
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # The writer never reuses a name: a second recording in the same second gets -2.
+            for attempt in range(1, 10):
+                path = directory / (f"{stamp}.xz" if attempt == 1 else f"{stamp}-{attempt}.xz")
+                if not os.path.lexists(path):
+                    break
+            writer = RecordingWriter(path, app.interval, root)
+        except OSError as exc:
+            app.notify(plain(f"cannot record: {exc}"), severity="error", markup=False)
+            return
+        app.sampler.root = root
+        self.active = (root, writer)
+        app.dashboard.query_one("#status").badge = "REC"
+        app.notify(plain(f"recording to {path}"), title="Recording", timeout=5, markup=False)
+
+    def add_frame(self, snapshot: Snapshot) -> None:
+        """Store what ``snapshot`` was read from (called in the sampler thread)."""
+        active = self.active
+        if active is None:
+            return
+        root, writer = active
+        events = [{"array": e.array, "event": e.event, "member": e.member} for e in snapshot.events]
+        writer.add(snapshot.time, root.take_frame(), events=events, actions=self._take_actions())
+
+    def _take_actions(self) -> list[dict]:
+        # Swapped, not cleared: the UI thread may append while the sampler thread reads.
+        actions, self._actions_since_frame = self._actions_since_frame, []
+        return actions
+
+    def note_action(self, kind: str, command: str) -> None:
+        """Mark a change to the system in the next frame, so a replay shows it."""
+        if self.active is None:
+            return  # kept only while recording: otherwise the list would grow for the whole session
+        self._actions_since_frame.append({"time": time.time(), "kind": kind, "command": command})
+
+    def close(self) -> None:
+        """Finish the file on the way out."""
+        if self.active is not None:
+            self.active[1].close()

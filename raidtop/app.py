@@ -198,6 +198,12 @@ class RaidtopApp(App[None]):
         self.exit_signal = signum
         if signum == signal.SIGHUP:
             detach_from_terminal()
+            # Nobody is left to read the screen: Textual's shutdown writes "restore the
+            # terminal" sequences through a bounded queue whose writer thread may have
+            # died on EIO, and a put() on it blocked the exit forever (seen in tests).
+            driver = self._driver
+            if driver is not None:
+                driver.write = lambda data: None  # type: ignore[method-assign]
         self.exit(return_code=128 + signum)
 
     def on_unmount(self) -> None:

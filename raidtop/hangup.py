@@ -15,6 +15,16 @@ from typing import Callable
 
 EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 
+_TERMINAL_FDS: tuple[int, ...] = ()
+"""Standard descriptors that were a terminal when :func:`catch_exit_signals` ran."""
+
+
+def _is_terminal(fd: int) -> bool:
+    try:
+        return os.isatty(fd)
+    except OSError:
+        return False
+
 
 def catch_exit_signals(loop: asyncio.AbstractEventLoop, on_signal: Callable[[int], None]) -> Callable[[], None]:
     """Call ``on_signal(signum)`` on the loop for SIGHUP and SIGTERM; returns the undo.
@@ -23,6 +33,10 @@ def catch_exit_signals(loop: asyncio.AbstractEventLoop, on_signal: Callable[[int
     caught and the default actions stay.
     """
     caught: list[int] = []
+    # Which of 0/1/2 are the terminal is decided now: once it has hung up, isatty()
+    # fails on it (the kernel answers EIO), so it could no longer be told apart.
+    global _TERMINAL_FDS
+    _TERMINAL_FDS = tuple(fd for fd in (0, 1, 2) if _is_terminal(fd))
     for signum in EXIT_SIGNALS:
         try:
             loop.add_signal_handler(signum, on_signal, signum)
@@ -46,17 +60,17 @@ def detach_from_terminal() -> None:
     A hung-up terminal answers every read and write with EIO: Textual's input
     thread would panic and its writer thread die, leaving later writes to
     block. /dev/null lets the exit path "restore the terminal" and finish.
-    Only descriptors that are terminals are replaced (never a test's capture).
+    Only descriptors that were the terminal when the handlers were installed
+    are replaced (never a test's capture).
     """
     try:
         null = os.open(os.devnull, os.O_RDWR)
     except OSError:
         return
     try:
-        for fd in (0, 1, 2):
+        for fd in _TERMINAL_FDS:
             try:
-                if os.isatty(fd):
-                    os.dup2(null, fd)
+                os.dup2(null, fd)
             except OSError:
                 pass  # a descriptor that is already gone stays gone
     finally:

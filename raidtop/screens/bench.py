@@ -27,7 +27,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Input, Label, RadioButton, RadioSet, Static
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.bench import Batch, BenchPlan, FioMissing, RunRecord, execute, plan_run, run_repeat
+from raidtop.actions.fio.session import Batch, BenchPlan, FioMissing, RunRecord, execute, plan_run, run_repeat
 from raidtop.actions.fio.command import find_fio, fio_missing_message
 from raidtop.actions.fio.compare import (
     SWEEP_KNOBS,
@@ -43,10 +43,10 @@ from raidtop.actions.fio.compare import (
     write_exports,
 )
 from raidtop.actions.fio.guards import TargetRefused
-from raidtop.actions.fio.history import BenchHistory, StoredRun
+from raidtop.actions.fio.store import RunStore, StoredRun
 from raidtop.actions.fio.prefs import BenchPrefs, load_prefs, save_prefs
 from raidtop.actions.fio.presets import PresetSet, load_presets, next_runtime
-from raidtop.actions.fio.runner import KILL_AFTER_S, ProgressPoint
+from raidtop.actions.fio.process import KILL_AFTER_S, ProgressPoint
 from raidtop.actions.fio.stack import TuningState, capture_tuning
 from raidtop.config import xdg_dir
 from raidtop.format import DASH
@@ -622,14 +622,14 @@ class BenchScreen(Screen[None]):
     def __init__(
         self,
         *,
-        history: BenchHistory | None = None,
+        history: RunStore | None = None,
         presets_file: Path | None = None,
         fio_path: str | None = AUTO,
         log: ActionLog | None = None,
         prefs_file: Path | None = None,
     ) -> None:
         super().__init__()
-        self.history = history or BenchHistory()
+        self.history = history or RunStore()
         self._presets_file = presets_file
         self._fio_arg = fio_path
         self._log = log

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.history import BenchHistory
+from raidtop.actions.fio.store import RunStore
 from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
 from raidtop.app import RaidtopApp
 from raidtop.config import Config
@@ -34,7 +34,7 @@ class Bench:
         self.fio = make_fake_fio(tmp / "bin")
         self.target = tmp / "target"
         self.target.mkdir()
-        self.history = BenchHistory(tmp / "data" / "raidtop" / "bench.sqlite")
+        self.history = RunStore(tmp / "data" / "raidtop" / "bench.sqlite")
         self.presets = tmp / "presets.toml"
         self.presets.write_text('size = "1M"\n')
         self.log = ActionLog(tmp / "state" / "actions.log")
@@ -171,7 +171,7 @@ async def test_cancel_stops_fio_and_keeps_a_partial_result(bench: Bench, monkeyp
         assert screen.check_action("cancel_run", ()) is False
 
 
-def store_comparison(history: BenchHistory) -> list:
+def store_comparison(history: RunStore) -> list:
     """Three rand-rw runs on a lab raid5: a baseline and two scheduler changes."""
     runs = [
         history.add(preset="rand-rw", target="/dev/md127", target_kind="device", started=1700000000, runtime_s=15,
@@ -298,7 +298,7 @@ async def test_the_sweep_dialog_offers_what_the_device_has():
 def test_a_finished_comparison_snapshot(snap_compare, tmp_path: Path, monkeypatch):
     for kind in ("DATA", "CONFIG", "STATE"):
         monkeypatch.setenv(f"XDG_{kind}_HOME", str(tmp_path / kind.lower()))
-    history = BenchHistory(tmp_path / "data" / "raidtop" / "bench.sqlite")
+    history = RunStore(tmp_path / "data" / "raidtop" / "bench.sqlite")
     base, _faster, _similar = store_comparison(history)
     history.set_baseline(base.id)
     save_prefs(BenchPrefs("/srv/bench", 15))

@@ -120,7 +120,7 @@ async def bench_screenshot() -> Path:
     """The Benchmarks screen comparing stored runs against a baseline (the snapshot test's data)."""
     from raidtop.actions.fio.store import RunStore
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
-    from raidtop.screens.bench import BenchScreen
+    from raidtop.screens.fio.screen import BenchScreen
     from raidtop.widgets.text_table import TextTable
     from tests.ui.test_bench_screen import store_comparison
 

@@ -56,7 +56,7 @@ from raidtop.format import DASH
 from raidtop.mdview import duration, speed
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray
-from raidtop.screens.confirm import ConfirmDialog
+from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Column, Row, TextTable

@@ -106,7 +106,8 @@ def test_a_file_run_is_parsed_stored_with_its_tuning_and_shown(tmp_path: Path, h
 
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
-    from raidtop.screens.bench import BenchScreen, fmt_iops
+    from raidtop.format import fmt_iops
+    from raidtop.screens.fio.screen import BenchScreen
 
     async def show() -> tuple[str, ...]:
         app = RaidtopApp(Config(autostart_sampler=False))
@@ -236,8 +237,8 @@ def test_a_sweep_from_the_screen_runs_each_value_and_restores(loop_device: str, 
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
-    from raidtop.screens.bench import BenchScreen, SweepDialog
-    from raidtop.screens.confirm import ConfirmDialog
+    from raidtop.screens.dialogs import ConfirmDialog, SweepDialog
+    from raidtop.screens.fio.screen import BenchScreen
 
     name = os.path.basename(loop_device)
     before = read_queue_settings("/", name)

@@ -17,8 +17,9 @@ from raidtop.actions.fio.store import RunStore
 from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
 from raidtop.app import RaidtopApp
 from raidtop.config import Config
-from raidtop.screens.bench import BenchScreen, CountDialog, SweepDialog, TargetDialog, fmt_iops, fmt_mb
-from raidtop.screens.confirm import ConfirmDialog
+from raidtop.format import fmt_iops, fmt_mb
+from raidtop.screens.dialogs import AskDialog, ConfirmDialog, FormDialog, SweepDialog
+from raidtop.screens.fio.screen import BenchScreen
 from raidtop.widgets.text_table import TextTable
 
 from ..fake_fio import make_fake_fio
@@ -222,7 +223,7 @@ async def test_repeat_asks_for_passes_and_shows_each_pass_with_mean_and_stddev(b
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_screen(app, pilot, bench.screen())
         await pilot.press("r")
-        await wait_for_screen(pilot, CountDialog)
+        await wait_for_screen(pilot, AskDialog)
         app.screen.query_one("#bench-count-input").value = "3"
         await pilot.press("enter")
         await wait_for_screen(pilot, ConfirmDialog)
@@ -266,7 +267,7 @@ async def test_the_target_dialog_remembers_the_choice(bench: Bench):
         screen = await open_screen(app, pilot, bench.screen())
         assert "target none (press t)" in str(screen.query_one("#bench-title").render())
         await pilot.press("t")
-        await wait_for_screen(pilot, TargetDialog)
+        await wait_for_screen(pilot, FormDialog)
         app.screen.query_one("#bench-target-input").value = str(bench.target)
         app.screen.query_one("#bench-target-input").focus()
         await pilot.press("enter")

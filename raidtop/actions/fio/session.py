@@ -21,11 +21,11 @@ from typing import Callable
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import FioCommand, build_command, find_fio, fio_missing_message, fio_version
 from raidtop.actions.fio.guards import BenchTarget, TargetRefused, check_target, test_file_bytes
-from raidtop.actions.fio.store import RunStore, HistoryUnavailable, StoredRun, new_group_id
 from raidtop.actions.fio.opened import OpenTarget, open_device_target, open_directory_target
 from raidtop.actions.fio.presets import Preset, PresetSet, check_job
 from raidtop.actions.fio.process import FioRunner, ProgressPoint, RunOutcome
 from raidtop.actions.fio.stack import TuningState, capture_tuning, device_number
+from raidtop.actions.fio.store import HistoryUnavailable, RunStore, StoredRun, new_group_id
 from raidtop.collect.source import Root, as_root
 
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from raidtop.actions.fio.results import FioResult, parse_fio_json
 from raidtop.actions.fio.process import ProgressPoint
+from raidtop.actions.fio.results import FioResult, parse_fio_json
 from raidtop.actions.fio.stack import TuningState
 from raidtop.config import xdg_dir
 

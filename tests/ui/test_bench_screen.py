@@ -144,8 +144,9 @@ async def test_the_live_panel_follows_fio_and_the_targets_disks(bench: Bench, mo
         app.apply_snapshot(two_root_snapshot())
         await pilot.pause()
         assert list(table_rows(screen, "bench-disks")) == ["sdb"]
-        await wait_until(pilot, lambda: screen.job is None)
-        assert len(screen.runs) == 1 and not screen.runs[0].partial
+        # The store is read again after the batch ends: wait for that, not only for the end.
+        await wait_until(pilot, lambda: screen.job is None and len(screen.runs) == 1)
+        assert not screen.runs[0].partial
 
 
 async def test_cancel_stops_fio_and_keeps_a_partial_result(bench: Bench, monkeypatch):

@@ -45,3 +45,43 @@ def level_bar(value: float | None) -> str:
         return " "
     top = len(_SPARK) - 1
     return _SPARK[max(0, min(top, int(value / 100.0 * top + 0.5)))]
+
+
+def fmt_iops(value: float | None) -> str:
+    """I/O operations per second, short: ``912``, ``31.2k``, ``1.24M``."""
+    if value is None:
+        return DASH
+    if value < 10_000:
+        return f"{value:,.0f}"
+    if value < 1_000_000:
+        return f"{value / 1e3:.1f}k"
+    return f"{value / 1e6:.2f}M"
+
+
+def fmt_mb(value: float | None) -> str:
+    """MB/s with three significant digits."""
+    if value is None:
+        return DASH
+    if value < 10:
+        return f"{value:.2f}"
+    if value < 1000:
+        return f"{value:.1f}"
+    return f"{value:,.0f}"
+
+
+def fmt_lat(us: float | None) -> str:
+    """A latency in the unit that keeps it short: ``412µs``, ``1.93ms``, ``2.01s``."""
+    if us is None:
+        return DASH
+    if us < 1000:
+        return f"{us:.0f}µs"
+    if us < 10_000:
+        return f"{us / 1e3:.2f}ms"
+    if us < 1_000_000:
+        return f"{us / 1e3:.1f}ms"
+    return f"{us / 1e6:.2f}s"
+
+
+def fmt_pct(pct: float | None) -> str:
+    """A signed change, ``+4.1%``; empty when undefined."""
+    return "" if pct is None else f"{pct:+.1f}%"

@@ -118,16 +118,16 @@ async def tuning_screenshot() -> Path:
 
 async def bench_screenshot() -> Path:
     """The Benchmarks screen comparing stored runs against a baseline (the snapshot test's data)."""
-    from raidtop.actions.fio.history import BenchHistory
+    from raidtop.actions.fio.store import RunStore
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
-    from raidtop.screens.bench import BenchScreen
+    from raidtop.screens.fio.screen import BenchScreen
     from raidtop.widgets.text_table import TextTable
     from tests.ui.test_bench_screen import store_comparison
 
     with tempfile.TemporaryDirectory() as tmp:
         for kind in ("DATA", "CONFIG", "STATE"):
             os.environ[f"XDG_{kind}_HOME"] = str(Path(tmp) / kind.lower())
-        history = BenchHistory(Path(tmp) / "data" / "raidtop" / "bench.sqlite")
+        history = RunStore(Path(tmp) / "data" / "raidtop" / "bench.sqlite")
         base, _faster, _similar = store_comparison(history)
         history.set_baseline(base.id)
         save_prefs(BenchPrefs("/srv/bench", 15))

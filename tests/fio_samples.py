@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from raidtop.actions.fio.runner import ProgressPoint
+from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.stack import DeviceTuning, MdTuning, TuningState
 
 

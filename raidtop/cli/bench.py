@@ -18,6 +18,8 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from raidtop.cli import options
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """Signals that stop a running benchmark cleanly."""
 
@@ -32,8 +34,6 @@ def _say(text: str, stream: TextIO | None = None, end: str = "\n") -> None:
 
 def _err(text: str) -> None:
     _say(text, sys.stderr)
-
-from raidtop.cli import options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,9 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Plan, run ``--runs`` passes and print; the exit code says how it went."""
-    from raidtop.actions.fio.bench import Batch
-    from raidtop.actions.fio.history import BenchHistory
     from raidtop.actions.fio.presets import load_presets
+    from raidtop.actions.fio.session import Batch
+    from raidtop.actions.fio.store import RunStore
 
     presets = load_presets()
     for problem in presets.problems:
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if args.runs < 1 or (args.runtime is not None and args.runtime < 1):
         print("raidtop bench: --runs and --runtime must be positive", file=sys.stderr)
         return 2
-    history = BenchHistory()
+    history = RunStore()
     batch = Batch()
     received: list[int] = []
 
@@ -99,10 +99,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _plan_and_run(args: argparse.Namespace, preset, presets, history, batch, received: list[int]) -> int:
     """Everything after the preset is known, with the stop signals already caught."""
-    from raidtop.actions.fio.bench import FioMissing, plan_run, run_repeat
     from raidtop.actions.fio.compare import METRIC_BY_KEY, export_document, summarise_passes
     from raidtop.actions.fio.guards import TargetRefused
-    from raidtop.actions.fio.history import HistoryUnavailable
+    from raidtop.actions.fio.session import FioMissing, plan_run, run_repeat
+    from raidtop.actions.fio.store import HistoryUnavailable
 
     try:
         # Where the result goes is checked before fio runs, not discovered after.

@@ -17,7 +17,7 @@ from textual.widgets import Footer, Tab, Tabs
 
 from raidtop.ring_buffers import History
 from raidtop.model import Snapshot
-from raidtop.screens.dialogs import FilterDialog, NotesScreen
+from raidtop.screens.dialogs import AskDialog, NotesScreen
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.cpu_panel import CpuPanel
 from raidtop.widgets.disks_panel import DisksPanel
@@ -203,7 +203,7 @@ class DashboardScreen(Screen[None]):
             if value is not None:
                 disks.set_view(replace(disks.view, filter=value))
 
-        self.app.push_screen(FilterDialog(disks.view.filter), apply)
+        self.app.push_screen(AskDialog("Show devices whose name, model, serial or by-id contains:", "e.g. nvme, sd, md (empty: all)", value=disks.view.filter, width=60), apply)
 
     def action_toggle_all(self) -> None:
         """Show or hide partitions and unused loop/ram/zram devices."""
@@ -263,7 +263,7 @@ class DashboardScreen(Screen[None]):
 
     def action_bench(self) -> None:
         """Open the Benchmarks screen."""
-        from raidtop.screens.bench import BenchScreen
+        from raidtop.screens.fio.screen import BenchScreen
 
         self.app.push_screen(BenchScreen())
 

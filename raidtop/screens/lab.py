@@ -49,7 +49,7 @@ from raidtop.actions.lab.study import StudyParams, StudyResult, format_table, ru
 from raidtop.actions.lab.timeline import describe, format_rebuild
 from raidtop.actions.member_actions import ActionRefused
 from raidtop.model import Snapshot
-from raidtop.screens.confirm import ConfirmDialog
+from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Column, Row, TextTable

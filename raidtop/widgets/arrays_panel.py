@@ -8,7 +8,7 @@ from textual.binding import Binding
 
 from raidtop.actions.member_actions import ARRAY_VERBS, ActionRefused
 from raidtop.format import kib, num
-from raidtop.screens.confirm import ConfirmDialog
+from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.mdview import (
     duration,
     member_temperature,

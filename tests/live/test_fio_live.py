@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.bench import Batch, execute, plan_run, run_repeat
+from raidtop.actions.fio.session import Batch, execute, plan_run, run_repeat
 from raidtop.actions.fio.compare import metric_values, run_sweep, summarise_passes
 from raidtop.actions.fio.guards import TargetRefused, check_target
-from raidtop.actions.fio.history import BenchHistory
+from raidtop.actions.fio.store import RunStore
 from raidtop.actions.fio.presets import parse_presets_toml
 from raidtop.actions.fio.results import parse_fio_json
 from raidtop.actions.fio.stack import block_device_of_path
@@ -59,8 +59,8 @@ def live_env(tmp_path: Path, monkeypatch) -> None:
 
 
 @pytest.fixture
-def history(tmp_path: Path) -> BenchHistory:
-    return BenchHistory(tmp_path / "bench.sqlite")
+def history(tmp_path: Path) -> RunStore:
+    return RunStore(tmp_path / "bench.sqlite")
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def preset(name: str):
     return PRESETS.get(name)
 
 
-def test_a_file_run_is_parsed_stored_with_its_tuning_and_shown(tmp_path: Path, history: BenchHistory):
+def test_a_file_run_is_parsed_stored_with_its_tuning_and_shown(tmp_path: Path, history: RunStore):
     target = tmp_path / "target"
     target.mkdir()
     plan = plan_run(preset("rand-read"), str(target), presets=PRESETS)
@@ -106,7 +106,8 @@ def test_a_file_run_is_parsed_stored_with_its_tuning_and_shown(tmp_path: Path, h
 
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
-    from raidtop.screens.bench import BenchScreen, fmt_iops
+    from raidtop.format import fmt_iops
+    from raidtop.screens.fio.screen import BenchScreen
 
     async def show() -> tuple[str, ...]:
         app = RaidtopApp(Config(autostart_sampler=False))
@@ -122,7 +123,7 @@ def test_a_file_run_is_parsed_stored_with_its_tuning_and_shown(tmp_path: Path, h
     assert cells[3] == "rand-read" and cells[5] == fmt_iops(read.iops)
 
 
-def test_a_loop_device_run_with_the_override_records_the_stack(loop_device: str, history: BenchHistory, tmp_path: Path):
+def test_a_loop_device_run_with_the_override_records_the_stack(loop_device: str, history: RunStore, tmp_path: Path):
     name = os.path.basename(loop_device)
     plan = plan_run(preset("rand-write"), loop_device, presets=PRESETS, allow_raw_device=name)
     assert plan.target.override and plan.warning.startswith(f"fio writes straight to {loop_device}")
@@ -136,7 +137,7 @@ def test_a_loop_device_run_with_the_override_records_the_stack(loop_device: str,
     assert any(d.role == "backing" for d in stored.tuning.devices), "the loop device's backing disk is recorded"
 
 
-def test_cancel_mid_run_keeps_a_partial_result(loop_device: str, history: BenchHistory, tmp_path: Path):
+def test_cancel_mid_run_keeps_a_partial_result(loop_device: str, history: RunStore, tmp_path: Path):
     name = os.path.basename(loop_device)
     plan = plan_run(preset("rand-read"), loop_device, presets=PRESETS, runtime_s=30, allow_raw_device=name)
     batch = Batch()
@@ -155,7 +156,7 @@ def test_cancel_mid_run_keeps_a_partial_result(loop_device: str, history: BenchH
     assert stored.result.read.runtime_ms < 30_000
 
 
-def test_repeat_three_gives_the_mean_and_stddev_of_the_stored_runs(loop_device: str, history: BenchHistory, tmp_path: Path):
+def test_repeat_three_gives_the_mean_and_stddev_of_the_stored_runs(loop_device: str, history: RunStore, tmp_path: Path):
     name = os.path.basename(loop_device)
     plan = plan_run(preset("rand-read"), loop_device, presets=PRESETS, allow_raw_device=name)
     records = run_repeat(plan, history, 3, log=ActionLog(tmp_path / "a.log"))
@@ -172,7 +173,7 @@ def test_repeat_three_gives_the_mean_and_stddev_of_the_stored_runs(loop_device: 
     assert summary.stat("read_lat_mean_us").mean == pytest.approx(statistics.fmean(lat))
 
 
-def test_a_sweep_over_two_schedulers_restores_the_original(loop_device: str, history: BenchHistory, tmp_path: Path):
+def test_a_sweep_over_two_schedulers_restores_the_original(loop_device: str, history: RunStore, tmp_path: Path):
     name = os.path.basename(loop_device)
     before = read_queue_settings("/", name)
     others = [s for s in before.schedulers if s != before.scheduler][:2]
@@ -230,14 +231,14 @@ def test_a_mounted_device_is_refused_even_with_the_override(loop_device: str, tm
         subprocess.run(["umount", str(mount_point)], check=False)
 
 
-def test_a_sweep_from_the_screen_runs_each_value_and_restores(loop_device: str, history: BenchHistory, tmp_path: Path):
+def test_a_sweep_from_the_screen_runs_each_value_and_restores(loop_device: str, history: RunStore, tmp_path: Path):
     import asyncio
 
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
-    from raidtop.screens.bench import BenchScreen, SweepDialog
-    from raidtop.screens.confirm import ConfirmDialog
+    from raidtop.screens.dialogs import ConfirmDialog, SweepDialog
+    from raidtop.screens.fio.screen import BenchScreen
 
     name = os.path.basename(loop_device)
     before = read_queue_settings("/", name)
@@ -317,7 +318,7 @@ def sentinel_intact(device: str) -> bool:
     return head == SENTINEL and tail == SENTINEL
 
 
-def test_a_link_in_a_directory_target_cannot_aim_fio_at_a_device(victim_device: str, history: BenchHistory, tmp_path: Path):
+def test_a_link_in_a_directory_target_cannot_aim_fio_at_a_device(victim_device: str, history: RunStore, tmp_path: Path):
     target = tmp_path / "owned-by-someone"
     target.mkdir()
     os.symlink(victim_device, target / "raidtop-bench.dat")
@@ -333,7 +334,7 @@ def test_a_link_in_a_directory_target_cannot_aim_fio_at_a_device(victim_device: 
     assert sentinel_intact(victim_device) and os.readlink(target / "raidtop-bench.d") == victim_device
 
 
-def test_a_colon_in_a_device_path_cannot_reach_another_device(loop_device: str, victim_device: str, history: BenchHistory,
+def test_a_colon_in_a_device_path_cannot_reach_another_device(loop_device: str, victim_device: str, history: RunStore,
                                                              tmp_path: Path):
     # 'c2/e:/dev/loopV' is a link to the allowed device; fio used to split it and write /dev/loopV too.
     allowed = os.path.basename(loop_device)
@@ -348,7 +349,7 @@ def test_a_colon_in_a_device_path_cannot_reach_another_device(loop_device: str, 
     assert sentinel_intact(victim_device)
 
 
-def test_a_colon_in_a_directory_name_writes_only_under_it(history: BenchHistory, tmp_path: Path):
+def test_a_colon_in_a_directory_name_writes_only_under_it(history: RunStore, tmp_path: Path):
     target = tmp_path / "colon" / "x:"
     target.mkdir(parents=True)
     existed = os.path.lexists("/raidtop-bench.dat")
@@ -359,7 +360,7 @@ def test_a_colon_in_a_directory_name_writes_only_under_it(history: BenchHistory,
     assert not (tmp_path / "colon" / "x").exists() and os.listdir(target) == []
 
 
-def test_a_raw_device_is_held_exclusively_and_must_be_the_one_approved(loop_device: str, history: BenchHistory,
+def test_a_raw_device_is_held_exclusively_and_must_be_the_one_approved(loop_device: str, history: RunStore,
                                                                        tmp_path: Path):
     name = os.path.basename(loop_device)
     plan = plan_run(preset("rand-read"), loop_device, presets=PRESETS, runtime_s=30, allow_raw_device=name)
@@ -430,7 +431,7 @@ def test_a_hang_up_or_sigterm_stops_fio_on_a_raw_device(loop_device: str, tmp_pa
             proc.kill()
     assert proc.returncode == 128 + signum, err
     assert _gone(fio)
-    runs = BenchHistory(tmp_path / "xdg" / "data" / "raidtop" / "bench.sqlite").runs()
+    runs = RunStore(tmp_path / "xdg" / "data" / "raidtop" / "bench.sqlite").runs()
     assert len(runs) == 1 and runs[0].partial and runs[0].result.write.total_ios > 0
     assert ActionLog(tmp_path / "xdg" / "state" / "raidtop" / "actions.log").read("fio")[0].details["partial"]
 
@@ -447,7 +448,7 @@ def test_sigterm_on_a_directory_run_removes_the_test_file(tmp_path: Path):
             proc.kill()
     assert proc.returncode == 143
     assert _gone(fio) and os.listdir(target) == []
-    assert BenchHistory(tmp_path / "xdg" / "data" / "raidtop" / "bench.sqlite").runs()[0].partial
+    assert RunStore(tmp_path / "xdg" / "data" / "raidtop" / "bench.sqlite").runs()[0].partial
 
 
 def test_kill_9_of_raidtop_takes_fio_with_it(loop_device: str, tmp_path: Path):

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.history import BenchHistory
+from raidtop.actions.fio.store import RunStore
 from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
 from raidtop.app import RaidtopApp
 from raidtop.config import Config
-from raidtop.screens.bench import BenchScreen, CountDialog, SweepDialog, TargetDialog, fmt_iops, fmt_mb
-from raidtop.screens.confirm import ConfirmDialog
+from raidtop.format import fmt_iops, fmt_mb
+from raidtop.screens.dialogs import AskDialog, ConfirmDialog, FormDialog, SweepDialog
+from raidtop.screens.fio.screen import BenchScreen
 from raidtop.widgets.text_table import TextTable
 
 from ..fake_fio import make_fake_fio
@@ -34,7 +35,7 @@ class Bench:
         self.fio = make_fake_fio(tmp / "bin")
         self.target = tmp / "target"
         self.target.mkdir()
-        self.history = BenchHistory(tmp / "data" / "raidtop" / "bench.sqlite")
+        self.history = RunStore(tmp / "data" / "raidtop" / "bench.sqlite")
         self.presets = tmp / "presets.toml"
         self.presets.write_text('size = "1M"\n')
         self.log = ActionLog(tmp / "state" / "actions.log")
@@ -143,8 +144,9 @@ async def test_the_live_panel_follows_fio_and_the_targets_disks(bench: Bench, mo
         app.apply_snapshot(two_root_snapshot())
         await pilot.pause()
         assert list(table_rows(screen, "bench-disks")) == ["sdb"]
-        await wait_until(pilot, lambda: screen.job is None)
-        assert len(screen.runs) == 1 and not screen.runs[0].partial
+        # The store is read again after the batch ends: wait for that, not only for the end.
+        await wait_until(pilot, lambda: screen.job is None and len(screen.runs) == 1)
+        assert not screen.runs[0].partial
 
 
 async def test_cancel_stops_fio_and_keeps_a_partial_result(bench: Bench, monkeypatch):
@@ -171,7 +173,7 @@ async def test_cancel_stops_fio_and_keeps_a_partial_result(bench: Bench, monkeyp
         assert screen.check_action("cancel_run", ()) is False
 
 
-def store_comparison(history: BenchHistory) -> list:
+def store_comparison(history: RunStore) -> list:
     """Three rand-rw runs on a lab raid5: a baseline and two scheduler changes."""
     runs = [
         history.add(preset="rand-rw", target="/dev/md127", target_kind="device", started=1700000000, runtime_s=15,
@@ -222,7 +224,7 @@ async def test_repeat_asks_for_passes_and_shows_each_pass_with_mean_and_stddev(b
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_screen(app, pilot, bench.screen())
         await pilot.press("r")
-        await wait_for_screen(pilot, CountDialog)
+        await wait_for_screen(pilot, AskDialog)
         app.screen.query_one("#bench-count-input").value = "3"
         await pilot.press("enter")
         await wait_for_screen(pilot, ConfirmDialog)
@@ -266,7 +268,7 @@ async def test_the_target_dialog_remembers_the_choice(bench: Bench):
         screen = await open_screen(app, pilot, bench.screen())
         assert "target none (press t)" in str(screen.query_one("#bench-title").render())
         await pilot.press("t")
-        await wait_for_screen(pilot, TargetDialog)
+        await wait_for_screen(pilot, FormDialog)
         app.screen.query_one("#bench-target-input").value = str(bench.target)
         app.screen.query_one("#bench-target-input").focus()
         await pilot.press("enter")
@@ -298,7 +300,7 @@ async def test_the_sweep_dialog_offers_what_the_device_has():
 def test_a_finished_comparison_snapshot(snap_compare, tmp_path: Path, monkeypatch):
     for kind in ("DATA", "CONFIG", "STATE"):
         monkeypatch.setenv(f"XDG_{kind}_HOME", str(tmp_path / kind.lower()))
-    history = BenchHistory(tmp_path / "data" / "raidtop" / "bench.sqlite")
+    history = RunStore(tmp_path / "data" / "raidtop" / "bench.sqlite")
     base, _faster, _similar = store_comparison(history)
     history.set_baseline(base.id)
     save_prefs(BenchPrefs("/srv/bench", 15))

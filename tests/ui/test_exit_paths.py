@@ -102,7 +102,7 @@ async def test_sigterm_stops_a_running_benchmark(bench, monkeypatch):
     import asyncio
     import os
 
-    from raidtop.screens.confirm import ConfirmDialog
+    from raidtop.screens.dialogs import ConfirmDialog
 
     monkeypatch.setenv("FAKE_FIO_TICK", "0.1")
     bench.remember(bench.target, runtime_s=600)

@@ -20,7 +20,7 @@ from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.lab.runner import CommandEvent, CommandRunner
 from raidtop.app import RaidtopApp
 from raidtop.config import Config
-from raidtop.screens.confirm import ConfirmDialog
+from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.lab import LabScreen
 from raidtop.widgets.text_table import TextTable
 

@@ -19,7 +19,7 @@ from raidtop.actions.tuning import TuningSession
 from raidtop.app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config
-from raidtop.screens.confirm import ConfirmDialog
+from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.dialogs import CommandDialog
 from raidtop.screens.tuning import TuningScreen
 from raidtop.screens.tuning_dialogs import ChangeDialog, ChangeLogScreen, PersistDialog

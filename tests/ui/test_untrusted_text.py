@@ -17,7 +17,7 @@ import pytest
 from raidtop.app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config
-from raidtop.screens.confirm import ConfirmDialog
+from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.dialogs import AskDialog
 from raidtop.untrusted import REPLACEMENT, plain
 from raidtop.widgets.text_table import TextTable

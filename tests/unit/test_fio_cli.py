@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.history import BenchHistory
+from raidtop.actions.fio.store import RunStore
 from raidtop.cli import bench
 
 from ..fake_fio import make_fake_fio
@@ -68,7 +68,7 @@ def test_repeated_runs_print_json_with_mean_and_stddev_and_are_stored(env: Path,
     assert [r["metrics"]["read_iops"] for r in doc["runs"]] == [2000.0, 2000.0]  # (1000+2000+3000)/3 s
     assert doc["summary"]["read_iops"] == {"mean": 2000.0, "stddev": 0.0, "values": [2000.0, 2000.0]}
     assert "running: " in captured.err
-    stored = BenchHistory(tmp_path / "data" / "raidtop" / "bench.sqlite").runs()
+    stored = RunStore(tmp_path / "data" / "raidtop" / "bench.sqlite").runs()
     assert [r.label for r in stored] == ["pass 1/2", "pass 2/2"]
     assert stored[0].group_id == stored[1].group_id is not None
     assert os.listdir(env) == []
@@ -155,7 +155,7 @@ def test_a_stop_signal_stops_fio_keeps_the_partial_result_and_exits_128_plus_n(
             proc.kill()
     assert proc.returncode == 128 + signum, err
     assert "[partial: cancelled" in out
-    runs = BenchHistory(tmp_path / "data" / "raidtop" / "bench.sqlite").runs()
+    runs = RunStore(tmp_path / "data" / "raidtop" / "bench.sqlite").runs()
     assert len(runs) == 1 and runs[0].partial
     assert os.listdir(env) == [], "the test file and raidtop's directory are gone"
     assert [e.result for e in ActionLog(tmp_path / "state" / "raidtop" / "actions.log").read("fio")] == [runs[0].message]

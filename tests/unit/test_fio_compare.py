@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.bench import Batch, BenchPlan, RunRecord
+from raidtop.actions.fio.session import Batch, BenchPlan, RunRecord
 from raidtop.actions.fio.command import EngineChoice, build_command
 from raidtop.actions.fio.compare import (
     EXPORT_COLUMNS,
@@ -29,9 +29,9 @@ from raidtop.actions.fio.compare import (
     write_exports,
 )
 from raidtop.actions.fio.guards import BenchTarget
-from raidtop.actions.fio.history import BenchHistory
+from raidtop.actions.fio.store import RunStore
 from raidtop.actions.fio.presets import BUILTIN_PRESETS
-from raidtop.actions.fio.runner import RunOutcome
+from raidtop.actions.fio.process import RunOutcome
 from raidtop.actions.fio.stack import DeviceTuning, TuningState
 
 from ..fio_samples import fio_json, md_tuning
@@ -39,11 +39,11 @@ from .fio_sysfs import FakeSys
 
 
 @pytest.fixture
-def history(tmp_path: Path) -> BenchHistory:
-    return BenchHistory(tmp_path / "bench.sqlite")
+def history(tmp_path: Path) -> RunStore:
+    return RunStore(tmp_path / "bench.sqlite")
 
 
-def add(history: BenchHistory, preset: str = "rand-rw", **figures):
+def add(history: RunStore, preset: str = "rand-rw", **figures):
     tuning = figures.pop("tuning", md_tuning())
     return history.add(preset=preset, target="/dev/md127", started=1700000000, fio_json=fio_json(**figures), tuning=tuning,
                        engine="libaio")
@@ -54,7 +54,7 @@ def test_pct_change_is_undefined_without_a_baseline_value():
     assert pct_change(0, 5) is None and pct_change(None, 5) is None and pct_change(5, None) is None
 
 
-def test_a_run_against_the_baseline_gives_pct_changes_and_the_settings_that_differ(history: BenchHistory):
+def test_a_run_against_the_baseline_gives_pct_changes_and_the_settings_that_differ(history: RunStore):
     base = add(history, read_iops=10000, write_iops=5000, read_p99_us=1000, write_p99_us=2000, tuning=md_tuning("none"))
     after = add(history, read_iops=12000, write_iops=4000, read_p99_us=900, write_p99_us=2200, tuning=md_tuning("mq-deadline", 512))
     comp = compare_runs(base, after)
@@ -75,7 +75,7 @@ def test_a_run_against_the_baseline_gives_pct_changes_and_the_settings_that_diff
     ]
 
 
-def test_the_baseline_is_compared_with_every_other_run_of_its_preset_only(history: BenchHistory):
+def test_the_baseline_is_compared_with_every_other_run_of_its_preset_only(history: RunStore):
     base = add(history, read_iops=100)
     other = add(history, read_iops=110)
     add(history, preset="seq-read", read_iops=999)
@@ -84,13 +84,13 @@ def test_the_baseline_is_compared_with_every_other_run_of_its_preset_only(histor
     assert comparisons[0].settings == ()
 
 
-def test_a_direction_without_io_has_no_change(history: BenchHistory):
+def test_a_direction_without_io_has_no_change(history: RunStore):
     comp = compare_runs(add(history, read_iops=100), add(history, read_iops=120))
     assert comp.change("write_iops").before is None and comp.change("write_iops").pct is None
     assert comp.change("write_iops").better is None
 
 
-def test_repeat_statistics_are_the_mean_and_sample_stddev_of_complete_passes(history: BenchHistory):
+def test_repeat_statistics_are_the_mean_and_sample_stddev_of_complete_passes(history: RunStore):
     runs = [add(history, read_iops=v, read_lat_us=lat) for v, lat in ((1000, 400), (1100, 380), (1300, 350))]
     runs.append(history.add(preset="rand-rw", target="/t", started=1, fio_json=fio_json(read_iops=50), tuning=md_tuning(), partial=True))
     summary = summarise_passes(runs)
@@ -168,7 +168,7 @@ def _scheduler(fake: FakeSys) -> str:
     return found.group(1) if found else text
 
 
-def _recording_run(fake: FakeSys, history: BenchHistory, seen: list, fail_at: str | None = None):
+def _recording_run(fake: FakeSys, history: RunStore, seen: list, fail_at: str | None = None):
     def run(plan, hist, *, label, **kwargs) -> RunRecord:
         value = _scheduler(fake)
         seen.append(value)
@@ -182,7 +182,7 @@ def _recording_run(fake: FakeSys, history: BenchHistory, seen: list, fail_at: st
     return run
 
 
-def test_a_sweep_runs_once_per_value_and_restores_the_original(tmp_path: Path, history: BenchHistory):
+def test_a_sweep_runs_once_per_value_and_restores_the_original(tmp_path: Path, history: RunStore):
     fake = FakeSys(tmp_path / "root")
     fake.disk("loop7", scheduler="[none] mq-deadline kyber")
     _offer(fake, "loop7")
@@ -203,7 +203,7 @@ def test_a_sweep_runs_once_per_value_and_restores_the_original(tmp_path: Path, h
     ]
 
 
-def test_a_sweep_interrupted_by_an_exception_still_restores(tmp_path: Path, history: BenchHistory):
+def test_a_sweep_interrupted_by_an_exception_still_restores(tmp_path: Path, history: RunStore):
     fake = FakeSys(tmp_path / "root")
     fake.disk("loop7", scheduler="mq-deadline kyber [bfq] none", read_ahead_kb=256)
     _offer(fake, "loop7")
@@ -215,7 +215,7 @@ def test_a_sweep_interrupted_by_an_exception_still_restores(tmp_path: Path, hist
     assert _scheduler(fake) == "bfq"
 
 
-def test_a_cancelled_sweep_stops_and_restores(tmp_path: Path, history: BenchHistory):
+def test_a_cancelled_sweep_stops_and_restores(tmp_path: Path, history: RunStore):
     fake = FakeSys(tmp_path / "root")
     fake.disk("loop7", read_ahead_kb=128)
     batch = Batch()
@@ -233,7 +233,7 @@ def test_a_cancelled_sweep_stops_and_restores(tmp_path: Path, history: BenchHist
     assert fake.queue("loop7", "read_ahead_kb") == "128"
 
 
-def test_a_value_the_kernel_refuses_is_skipped_with_a_reason(tmp_path: Path, history: BenchHistory, monkeypatch):
+def test_a_value_the_kernel_refuses_is_skipped_with_a_reason(tmp_path: Path, history: RunStore, monkeypatch):
     from raidtop.actions.tuning import session as tuning_session
 
     fake = FakeSys(tmp_path / "root")
@@ -265,7 +265,7 @@ def test_a_value_the_kernel_refuses_is_skipped_with_a_reason(tmp_path: Path, his
 # ---------------------------------------------------------------- export
 
 
-def test_csv_export_has_the_issue_columns_and_numbers(history: BenchHistory):
+def test_csv_export_has_the_issue_columns_and_numbers(history: RunStore):
     run = add(history, read_iops=12345.67, write_iops=0, bs=1024 * 1024, tuning=md_tuning("kyber"))
     history.set_label(run.id, "scheduler=kyber")
     text = export_csv(history.runs())
@@ -280,7 +280,7 @@ def test_csv_export_has_the_issue_columns_and_numbers(history: BenchHistory):
     assert "loop3.scheduler=kyber" in row["settings"] and "md127.level=raid5" in row["settings"]
 
 
-def test_json_export_carries_metrics_and_settings(history: BenchHistory, tmp_path: Path):
+def test_json_export_carries_metrics_and_settings(history: RunStore, tmp_path: Path):
     add(history, read_iops=1000, write_iops=500)
     doc = json.loads(export_json(history.runs()))
     assert doc[0]["metrics"]["read_iops"] == 1000.0 and doc[0]["metrics"]["write_iops"] == 500.0

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.bench import Batch, execute, plan_run, run_repeat
+from raidtop.actions.fio.session import Batch, execute, plan_run, run_repeat
 from raidtop.actions.fio.guards import TargetRefused, check_target
-from raidtop.actions.fio.history import BenchHistory
+from raidtop.actions.fio.store import RunStore
 from raidtop.actions.fio.opened import PRIVATE_DIR_NAME, open_directory_target
 from raidtop.actions.fio.presets import parse_presets_toml
 
@@ -58,7 +58,7 @@ def test_a_link_where_the_test_file_goes_is_never_written_or_deleted(tmp_path: P
     target = tmp_path / "target"
     target.mkdir()
     (target / "raidtop-bench.dat").symlink_to(victim)
-    record = execute(plan(target, fio), BenchHistory(tmp_path / "h.sqlite"), log=ActionLog(tmp_path / "a.log"))
+    record = execute(plan(target, fio), RunStore(tmp_path / "h.sqlite"), log=ActionLog(tmp_path / "a.log"))
     assert record.outcome.ok, record.message
     assert victim.read_bytes() == SENTINEL
     assert os.readlink(target / "raidtop-bench.dat") == str(victim), "a link raidtop did not make is left alone"
@@ -91,7 +91,7 @@ def test_a_name_fio_would_split_reaches_only_the_directory_checked(tmp_path: Pat
     target = tmp_path / "colon" / "x:"
     target.mkdir(parents=True)
     argv_seen: list[tuple[str, ...]] = []
-    record = execute(plan(target, fio), BenchHistory(tmp_path / "h.sqlite"), log=ActionLog(tmp_path / "a.log"),
+    record = execute(plan(target, fio), RunStore(tmp_path / "h.sqlite"), log=ActionLog(tmp_path / "a.log"),
                      on_point=lambda _p: argv_seen.append(tuple(os.listdir(target / PRIVATE_DIR_NAME))))
     assert record.outcome.ok, record.message
     assert argv_seen and argv_seen[0] == ("raidtop-bench.dat",), "fio's file was in raidtop's directory under the target"
@@ -122,7 +122,7 @@ def test_a_directory_swapped_after_planning_is_refused(tmp_path: Path, fio: str)
     checked = plan(target, fio)
     target.rename(tmp_path / "moved")
     target.mkdir()
-    record = execute(checked, BenchHistory(tmp_path / "h.sqlite"), log=ActionLog(tmp_path / "a.log"))
+    record = execute(checked, RunStore(tmp_path / "h.sqlite"), log=ActionLog(tmp_path / "a.log"))
     assert record.stored is None and "no longer the directory that was checked" in record.message
     assert os.listdir(target) == [] and os.listdir(tmp_path / "moved") == []
 
@@ -131,7 +131,7 @@ def test_a_second_bench_on_the_same_directory_is_refused_while_the_first_runs(tm
     monkeypatch.setenv("FAKE_FIO_TICK", "0.2")
     target = tmp_path / "target"
     target.mkdir()
-    history = BenchHistory(tmp_path / "h.sqlite")
+    history = RunStore(tmp_path / "h.sqlite")
     first = plan(target, fio, runtime_s=100)
     second = plan(target, fio)  # planned before the first starts: the run itself must take the lock
     batch = Batch()
@@ -163,7 +163,7 @@ def test_a_repeat_keeps_one_directory_and_removes_it_at_the_end(tmp_path: Path, 
         st = os.stat(target / PRIVATE_DIR_NAME)
         seen.append((st.st_dev, st.st_ino))
 
-    records = run_repeat(plan(target, fio), BenchHistory(tmp_path / "h.sqlite"), 3, log=ActionLog(tmp_path / "a.log"),
+    records = run_repeat(plan(target, fio), RunStore(tmp_path / "h.sqlite"), 3, log=ActionLog(tmp_path / "a.log"),
                          on_pass=on_pass)
     assert [r.outcome.ok for r in records] == [True, True, True]
     assert len(set(seen)) == 1
@@ -187,7 +187,7 @@ def test_an_unwritable_history_refuses_before_fio_runs(tmp_path: Path, fio: str,
     blocker = sentinel_file(tmp_path / "not-a-dir")
     target = tmp_path / "target"
     target.mkdir()
-    record = execute(plan(target, fio), BenchHistory(blocker / "bench.sqlite"), log=ActionLog(tmp_path / "a.log"))
+    record = execute(plan(target, fio), RunStore(blocker / "bench.sqlite"), log=ActionLog(tmp_path / "a.log"))
     assert record.stored is None and "cannot be written" in record.message and "fio was not started" in record.message
     assert not started.exists()
     assert blocker.read_bytes() == SENTINEL and os.listdir(target) == []

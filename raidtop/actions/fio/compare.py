@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, TextIO
 
-from raidtop.actions.fio.history import StoredRun
+from raidtop.actions.fio.store import StoredRun
 from raidtop.actions.fio.results import FioResult
 from raidtop.actions.fio.sweep import (  # noqa: F401  (the sweep's old home; screens and tests import it from here)
     DEFAULT_READ_AHEAD_KB,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from raidtop.config import xdg_dir
-from raidtop.safeio import atomic_write
+from raidtop.safeio import atomic_write, read_bounded_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,8 @@ def prefs_path() -> Path:
 def load_prefs(path: Path | None = None) -> BenchPrefs:
     """The saved choices; a missing or damaged file gives the defaults."""
     try:
-        doc = json.loads((path or prefs_path()).read_text(encoding="utf-8"))
+        # Bounded and non-blocking: a FIFO or a huge file in the config dir is no hang.
+        doc = json.loads(read_bounded_text(path or prefs_path(), 64 * 1024))
     except (OSError, ValueError):
         return BenchPrefs()
     if not isinstance(doc, dict):
@@ -44,6 +45,6 @@ def load_prefs(path: Path | None = None) -> BenchPrefs:
 
 
 def save_prefs(prefs: BenchPrefs, path: Path | None = None) -> Path:
-    """Write the choices atomically (fsynced; a link at the path is replaced, not followed)."""
-    path = path or prefs_path()
-    return atomic_write(path, json.dumps({"target": prefs.target, "runtime_s": prefs.runtime_s}, indent=1), 0o644)
+    """Write the choices atomically and durably (the one atomic-write helper, mode 0600)."""
+    text = json.dumps({"target": prefs.target, "runtime_s": prefs.runtime_s}, indent=1)
+    return atomic_write(path or prefs_path(), text, 0o600)

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.bench import Batch, BenchPlan, RunRecord, execute, open_target
+from raidtop.actions.fio.session import Batch, BenchPlan, RunRecord, execute, open_target
 from raidtop.actions.fio.guards import TargetRefused
-from raidtop.actions.fio.history import BenchHistory, StoredRun, new_group_id
-from raidtop.actions.fio.runner import ProgressPoint
+from raidtop.actions.fio.store import RunStore, StoredRun, new_group_id
+from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.stack import TuningState
 from raidtop.actions.tuning import TuningError, TuningSession, session_for
 from raidtop.collect.source import Root, as_root
@@ -85,7 +85,7 @@ class SweepOutcome:
 
 def run_sweep(
     plan: BenchPlan,
-    history: BenchHistory,
+    history: RunStore,
     knob: str,
     values: Iterable[str | int],
     *,

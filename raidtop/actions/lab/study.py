@@ -55,9 +55,9 @@ class FioRun(Protocol):
 
 def run_fio_preset(preset: str, device: str, runtime_s: int, registry: Path) -> FioFigures:
     """Run the fio preset ``preset`` on the lab device ``device`` through raidtop's fio module."""
-    from raidtop.actions.fio.bench import FioMissing, execute, plan_run
+    from raidtop.actions.fio.session import FioMissing, execute, plan_run
     from raidtop.actions.fio.guards import TargetRefused
-    from raidtop.actions.fio.history import BenchHistory
+    from raidtop.actions.fio.store import RunStore
     from raidtop.actions.fio.presets import load_presets
 
     presets = load_presets()
@@ -68,7 +68,7 @@ def run_fio_preset(preset: str, device: str, runtime_s: int, registry: Path) -> 
         plan = plan_run(chosen, device, presets=presets, runtime_s=runtime_s, registry=registry)
     except (FioMissing, TargetRefused) as exc:
         raise LabError(str(exc)) from None
-    record = execute(plan, BenchHistory())
+    record = execute(plan, RunStore())
     result = record.outcome.result
     if result is None:
         raise LabError(f"fio {preset} on {device} produced no result: {record.message or 'no output'}")

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.actions.fio.history import BenchHistory, default_history_path
+from raidtop.actions.fio.store import RunStore, default_history_path
 
 from ..fio_samples import fio_json, md_tuning, ramp
 
 
 @pytest.fixture
-def history(tmp_path: Path) -> BenchHistory:
-    return BenchHistory(tmp_path / "bench.sqlite")
+def history(tmp_path: Path) -> RunStore:
+    return RunStore(tmp_path / "bench.sqlite")
 
 
 def test_the_database_lives_in_the_xdg_data_dir(monkeypatch, tmp_path: Path):
@@ -22,7 +22,7 @@ def test_the_database_lives_in_the_xdg_data_dir(monkeypatch, tmp_path: Path):
     assert default_history_path() == tmp_path / "raidtop" / "bench.sqlite"
 
 
-def test_a_run_comes_back_with_its_json_tuning_and_points(history: BenchHistory):
+def test_a_run_comes_back_with_its_json_tuning_and_points(history: RunStore):
     text = fio_json(read_iops=5000, write_iops=5000)
     stored = history.add(
         preset="rand-rw", target="/dev/md127", target_kind="device", started=1700000000.5, duration_s=11.2,
@@ -42,7 +42,7 @@ def test_a_run_comes_back_with_its_json_tuning_and_points(history: BenchHistory)
     assert again.settings["fio.ioengine"] == "libaio"
 
 
-def test_partial_runs_and_groups_are_kept(history: BenchHistory):
+def test_partial_runs_and_groups_are_kept(history: RunStore):
     for n in (1, 2, 3):
         history.add(preset="rand-read", target="/t", started=n, fio_json=fio_json(read_iops=1000 * n), tuning=md_tuning(),
                     group_id="g1", group_kind="repeat", pass_no=n, label=f"pass {n}/3", partial=n == 3,
@@ -55,7 +55,7 @@ def test_partial_runs_and_groups_are_kept(history: BenchHistory):
     assert len(history.runs(preset="rand-read")) == 4 and history.runs(preset="seq-read") == []
 
 
-def test_one_baseline_per_preset(history: BenchHistory):
+def test_one_baseline_per_preset(history: RunStore):
     a = history.add(preset="rand-read", target="/t", started=1, fio_json=fio_json(read_iops=1), tuning=md_tuning())
     b = history.add(preset="rand-read", target="/t", started=2, fio_json=fio_json(read_iops=2), tuning=md_tuning())
     c = history.add(preset="seq-read", target="/t", started=3, fio_json=fio_json(read_iops=3), tuning=md_tuning())
@@ -70,7 +70,7 @@ def test_one_baseline_per_preset(history: BenchHistory):
     assert history.set_baseline(999) is None
 
 
-def test_labels_and_deletes(history: BenchHistory):
+def test_labels_and_deletes(history: RunStore):
     run = history.add(preset="p", target="/t", started=1, fio_json=fio_json(read_iops=1), tuning=md_tuning())
     history.set_label(run.id, "after raising read_ahead")
     assert history.get(run.id).display_label == "after raising read_ahead"
@@ -78,7 +78,7 @@ def test_labels_and_deletes(history: BenchHistory):
     assert history.get(run.id) is None
 
 
-def test_a_damaged_row_still_loads_with_a_message(history: BenchHistory):
+def test_a_damaged_row_still_loads_with_a_message(history: RunStore):
     run = history.add(preset="p", target="/t", started=1, fio_json=fio_json(read_iops=1), tuning=md_tuning())
     with sqlite3.connect(history.path) as conn:
         conn.execute("UPDATE runs SET fio_json = ?, tuning_json = ?, points_json = ? WHERE id = ?",

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.results import FioResult, parse_fio_json
-from raidtop.actions.fio.runner import ProgressPoint
 from raidtop.actions.fio.stack import TuningState
 from raidtop.config import xdg_dir
 
@@ -118,8 +118,8 @@ class HistoryUnavailable(Exception):
     """The history cannot be written; ``str()`` says where and why in one sentence."""
 
 
-class BenchHistory:
-    """The SQLite results history (created on first use)."""
+class RunStore:
+    """The SQLite store of every benchmark run (created on first use; the file is bench.sqlite)."""
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_history_path()

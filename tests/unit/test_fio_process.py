@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.actions.fio.runner import FioRunner, progress_point
+from raidtop.actions.fio.process import FioRunner, progress_point
 
 from ..fake_fio import _document, make_fake_fio
 

@@ -21,11 +21,11 @@ from typing import Callable
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import FioCommand, build_command, find_fio, fio_missing_message, fio_version
 from raidtop.actions.fio.guards import BenchTarget, TargetRefused, check_target, test_file_bytes
-from raidtop.actions.fio.history import BenchHistory, HistoryUnavailable, StoredRun, new_group_id
 from raidtop.actions.fio.opened import OpenTarget, open_device_target, open_directory_target
 from raidtop.actions.fio.presets import Preset, PresetSet, check_job
-from raidtop.actions.fio.runner import FioRunner, ProgressPoint, RunOutcome
+from raidtop.actions.fio.process import FioRunner, ProgressPoint, RunOutcome
 from raidtop.actions.fio.stack import TuningState, capture_tuning, device_number
+from raidtop.actions.fio.store import HistoryUnavailable, RunStore, StoredRun, new_group_id
 from raidtop.collect.source import Root, as_root
 
 
@@ -196,7 +196,7 @@ def open_target(plan: BenchPlan, root: Root | str = "/") -> OpenTarget:
     return open_device_target(target.path, number)
 
 
-def check_storable(history: BenchHistory, log: ActionLog) -> None:
+def check_storable(history: RunStore, log: ActionLog) -> None:
     """Raise :class:`TargetRefused` unless the result and the log line can be written (before fio runs)."""
     try:
         history.ensure_writable()
@@ -216,7 +216,7 @@ def _refused(message: str) -> RunRecord:
 
 def execute(
     plan: BenchPlan,
-    history: BenchHistory,
+    history: RunStore,
     *,
     batch: Batch | None = None,
     log: ActionLog | None = None,
@@ -291,7 +291,7 @@ def execute(
 
 def run_repeat(
     plan: BenchPlan,
-    history: BenchHistory,
+    history: RunStore,
     passes: int,
     *,
     batch: Batch | None = None,

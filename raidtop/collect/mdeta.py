@@ -16,33 +16,31 @@ since that mark, ``work / (whole seconds + 1)``, and sleeps while that is above 
   (a burst), then at the new limit.
 
 A smoothed rate gets all three wrong for tens of seconds. raidtop instead
-keeps the last :data:`HISTORY_S` seconds of progress and simulates md's rule
-forward (:func:`project_finish`): progress can grow at most at the disks'
-capacity, and at most to ``done(mark) + limit * (t - mark + 1)``. The
-capacity is a time-weighted average of the rate over intervals md did *not*
-throttle (its window average below :data:`HELD_FRACTION` of the limit):
-while md holds a sync at its limit the disks' speed is unknown, and unknown
-capacity is taken as unlimited (the limit sets the pace). Before raidtop has
-seen a window of its own, the past is filled in with the kernel's
-``sync_speed``, md's own average over that window, so there is an estimate
-from the first reading (:attr:`MdSync.eta_basis` says which).
+keeps the last :data:`HISTORY_S` seconds of progress, rebuilds md's ring of
+marks from the ``sync_speed`` readings (:func:`raidtop.collect.mdmarks.fit_marks`:
+their jumps and their decay date the marks to a tenth of a second) and runs
+md's loop forward (:func:`project_finish`): issue at the disks' pace up to
+``done(mark) + limit * (whole seconds + 1)``, there sleep 500 ms, take a mark
+at the first check 3 s after the last. The disks' pace is the rate over the
+last stretch of at least :data:`CAPACITY_SPAN_S` in which progress stayed
+below md's allowance; while md holds the sync it is unknown and taken as
+unlimited (the limit sets the pace). Before raidtop has seen a window of its
+own, the past is filled in with the kernel's ``sync_speed``, md's own average
+over that window, so there is an estimate from the first reading
+(:attr:`MdSync.eta_basis` says which).
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from raidtop.collect.mdmarks import (MARK_STEP_S, MARKS, SLEEP_S, WINDOW_S, fit_marks, interpolate, past_of,
+                                     replay_marks, start_of)
 from raidtop.model_md import MdArray, MdSync, RaidSpeedLimit
 
-MARK_STEP_S = 3.0
-MARKS = 10
-"""md_do_sync's SYNC_MARK_STEP (3 s) and SYNC_MARKS (10)."""
-WINDOW_S = MARK_STEP_S * (MARKS + 0.5)
-"""md's speed window on average once the sync is older than it (30–33 s)."""
 PHASE_RANGE_S = (-1.5, 1.5)
 """How far the marks' phase may be off when the sync's start was not seen."""
 HELD_FRACTION = 0.9
@@ -56,139 +54,22 @@ RATE_SPAN_S = 1.0
 """The displayed speed is the progress over at least this many seconds."""
 STALL_SPAN_S = 2.0
 SIM_TICK_S = 0.05
-SLEEP_S = 0.5
-"""md_do_sync's msleep while over its maximum."""
 DEFAULT_STEP_S = MARK_STEP_S + SLEEP_S / 2
-STEP_CHOICES = (3.0, 3.1, 3.2, 3.3, 3.4, 3.5)
-FIT_GRID_S = 0.1
-FIT_MIN_READINGS = 4
-FIT_SPAN_S = 75.0
-"""The kernel readings the fit weighs: two windows and more."""
 FIT_FRACTION = 0.25
+"""Below this share of the limit the marks change nothing: no fit."""
 FULL_FIT_EVERY = 10
 OVERSHOOT_SHARE = 0.25
+"""Share of the in-flight sync I/O by which completions overshoot md's allowance
+(it checks completed work, and what was issued before the check still lands;
+calibrated on the VM recordings, see bench/RESULTS.md)."""
 FREE_SHARE = 0.5
+"""md runs free when progress is this many seconds of the limit (or the in-flight I/O) below its allowance."""
 RESYNC_IN_FLIGHT_KIB = {"raid1": 2048, "raid10": 2048}
 """Sync I/O md keeps in flight ahead of the completed position mdstat shows:
 raid1.c and raid10.c allow RESYNC_DEPTH (32) requests of RESYNC_BLOCK_SIZE
 (64 KiB). md's throttle counts it when issued, so the last 2 MiB finish
 about as soon as the issuing reaches the end (seen in the VM: 2–3 s early
 at 1000 KiB/s)."""
-
-
-def _interpolate(times: Sequence[float], values: Sequence[float], t: float) -> float:
-    i = bisect_left(times, t)
-    if i <= 0:
-        return values[0]
-    if i >= len(times):
-        return values[-1]
-    t0, t1 = times[i - 1], times[i]
-    if t1 == t0:
-        return values[i]
-    return values[i - 1] + (values[i] - values[i - 1]) * (t - t0) / (t1 - t0)
-
-
-class _Marks:
-    """md's ring of marks: ``resync`` is the one it measures its rate from."""
-
-    __slots__ = ("ring", "resync", "last")
-
-    def __init__(self, start: float, count: float) -> None:
-        # md_do_sync fills all ten with the start; each step hands the
-        # oldest to mddev->resync_mark and takes a new one.
-        self.ring = deque([(start, count)] * MARKS)
-        self.resync = (start, count)
-        self.last = start
-
-    def step(self, t: float, count: float) -> None:
-        self.resync = self.ring.popleft()
-        self.ring.append((t, count))
-        self.last = t
-
-    def allowed(self, t: float, limit: float) -> float:
-        """The progress at which md's rate, work / (whole seconds + 1), passes ``limit``."""
-        mark, count = self.resync
-        return count + limit * (math.floor(t - mark) + 1)
-
-
-def _past(history: Sequence[tuple[float, float]], back_rate: float) -> Callable[[float], float]:
-    """Progress at any past time: the readings, before them a line at ``back_rate``."""
-    times = [t for t, _ in history]
-    dones = [d for _, d in history]
-    first_t, first_d = history[0]
-
-    def past(t: float) -> float:
-        if t < first_t:
-            return max(0.0, first_d - back_rate * (first_t - t))
-        return _interpolate(times, dones, t)
-    return past
-
-
-def _replay_marks(start: float, step: float, until: float, past: Callable[[float], float]) -> _Marks:
-    marks = _Marks(start, past(start))
-    k = 1
-    while start + k * step <= until:
-        marks.step(start + k * step, past(start + k * step))
-        k += 1
-    return marks
-
-
-def _start_of(history: Sequence[tuple[float, float]], back_rate: float) -> float:
-    """When the sync began, if progress before the first reading was linear at ``back_rate``."""
-    first_t, first_d = history[0]
-    return first_t - first_d / back_rate if back_rate > 0 else first_t - 10 * WINDOW_S
-
-
-def fit_marks(readings: Sequence[tuple[float, float, float | None]], back_rate: float,
-              near: tuple[float, float] | None = None) -> tuple[float, float] | None:
-    """``(start, step)`` of md's marks that best explain the kernel's ``sync_speed`` readings.
-
-    ``readings`` are ``(time, done, sync_speed)``. sync_speed is md's
-    progress since its mark over whole seconds since it, so its jumps and
-    its decay while md waits date the marks to a tenth of a second; the step
-    is fitted too because md takes a mark only when it next checks, up to a
-    :data:`SLEEP_S` late. ``near``, the last fit, narrows the search to its
-    neighbours. ``None`` with too few readings.
-    """
-    usable = [(t, d, s) for t, d, s in readings if s and t >= readings[-1][0] - FIT_SPAN_S]
-    if len(usable) < FIT_MIN_READINGS:
-        return None
-    history = [(t, d) for t, d, _ in readings]
-    past = _past(history, back_rate)
-    first_t, now = history[0][0], history[-1][0]
-    start = _start_of(history, back_rate)
-    best: tuple[float, float, float] | None = None
-    for step in STEP_CHOICES:
-        if start > now - 2 * MARKS * step:
-            # A young sync: its start is still in md's marks, search around it.
-            starts = [min(first_t, start + FIT_GRID_S * i) for i in range(-30, 16)]
-        else:
-            # An old one: only the marks' phase matters.
-            anchor = first_t - 2 * MARKS * step
-            starts = [anchor - FIT_GRID_S * i for i in range(int(step / FIT_GRID_S))]
-        if near is not None:
-            if abs(step - near[1]) > 0.15:
-                continue
-            starts = [near[0] + FIT_GRID_S * i for i in range(-3, 4)]
-        for candidate in starts:
-            cost = _fit_cost(candidate, step, usable, past)
-            if best is None or cost < best[0]:
-                best = (cost, candidate, step)
-    return None if best is None else (best[1], best[2])
-
-
-def _fit_cost(start: float, step: float, usable: Sequence[tuple[float, float, float]],
-              past: Callable[[float], float]) -> float:
-    marks = _Marks(start, past(start))
-    k, cost = 1, 0.0
-    for t, d, speed in usable:
-        while start + k * step <= t:
-            marks.step(start + k * step, past(start + k * step))
-            k += 1
-        mark, count = marks.resync
-        predicted = (d - count) / max(1, math.floor(t - mark))
-        cost += ((predicted - speed) / speed) ** 2
-    return cost
 
 
 def project_finish(
@@ -224,8 +105,8 @@ def project_finish(
     first_t, first_d = history[0]
     if back_rate is None:
         back_rate = (done - first_d) / (now - first_t) if now > first_t else limit
-    start, step = clock if clock is not None else (_start_of(history, back_rate), DEFAULT_STEP_S)
-    marks = _replay_marks(start + phase, step, now, _past(history, back_rate))
+    start, step = clock if clock is not None else (start_of(history, back_rate), DEFAULT_STEP_S)
+    marks = replay_marks(start + phase, step, now, past_of(history, back_rate))
     # Forward in ticks: md issues at the disks' pace up to what its window
     # allows; there it sleeps SLEEP_S and checks again, taking a mark when
     # the last is MARK_STEP_S old.
@@ -300,7 +181,6 @@ class SyncModel:
             self._key, self._first_time = key, time
         if self._history and time <= self._history[-1][0]:
             return None  # a replayed or repeated reading adds nothing
-        previous = self._history[-1] if self._history else None
         kernel = float(sync.speed_kib_s) if sync.speed_kib_s else None
         self._history.append((time, float(sync.done_kib), limit, kernel))
         while len(self._history) > 2 and self._history[1][0] < time - HISTORY_S:
@@ -353,7 +233,7 @@ class SyncModel:
             return True
         if clock is None:
             return not self._held(time, kernel, limit)
-        marks = _replay_marks(clock[0], clock[1], time, _past(self.history, back_rate))
+        marks = replay_marks(clock[0], clock[1], time, past_of(self.history, back_rate))
         slack = marks.allowed(time, limit) + OVERSHOOT_SHARE * in_flight - self._history[-1][1]
         return slack > max(in_flight, FREE_SHARE * limit)
 
@@ -365,7 +245,7 @@ class SyncModel:
         if average is None:
             history = self.history
             start = max(history[0][0], time - WINDOW_S)
-            done_then = _interpolate([t for t, _ in history], [d for _, d in history], start)
+            done_then = interpolate([t for t, _ in history], [d for _, d in history], start)
             average = (history[-1][1] - done_then) / (time - start + 1)
         return average >= HELD_FRACTION * limit
 

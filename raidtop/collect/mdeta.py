@@ -214,9 +214,10 @@ class SyncModel:
             eta = None  # nothing to go on: no speed from md, no progress seen
         else:
             capacity = self.capacity_kib_s
-            if capacity is None and free and self._free_since and self._free_since[0] < time:
-                # Below what md allows since before this reading (not just
-                # because the limit rose), its window average is the disks' pace.
+            raised = len(self._history) > 1 and self._history[-2][2] != limit
+            if capacity is None and free and not raised:
+                # Below what md allows (and not just because the limit rose
+                # this moment), its window average is the disks' pace.
                 capacity = kernel or self._average() or None
             eta = project_finish(history, float(sync.total_kib), limit, capacity,
                                  back if back is not None else back_rate, in_flight=in_flight, clock=clock)

@@ -1,8 +1,9 @@
 """raidtop's sync ETA (raidtop.collect.mdeta): md's window throttle simulated forward.
 
-The accuracy goals are checked on real-kernel recordings in
-test_md_eta_traces.py; here are the model's own properties: it does not
-jump on wobble, it resets when the sync changes, it says where it comes from.
+The accuracy goal (10 % from 25 % progress on, better than finish=) is
+checked at the end on the real-kernel recordings in tests/data/realmd; the
+rest are the model's own properties: it does not jump on wobble, it resets
+when the sync changes, it says where it comes from, its mark fit dates md's start.
 Bounds are on estimates, never on wall-clock timing.
 """
 

@@ -1,6 +1,6 @@
 """How close raidtop's sync ETA and the kernel's finish= come to the real end, on real-kernel recordings.
 
-    PYTHONPATH=. .venv/bin/python bench/eta_accuracy.py              # the committed traces
+    PYTHONPATH=. .venv/bin/python bench/eta_accuracy.py              # the committed traces (≈3 s)
     PYTHONPATH=. .venv/bin/python bench/eta_accuracy.py --record      # boot the realmd VM and record them anew
 
 The recordings (tests/data/realmd/eta_*.json.xz, made by

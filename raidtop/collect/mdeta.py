@@ -16,64 +16,60 @@ since that mark, ``work / (whole seconds + 1)``, and sleeps while that is above 
   (a burst), then at the new limit.
 
 A smoothed rate gets all three wrong for tens of seconds. raidtop instead
-keeps the last :data:`HISTORY_S` seconds of progress and simulates md's rule
-forward (:func:`project_finish`): progress can grow at most at the disks'
-capacity, and at most to ``done(mark) + limit * (t - mark + 1)``. The
-capacity is a time-weighted average of the rate over intervals md did *not*
-throttle (its window average below :data:`HELD_FRACTION` of the limit):
-while md holds a sync at its limit the disks' speed is unknown, and unknown
-capacity is taken as unlimited (the limit sets the pace). Before raidtop has
-seen a window of its own, the past is filled in with the kernel's
-``sync_speed``, md's own average over that window, so there is an estimate
-from the first reading (:attr:`MdSync.eta_basis` says which).
+keeps the last :data:`HISTORY_S` seconds of progress, rebuilds md's ring of
+marks from the ``sync_speed`` readings (:func:`raidtop.collect.mdmarks.fit_marks`:
+their jumps and their decay date the marks to a tenth of a second) and runs
+md's loop forward (:func:`project_finish`): issue at the disks' pace up to
+``done(mark) + limit * (whole seconds + 1)``, there sleep 500 ms, take a mark
+at the first check 3 s after the last. The disks' pace is the rate over the
+last stretch of at least :data:`CAPACITY_SPAN_S` in which progress stayed
+below md's allowance; while md holds the sync it is unknown and taken as
+unlimited (the limit sets the pace). Before raidtop has seen a window of its
+own, the past is filled in with the kernel's ``sync_speed``, md's own average
+over that window, so there is an estimate from the first reading
+(:attr:`MdSync.eta_basis` says which).
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from raidtop.collect.mdmarks import (MARK_STEP_S, MARKS, SLEEP_S, WINDOW_S, fit_marks, interpolate, past_of,
+                                     replay_marks, start_of)
 from raidtop.model_md import MdArray, MdSync, RaidSpeedLimit
 
-MARK_STEP_S = 3.0
-MARKS = 10
-"""md_do_sync's SYNC_MARK_STEP (3 s) and SYNC_MARKS (10)."""
-WINDOW_S = MARK_STEP_S * (MARKS + 0.5)
-"""md's speed window on average once the sync is older than it (30–33 s)."""
 PHASE_RANGE_S = (-1.5, 1.5)
 """How far the marks' phase may be off when the sync's start was not seen."""
 HELD_FRACTION = 0.9
 """A window average at or above this share of the limit means md is holding the sync back."""
-CAPACITY_TAU_S = 30.0
-"""How fast the capacity estimate forgets (seconds)."""
-HISTORY_S = 40.0
+CAPACITY_SPAN_S = 2.0
+"""Seconds md must run below its allowance before its pace counts as the disks'."""
+HISTORY_S = 75.0
 OWN_SPAN_S = 10.0
 """Seconds of raidtop's own progress readings before the ETA stops leaning on md's window."""
 RATE_SPAN_S = 1.0
 """The displayed speed is the progress over at least this many seconds."""
 STALL_SPAN_S = 2.0
-SIM_STEP_S = 0.5
+SIM_TICK_S = 0.05
+DEFAULT_STEP_S = MARK_STEP_S + SLEEP_S / 2
+FIT_FRACTION = 0.25
+"""Below this share of the limit the marks change nothing: no fit."""
+FULL_FIT_EVERY = 10
+OVERSHOOT_SHARE = 0.25
+"""Share of the in-flight sync I/O by which completions overshoot md's allowance
+(it checks completed work, and what was issued before the check still lands;
+calibrated on the VM recordings, see bench/RESULTS.md)."""
+FREE_SHARE = 0.5
+"""md runs free when progress is this many seconds of the limit (or the in-flight I/O) below its allowance."""
 RESYNC_IN_FLIGHT_KIB = {"raid1": 2048, "raid10": 2048}
 """Sync I/O md keeps in flight ahead of the completed position mdstat shows:
 raid1.c and raid10.c allow RESYNC_DEPTH (32) requests of RESYNC_BLOCK_SIZE
 (64 KiB). md's throttle counts it when issued, so the last 2 MiB finish
 about as soon as the issuing reaches the end (seen in the VM: 2–3 s early
 at 1000 KiB/s)."""
-
-
-def _interpolate(times: Sequence[float], values: Sequence[float], t: float) -> float:
-    i = bisect_left(times, t)
-    if i <= 0:
-        return values[0]
-    if i >= len(times):
-        return values[-1]
-    t0, t1 = times[i - 1], times[i]
-    if t1 == t0:
-        return values[i]
-    return values[i - 1] + (values[i] - values[i - 1]) * (t - t0) / (t1 - t0)
 
 
 def project_finish(
@@ -84,6 +80,7 @@ def project_finish(
     back_rate: float | None = None,
     phase: float = 0.0,
     in_flight: float = 0.0,
+    clock: tuple[float, float] | None = None,
 ) -> float | None:
     """Seconds until progress reaches ``total``, simulating md's window throttle.
 
@@ -91,9 +88,11 @@ def project_finish(
     ``limit`` the maximum in force (KiB/s), ``None`` when unknown;
     ``capacity`` the disks' rate, ``None`` for unknown (unlimited);
     ``back_rate`` the rate assumed before the first entry (md's window
-    average), else the history's own average; ``phase`` shifts md's marks
-    (for a range); ``in_flight`` KiB are issued
-    ahead of ``done`` (:data:`RESYNC_IN_FLIGHT_KIB`). ``None`` when nothing moves.
+    average), else the history's own average; ``clock`` md's marks as
+    ``(start, step)`` (:func:`fit_marks`), else taken from the start the
+    history implies, shifted by ``phase`` (for a range); ``in_flight`` KiB
+    are issued ahead of ``done`` (:data:`RESYNC_IN_FLIGHT_KIB`). ``None``
+    when nothing moves.
     """
     now, done = history[-1]
     total = max(done, total - in_flight)
@@ -103,45 +102,32 @@ def project_finish(
     cap = capacity if capacity and capacity > 0 else math.inf
     if limit is None or limit <= 0:
         return remaining / cap if cap < math.inf else None
-    steady = min(cap, limit * (WINDOW_S + 0.5) / WINDOW_S)
     first_t, first_d = history[0]
     if back_rate is None:
-        back_rate = (done - first_d) / (now - first_t) if now > first_t else steady
-    # md's marks start with the sync: in its first ~30 s the window is shorter
-    # and the allowance with it. Before the first reading, progress is taken
-    # as linear at back_rate, which also dates the start.
-    started = (first_t - first_d / back_rate if back_rate > 0 else first_t - 10 * WINDOW_S) + phase
-    times = [t for t, _ in history]
-    dones = [d for _, d in history]
-
-    def past(t: float) -> float:
-        if t < first_t:
-            return max(0.0, first_d - back_rate * (first_t - t))
-        return _interpolate(times, dones, t)
-
-    sim_t, sim_d = [now], [done]
-    t, d = now, done
-    horizon = now + 2 * WINDOW_S + 2
+        back_rate = (done - first_d) / (now - first_t) if now > first_t else limit
+    start, step = clock if clock is not None else (start_of(history, back_rate), DEFAULT_STEP_S)
+    marks = replay_marks(start + phase, step, now, past_of(history, back_rate))
+    # Forward in ticks: md issues at the disks' pace up to what its window
+    # allows; there it sleeps SLEEP_S and checks again, taking a mark when
+    # the last is MARK_STEP_S old.
+    t, d, wake = now, done, now
+    horizon = now + 2 * MARKS * step + 10
     while t < horizon:
-        t_next = t + SIM_STEP_S
-        base_t = _mark(t_next, started)
-        base = past(base_t) if base_t <= now else _interpolate(sim_t, sim_d, base_t)
-        allowed = base + limit * (math.floor(t_next - base_t) + 1)
-        d_next = max(d, min(d + cap * SIM_STEP_S, allowed))
+        d_next = d
+        if t >= wake:
+            if t >= marks.last + MARK_STEP_S:
+                marks.step(t, d)
+            allowed = marks.allowed(t, limit) + OVERSHOOT_SHARE * in_flight
+            if d >= allowed:
+                wake = t + SLEEP_S
+            else:
+                d_next = min(d + cap * SIM_TICK_S, allowed)
         if d_next >= total:
-            return t - now + SIM_STEP_S * (total - d) / (d_next - d)
-        t, d = t_next, d_next
-        sim_t.append(t)
-        sim_d.append(d)
-    if steady <= 0:
-        return None
+            return t - now + SIM_TICK_S * (total - d) / (d_next - d)
+        t, d = t + SIM_TICK_S, d_next
+    window = MARKS * step + step / 2
+    steady = min(cap, limit * (window + 1) / window)
     return t - now + (total - d) / steady
-
-
-def _mark(t: float, started: float) -> float:
-    """The mark md measures from at ``t``: ten 3 s steps back, never before the start."""
-    steps = math.floor((t - started) / MARK_STEP_S)
-    return started + MARK_STEP_S * max(0, steps - MARKS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +145,7 @@ class Forecast:
 class SyncModel:
     """One array's sync: recent progress, the limit in force, the disks' capacity."""
 
-    __slots__ = ("_key", "_history", "_work", "_span", "_first_time")
+    __slots__ = ("_key", "_history", "_capacity", "_free_since", "_first_time", "_clock")
 
     def __init__(self) -> None:
         self.reset()
@@ -169,9 +155,10 @@ class SyncModel:
         self._key: tuple[str, int] | None = None
         # (time, done KiB, limit in force, md's window average) per reading
         self._history: deque[tuple[float, float, float | None, float | None]] = deque()
-        self._work = 0.0
-        self._span = 0.0
         self._first_time = 0.0
+        self._clock: tuple[float, float] | None = None
+        self._capacity: float | None = None
+        self._free_since: tuple[float, float] | None = None
 
     @property
     def history(self) -> list[tuple[float, float]]:
@@ -180,8 +167,8 @@ class SyncModel:
 
     @property
     def capacity_kib_s(self) -> float | None:
-        """The rate of the intervals md did not throttle; ``None`` when it throttled them all."""
-        return self._work / self._span if self._span > 0 and self._work > 0 else None
+        """The disks' pace over the last stretch md did not hold back; ``None`` before one."""
+        return self._capacity if self._capacity and self._capacity > 0 else None
 
     def update(self, time: float, sync: MdSync | None, limit: float | None, in_flight: float = 0.0) -> Forecast | None:
         """Feed one reading taken at ``time``; ``None`` when no sync with counts runs."""
@@ -194,30 +181,62 @@ class SyncModel:
             self._key, self._first_time = key, time
         if self._history and time <= self._history[-1][0]:
             return None  # a replayed or repeated reading adds nothing
-        previous = self._history[-1] if self._history else None
         kernel = float(sync.speed_kib_s) if sync.speed_kib_s else None
         self._history.append((time, float(sync.done_kib), limit, kernel))
         while len(self._history) > 2 and self._history[1][0] < time - HISTORY_S:
             self._history.popleft()
-        if previous is not None:
-            self._learn_capacity(previous, time, sync)
-        held = self._held(time, kernel, limit)
         history = self.history
         own = time - self._first_time >= OWN_SPAN_S
         back = None if own else kernel
+        back_rate = self._history[0][3] or self._average()
+        pace = kernel or self._average()
+        # Far below its maximum md's marks change nothing: spare the fit.
+        clock = None
+        if limit and pace >= FIT_FRACTION * limit:
+            readings = [(t, d, k) for t, d, _, k in self._history]
+            # While md runs free the marks barely matter: refine the last fit,
+            # searching afresh now and then; while it holds back, every time.
+            near = self._clock if self._free_since is not None and len(readings) % FULL_FIT_EVERY else None
+            clock = self._clock = fit_marks(readings, back_rate, near) or fit_marks(readings, back_rate)
+        free = self._free(clock, time, limit, kernel, back_rate, in_flight)
+        if not free:
+            self._free_since = None
+        elif self._free_since is None:
+            self._free_since = (time, float(sync.done_kib))
+        elif time - self._free_since[0] >= CAPACITY_SPAN_S:
+            # The whole stretch md let run, not its single intervals: one
+            # reading's jump to md's allowance ends a stretch, so a per-interval
+            # average would keep only the slow ones.
+            t0, d0 = self._free_since
+            self._capacity = (sync.done_kib - d0) / (time - t0)
         moved = history[-1][1] > history[0][1]
         if (len(history) < 2 or not moved) and back is None:
             eta = None  # nothing to go on: no speed from md, no progress seen
         else:
-            capacity = None if held else self.capacity_kib_s
-            if capacity is None and not held and back is not None:
-                capacity = back  # below its limit md's window average is the disks' pace
-            eta = project_finish(history, float(sync.total_kib), limit, capacity, back, in_flight=in_flight)
+            capacity = self.capacity_kib_s
+            raised = len(self._history) > 1 and self._history[-2][2] != limit
+            if capacity is None and free and not raised:
+                # Below what md allows (and not just because the limit rose
+                # this moment), its window average is the disks' pace.
+                capacity = kernel or self._average() or None
+            eta = project_finish(history, float(sync.total_kib), limit, capacity,
+                                 back if back is not None else back_rate, in_flight=in_flight, clock=clock)
         rate = self._rate(time, RATE_SPAN_S)
         recent = self._rate(time, STALL_SPAN_S)
         stalled = recent is not None and recent == 0 and bool(kernel)
         basis = None if eta is None else ("raidtop" if own else "md-window")
         return Forecast(eta, basis, rate, stalled, self.capacity_kib_s)
+
+    def _free(self, clock: tuple[float, float] | None, time: float, limit: float | None, kernel: float | None,
+              back_rate: float, in_flight: float) -> bool:
+        """True when md is not holding the sync back: the disks set its pace."""
+        if not limit:
+            return True
+        if clock is None:
+            return not self._held(time, kernel, limit)
+        marks = replay_marks(clock[0], clock[1], time, past_of(self.history, back_rate))
+        slack = marks.allowed(time, limit) + OVERSHOOT_SHARE * in_flight - self._history[-1][1]
+        return slack > max(in_flight, FREE_SHARE * limit)
 
     def _held(self, time: float, kernel: float | None, limit: float | None) -> bool:
         """True when md's window average (sync_speed, else our own) is at the limit."""
@@ -227,21 +246,13 @@ class SyncModel:
         if average is None:
             history = self.history
             start = max(history[0][0], time - WINDOW_S)
-            done_then = _interpolate([t for t, _ in history], [d for _, d in history], start)
+            done_then = interpolate([t for t, _ in history], [d for _, d in history], start)
             average = (history[-1][1] - done_then) / (time - start + 1)
         return average >= HELD_FRACTION * limit
 
-    def _learn_capacity(self, previous: tuple[float, float, float | None, float | None], time: float,
-                        sync: MdSync) -> None:
-        t0, d0, limit, kernel = previous
-        dt = time - t0
-        # An interval that starts throttled says only that the disks are at
-        # least this fast: it would drag the capacity down to the limit.
-        if dt <= 0 or (limit and (kernel is None or kernel >= HELD_FRACTION * limit)):
-            return
-        decay = math.exp(-dt / CAPACITY_TAU_S)
-        self._work = self._work * decay + (sync.done_kib - d0)
-        self._span = self._span * decay + dt
+    def _average(self) -> float:
+        (t0, d0, _, _), (t1, d1, _, _) = self._history[0], self._history[-1]
+        return (d1 - d0) / (t1 - t0) if t1 > t0 else 0.0
 
     def _rate(self, time: float, span: float) -> float | None:
         """Δdone/Δt back to the newest reading at least ``span`` seconds old."""

@@ -172,8 +172,9 @@ async def test_a_speed_limit_during_a_rebuild_shows_the_predicted_eta(root, sess
         await highlight(pilot, screen, "sync_speed_max")
         await pilot.press("enter", *"6000")
         preview = text(app.screen, "#change-preview")
-        # Not 22 s x 2: md first stalls until its speed window has let go of the faster progress.
-        assert "Predicted: md6 recover: 11.7M/s now, ETA 22s → 6000K/s, ETA 55s" in preview
+        # Not 22 s x 2: md first stalls until its speed window (10 marks, each taken at a check
+        # after 500 ms sleeps) has let go of the faster progress.
+        assert "Predicted: md6 recover: 11.7M/s now, ETA 22s → 6000K/s, ETA 58s" in preview
         await pilot.press("enter")
         assert "Predicted: md6" in text(app.screen, "#confirm-details")
         await pilot.press("y")

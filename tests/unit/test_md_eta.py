@@ -1,8 +1,9 @@
 """raidtop's sync ETA (raidtop.collect.mdeta): md's window throttle simulated forward.
 
-The accuracy goals are checked on real-kernel recordings in
-test_md_eta_traces.py; here are the model's own properties: it does not
-jump on wobble, it resets when the sync changes, it says where it comes from.
+The accuracy goal (10 % from 25 % progress on, better than finish=) is
+checked at the end on the real-kernel recordings in tests/data/realmd; the
+rest are the model's own properties: it does not jump on wobble, it resets
+when the sync changes, it says where it comes from, its mark fit dates md's start.
 Bounds are on estimates, never on wall-clock timing.
 """
 
@@ -115,3 +116,43 @@ def test_tracker_fills_the_fields_and_forgets_vanished_arrays():
     assert result[1].sync is None
     tracker.apply(arrays(3, with_md1=False), 3.0)
     assert sorted(tracker._models) == ["md0"]
+
+
+# Mean absolute error from 25 % progress on (bench/eta_accuracy.py) on the
+# real-kernel recordings in tests/data/realmd: the issue's goal is 10 % for
+# every run, and always better than the kernel's finish=.
+ETA_GOAL_PCT = 10.0
+
+
+@pytest.fixture(scope="module")
+def recorded_accuracy():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    import eta_accuracy
+    return eta_accuracy.evaluate()
+
+
+@pytest.mark.parametrize("run", ["constant_raid1", "constant_raid5_recover", "fio_load",
+                                 "raised", "lowered_early", "lowered"])
+def test_eta_meets_the_goal_on_real_kernel_recordings(recorded_accuracy, run):
+    figures = recorded_accuracy[run]
+    assert figures["readings"] >= 9 and figures["raidtop_missing"] == 0
+    assert figures["raidtop_pct"] <= ETA_GOAL_PCT
+    assert figures["raidtop_pct"] < figures["finish_pct"] and figures["raidtop_s"] < figures["finish_s"]
+
+
+def test_after_a_raise_the_eta_follows_md_s_burst(recorded_accuracy):
+    # The issue's case (1000 -> 3000 at 51 %): one reading after the change; raidtop said 16 s before.
+    figures = recorded_accuracy["raised_burst"]
+    assert figures["raidtop_s"] < 2.0 < figures["finish_s"]
+
+
+def test_mark_fit_dates_mds_start_from_sync_speed_while_it_waits():
+    from raidtop.collect.mdmarks import fit_marks
+    # md stalled at 21 632 KiB: sync_speed = done / whole seconds since its start (-0.6 s),
+    # read at t.97 and t.45 in turn: only a start between -1.03 and -0.45 explains both.
+    times = [t + (0.97 if t % 2 else 0.45) for t in range(7, 20)]
+    readings = [(t, 21_632.0, float(21_632 // int(t + 0.6))) for t in times]
+    start, step = fit_marks(readings, back_rate=3000.0)
+    assert -1.03 < start <= -0.45 and 3.0 <= step <= 3.5

@@ -100,13 +100,29 @@ def test_every_scenario_has_a_small_trace_from_a_real_kernel():
         assert document["kernel"].startswith("6.1.") and len(document["steps"]) >= 5
 
 
+ESTIMATES = ("eta_s", "eta_basis")
+"""raidtop's ETA model's output: the VM recorded the model of its day; the model is held to the
+real end times instead (tests/unit/test_md_eta.py, bench/eta_accuracy.py)."""
+
+
+def without_estimates(arrays: list[dict]) -> list[dict]:
+    """The reported arrays with the ETA model's estimates left out of their syncs."""
+    out = []
+    for array in arrays:
+        sync = array.get("sync")
+        if sync:
+            array = {**array, "sync": {k: v for k, v in sync.items() if k not in ESTIMATES}}
+        out.append(array)
+    return out
+
+
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_replay_reports_exactly_what_raidtop_reported_in_the_vm(traces, name):
     document, replayed = traces[name]
     for step, again in zip(document["steps"], replayed):
         vm = step["reported"]
         where = f"{name} step {step['label']!r} at {step['monotonic']}s"
-        assert again["arrays"] == vm["arrays"], where
+        assert without_estimates(again["arrays"]) == without_estimates(vm["arrays"]), where
         assert again["events"] == vm["events"], where
         assert again["alerts"] == vm["alerts"], where
 

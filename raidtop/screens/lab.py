@@ -34,7 +34,7 @@ from raidtop.actions.action_log import LoggedAction
 from raidtop.actions.lab.core import Lab, LabArrayView, LabError, LabUnavailable
 from raidtop.actions.lab.members import ARRAY_VERBS, LabMemberActions
 from raidtop.actions.lab.preflight import DEMO_HINT, LabEnvironment
-from raidtop.actions.lab.runner import CommandEvent, LabCommandFailed
+from raidtop.actions.lab.commands import CommandEvent, LabCommandFailed
 from raidtop.actions.lab.spec import (
     CHUNK_CHOICES_KIB,
     DEFAULT_CHUNK_KIB,
@@ -530,7 +530,7 @@ class LabScreen(Screen[None]):
         self._set_busy(None)
         self.notify(message.text, title=message.title, severity=message.severity, timeout=8)
         if message.study is not None:
-            where = f"Stored as study {message.study.study_id} in {self.lab.history.path}"
+            where = f"Stored as study {message.study.study_id} in {self.lab.store.path}"
             if message.csv_path:
                 where += f"; CSV: {message.csv_path}"
             self.app.push_screen(StudyResultScreen(format_table(message.study.rows), where))

@@ -17,7 +17,7 @@ import pytest
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.preflight import LabEnvironment
-from raidtop.actions.lab.runner import CommandEvent, CommandRunner
+from raidtop.actions.lab.commands import CommandEvent, CommandRunner
 from raidtop.app import RaidtopApp
 from raidtop.config import Config
 from raidtop.screens.confirm import ConfirmDialog

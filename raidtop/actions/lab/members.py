@@ -19,7 +19,7 @@ from typing import Callable
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.guard import CheckedArray, check_array, check_member, lab_image_of
-from raidtop.actions.lab.runner import LabCommandFailed
+from raidtop.actions.lab.commands import LabCommandFailed
 from raidtop.actions.lab.timeline import read_status
 from raidtop.actions.member_actions import ARRAY_VERBS, ActionRefused
 from raidtop.actions.lab.registry import LabRegistry

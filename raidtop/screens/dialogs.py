@@ -1,4 +1,4 @@
-"""Small modal dialogs: filter input and the notes list."""
+"""Small modal dialogs: filter input, the notes list, one-line questions and job reports."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from raidtop.widgets.shown_text import content
+from raidtop.widgets.shown_text import PlainStatic, content
 
 
 class FilterDialog(ModalScreen[str | None]):
@@ -87,3 +87,34 @@ class AskDialog(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ReportDialog(ModalScreen[None]):
+    """A finished job's report: a title, a block of literal text (a table) and a line saying where it was kept."""
+
+    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="report-close", tooltip="Back to the screen")]
+    DEFAULT_CSS = """
+    ReportDialog { align: center middle; }
+    ReportDialog > Vertical { width: 110; max-width: 100%; height: auto; max-height: 90%; border: round $primary; background: $surface; padding: 0 1; }
+    ReportDialog #report-body { background: $panel; color: $text-primary; padding: 0 1; }
+    ReportDialog #report-where { color: $text-muted; }
+    """
+
+    def __init__(self, title: str, body: str, where: str = "") -> None:
+        super().__init__()
+        self._title = title
+        self._body = body
+        self._where = where
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(content(self._title), classes="title")
+            # Tables quote paths and device names: literal text, several lines allowed.
+            yield PlainStatic(self._body, id="report-body")
+            yield PlainStatic(self._where, id="report-where")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+from raidtop.screens.confirm import ConfirmDialog  # noqa: E402,F401  (moved here by the bench helper)

@@ -26,23 +26,23 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from raidtop.actions.lab.commands import CommandEvent
 from raidtop.actions.lab.core import Lab, LabArrayView
 from raidtop.actions.lab.members import LabMemberActions
-from raidtop.actions.lab.preflight import DEMO_HINT, LabEnvironment
-from raidtop.actions.lab.spec import human_size
+from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.lab.study import StudyParams, format_table
 from raidtop.actions.lab.timeline import format_rebuild
 from raidtop.member_verbs import ARRAY_VERBS, verb_name
 from raidtop.model import Snapshot
-from raidtop.screens.dialogs import ConfirmDialog, ReportDialog
+from raidtop.screens.dialogs import ReportDialog
 from raidtop.screens.lab_form import LabForm
-from raidtop.screens.lab_jobs import LabJobs, study_plan, teardown_commands
+from raidtop.screens.lab_jobs import LabJobs
 from raidtop.screens.lab_rows import (
+    environment_banner,
+    log_command,
     ARRAY_COLUMNS,
     LOG_COLUMNS,
     LOG_ROWS,
@@ -93,13 +93,6 @@ class LabScreen(Screen[None]):
     LabScreen #lab-log-panel { height: 9; }
     LabScreen TextTable { scrollbar-size-horizontal: 0; }
     """
-
-    class CommandLogged(Message):
-        """A lab command started or ended (from whichever thread ran it)."""
-
-        def __init__(self, event: CommandEvent) -> None:
-            super().__init__()
-            self.event = event
 
     def __init__(self, lab: Lab | None = None, *, environment: LabEnvironment | None = None,
                  read_only: bool | None = None) -> None:
@@ -178,7 +171,6 @@ class LabScreen(Screen[None]):
         yield MemberFlow(lambda _array: self.actions, id="member-flow")
 
     def on_mount(self) -> None:
-        self.lab.runner.add_listener(self._command_from_thread)
         self.watch(self.query_one("#lab-arrays", TextTable), "cursor_row", self._array_moved, init=False)
         title = f" Lab  {self.lab.lab_dir}"
         if self.read_only:
@@ -191,13 +183,6 @@ class LabScreen(Screen[None]):
         self._refreshing = True
         self._jobs.refresh(None, with_history=True)
         self.query_one("#lab-arrays", TextTable).focus()
-
-    def on_unmount(self) -> None:
-        self.lab.runner.remove_listener(self._command_from_thread)
-
-    def _command_from_thread(self, event: CommandEvent) -> None:
-        # Called from the worker that runs the command: post_message is the thread-safe way in.
-        self.post_message(self.CommandLogged(event))
 
     def apply_snapshot(self, snapshot: Snapshot) -> None:
         """The app's sampler saw the arrays: update the lab's views and timelines from it."""
@@ -224,11 +209,7 @@ class LabScreen(Screen[None]):
         if environment.ready:
             self.set_class(False, "-unavailable")
         else:
-            lines = ["The lab cannot create or change arrays on this machine:"]
-            lines += [f"• {p.text}" for p in environment.problems]
-            if not any(DEMO_HINT in p.fix for p in environment.problems):
-                lines.append(f"Meanwhile: {DEMO_HINT.removeprefix('meanwhile, ')}.")
-            banner.update("\n".join(lines))
+            banner.update(environment_banner(environment))
             self.set_class(True, "-unavailable")
         self.refresh_bindings()
 
@@ -251,20 +232,9 @@ class LabScreen(Screen[None]):
             self._log.extend(live)
         self._render_all()
 
-    @on(CommandLogged)
-    def _command_logged(self, message: CommandLogged) -> None:
-        event = message.event
-        if event.ok is not None:
-            # The end of a command replaces its "running" line.
-            for index in range(len(self._log) - 1, -1, -1):
-                existing = self._log[index]
-                if existing.ok is None and (existing.command, existing.started) == (event.command, event.started):
-                    self._log[index] = event
-                    break
-            else:
-                self._log.append(event)
-        else:
-            self._log.append(event)
+    @on(LabJobs.CommandLogged)
+    def _command_logged(self, message: LabJobs.CommandLogged) -> None:
+        log_command(self._log, message.event)
         self._render_log()
 
     @on(LabJobs.Progress)
@@ -359,69 +329,30 @@ class LabScreen(Screen[None]):
     def action_create(self) -> None:
         """Confirm the form's array with its commands, then create it in a worker."""
         spec = self.query_one(LabForm).spec()
-        if spec is None:
-            return
-        commands = "\n".join(self.lab.preview_create(spec))
-        details = ("md1NN is the first free md number from md100; loopA… are the loop devices losetup picks. "
-                   "The log below shows the real names as the commands run.")
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self._set_busy(f"creating {spec.level} on {spec.disks} × {human_size(spec.disk_size_bytes)}")
-                self._jobs.create(spec)
-
-        self.app.push_screen(ConfirmDialog(f"Create a {spec.level} lab array?", commands, details), confirmed)
-
-    @on(Button.Pressed, "#lab-create-button")
-    def _create_pressed(self) -> None:
-        if self.check_action("create", ()):
-            self.action_create()
-        else:
-            self._explain_unavailable()
+        if spec is not None:
+            self._jobs.ask_create(spec)
 
     def action_study(self) -> None:
         """Confirm and run the RAID-level study (levels 0, 1, 5) with the form's disk size."""
         size = self.query_one(LabForm).disk_size()
-        if size is None:
-            return
-        params = StudyParams(disk_size_bytes=size, runtime_s=5)
-        plan = study_plan(params)
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self._jobs.cancel.clear()
-                self._set_busy("study starting")
-                self._jobs.study(params)
-
-        self.app.push_screen(ConfirmDialog("Run the RAID-level study?", plan,
-                                           "Every command appears in the log below as it runs.",
-                                           "fio writes to the lab's own arrays only; they are destroyed afterwards."),
-                             confirmed)
-
-    @on(Button.Pressed, "#lab-study-button")
-    def _study_pressed(self) -> None:
-        if self.check_action("study", ()):
-            self.action_study()
-        else:
-            self._explain_unavailable()
+        if size is not None:
+            self._jobs.ask_study(StudyParams(disk_size_bytes=size, runtime_s=5))
 
     def action_teardown(self) -> None:
         """Confirm, then stop every lab array, detach its loops and delete its images."""
-        details = ("Each device is checked against the kernel first: a loop number or md name that now "
-                   "belongs to something else is left alone and reported.")
+        self._jobs.ask_teardown(self._views)
 
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self._set_busy("tearing down the lab")
-                self._jobs.teardown()
+    @on(Button.Pressed, "#lab-create-button, #lab-study-button, #lab-teardown-button")
+    def _job_button(self, event: Button.Pressed) -> None:
+        job = event.button.id.removeprefix("lab-").removesuffix("-button")
+        if self.check_action(job, ()):
+            getattr(self, f"action_{job}")()
+        elif job != "teardown":
+            self._explain_unavailable()
 
-        self.app.push_screen(ConfirmDialog("Tear down the whole lab?", teardown_commands(self._views), details,
-                                           "Everything stored on the lab's arrays is lost."), confirmed)
-
-    @on(Button.Pressed, "#lab-teardown-button")
-    def _teardown_pressed(self) -> None:
-        if self.check_action("teardown", ()):
-            self.action_teardown()
+    @on(LabJobs.Started)
+    def _job_started(self, message: LabJobs.Started) -> None:
+        self._set_busy(message.text)
 
     def action_member(self, verb: str) -> None:
         """Fail, remove, add… on the highlighted array and member: the shared flow plans, confirms and runs it."""

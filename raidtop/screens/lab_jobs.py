@@ -21,6 +21,7 @@ from raidtop.actions.lab.core import Lab, LabArrayView, LabError, LabUnavailable
 from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size
 from raidtop.actions.lab.study import StudyParams, StudyResult, run_study, write_csv
+from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.lab_rows import LOG_ROWS, logged_to_event
 
 CHECKED_LEVELS = ["raid0", "raid1", "raid5", "raid6", "raid10"]
@@ -83,6 +84,20 @@ class LabJobs(Widget):
             self.study = study
             self.csv_path = csv_path
 
+    class CommandLogged(Message):
+        """A lab command started or ended (from whichever thread ran it)."""
+
+        def __init__(self, event: CommandEvent) -> None:
+            super().__init__()
+            self.event = event
+
+    class Started(Message):
+        """The user confirmed a job; ``text`` says what is running."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     class Progress(Message):
         """A line of study progress."""
 
@@ -97,8 +112,52 @@ class LabJobs(Widget):
         self.cancel = threading.Event()
         """Set when the screen goes away: the study stops between steps."""
 
+    def on_mount(self) -> None:
+        self.lab.runner.add_listener(self._command_from_thread)
+
     def on_unmount(self) -> None:
+        self.lab.runner.remove_listener(self._command_from_thread)
         self.cancel.set()
+
+    def _command_from_thread(self, event: CommandEvent) -> None:
+        # Called from the worker that runs the command: post_message is the thread-safe way in.
+        self.post_message(self.CommandLogged(event))
+
+    # -------------------------------------------------------------- confirmations
+
+    def ask_create(self, spec: LabSpec) -> None:
+        """Show the commands that create ``spec``'s array; create it on yes."""
+        details = ("md1NN is the first free md number from md100; loopA… are the loop devices losetup picks. "
+                   "The log below shows the real names as the commands run.")
+        busy = f"creating {spec.level} on {spec.disks} × {human_size(spec.disk_size_bytes)}"
+        self._ask(ConfirmDialog(f"Create a {spec.level} lab array?", "\n".join(self.lab.preview_create(spec)), details),
+                  busy, lambda: self.create(spec))
+
+    def ask_study(self, params: StudyParams) -> None:
+        """Show what the study does; run it on yes."""
+        self.cancel.clear()
+        self._ask(ConfirmDialog("Run the RAID-level study?", study_plan(params),
+                                "Every command appears in the log below as it runs.",
+                                "fio writes to the lab's own arrays only; they are destroyed afterwards."),
+                  "study starting", lambda: self.study(params))
+
+    def ask_teardown(self, views: list[LabArrayView]) -> None:
+        """Show what teardown stops, detaches and deletes; do it on yes."""
+        details = ("Each device is checked against the kernel first: a loop number or md name that now "
+                   "belongs to something else is left alone and reported.")
+        self._ask(ConfirmDialog("Tear down the whole lab?", teardown_commands(views), details,
+                                "Everything stored on the lab's arrays is lost."),
+                  "tearing down the lab", self.teardown)
+
+    def _ask(self, dialog: ConfirmDialog, busy: str, start) -> None:
+        def confirmed(answer: bool | None) -> None:
+            if answer:
+                self.post_message(self.Started(busy))
+                start()
+
+        self.app.push_screen(dialog, confirmed)
+
+    # -------------------------------------------------------------- workers
 
     @work(thread=True, exclusive=True, group="lab-env", exit_on_error=False)
     def check_environment(self) -> None:

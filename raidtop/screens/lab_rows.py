@@ -1,4 +1,4 @@
-"""The Lab screen's tables as rows: arrays, members, timeline and the command log.
+"""The Lab screen's tables as rows (arrays, members, timeline, the command log) and its banner text.
 
 Pure functions from the lab's views and command events to
 :class:`~raidtop.widgets.text_table.Row`; no Textual, no I/O, so the screen
@@ -8,10 +8,12 @@ stays composition and message handling.
 from __future__ import annotations
 
 import time
+from collections import deque
 
 from raidtop.actions.action_log import LoggedAction
 from raidtop.actions.lab.commands import CommandEvent
 from raidtop.actions.lab.core import LabArrayView
+from raidtop.actions.lab.preflight import DEMO_HINT, LabEnvironment
 from raidtop.actions.lab.spec import human_size
 from raidtop.actions.lab.timeline import describe, format_rebuild
 from raidtop.widgets.text_table import Column, Row
@@ -123,3 +125,23 @@ def logged_to_event(entry: LoggedAction) -> CommandEvent:
     """An action-log line as a finished command (the log pane starts with the lab's recent history)."""
     ok = entry.result == "ok"
     return CommandEvent(entry.command, entry.time, entry.time, ok, "", "" if ok else entry.result)
+
+
+def log_command(log: deque[CommandEvent], event: CommandEvent) -> None:
+    """Add ``event`` to the command log; the end of a command replaces its "running" line."""
+    if event.ok is not None:
+        for index in range(len(log) - 1, -1, -1):
+            existing = log[index]
+            if existing.ok is None and (existing.command, existing.started) == (event.command, event.started):
+                log[index] = event
+                return
+    log.append(event)
+
+
+def environment_banner(environment: LabEnvironment) -> str:
+    """What this machine lacks for the lab, one bullet each, and the demo to try meanwhile."""
+    lines = ["The lab cannot create or change arrays on this machine:"]
+    lines += [f"• {p.text}" for p in environment.problems]
+    if not any(DEMO_HINT in p.fix for p in environment.problems):
+        lines.append(f"Meanwhile: {DEMO_HINT.removeprefix('meanwhile, ')}.")
+    return "\n".join(lines)

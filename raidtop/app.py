@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import socket
+import threading
 import time
 from typing import Iterable
 
@@ -82,6 +83,7 @@ class RaidtopApp(App[None]):
         # The lab acts only on the live system (never on a replay or the demo).
         self.lab = None
         self.lab_actions = None
+        self._lab_lock = threading.Lock()
         """Made on first use (see member_actions): the lab is not needed for the first frame."""
         self.device_events_seen = 0
         self.device_events_note = "device events not watched"
@@ -138,16 +140,20 @@ class RaidtopApp(App[None]):
             self.notify(problem, title="Theme", severity="warning", timeout=8)
 
     def member_actions(self, array: str):
-        """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``."""
+        """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``.
+
+        Reads the lab registry: the member flow calls it from thread workers only.
+        """
         if self.demo is not None and self.demo.handles(array):
             return self.demo
         if self.demo is None and self.config.replay is None:
-            if self.lab_actions is None:
-                from raidtop.actions.lab.core import Lab
-                from raidtop.actions.lab.members import LabMemberActions
+            with self._lab_lock:  # called from the member flow's workers, which may overlap
+                if self.lab_actions is None:
+                    from raidtop.actions.lab.core import Lab
+                    from raidtop.actions.lab.members import LabMemberActions
 
-                self.lab = Lab(root=self.config.root)
-                self.lab_actions = LabMemberActions(self.lab)
+                    self.lab = Lab(root=self.config.root)
+                    self.lab_actions = LabMemberActions(self.lab)
             if self.lab_actions.handles(array):
                 return self.lab_actions
         return None

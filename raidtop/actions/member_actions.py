@@ -1,18 +1,19 @@
-"""The contract between the Arrays panel's member keys and whoever may act on an array.
+"""The contract between the member keys and whoever may act on an array.
 
 The demo's simulated array and the lab's loop-device arrays implement it; any
-other array has no MemberActions, so the keys do nothing there.
+other array has no MemberActions, so the keys do nothing there. The screens
+drive it through one flow (:mod:`raidtop.screens.member_flow`): ``offered``
+and ``command`` in a thread worker, a confirmation showing the command, then
+``run`` in a thread worker.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-VERBS = ("fail", "remove", "add", "re_add", "add_spare", "replace", "check", "repair", "speed_limit")
-"""Everything a member key may ask for; an implementation may refuse any."""
+from raidtop.member_verbs import ARRAY_VERBS, VERBS
 
-ARRAY_VERBS = frozenset({"add", "re_add", "add_spare", "check", "repair", "speed_limit"})
-"""Verbs that act on the array as a whole: they need no highlighted member."""
+__all__ = ["ARRAY_VERBS", "VERBS", "ActionRefused", "MemberActions"]
 
 
 class ActionRefused(Exception):
@@ -27,6 +28,9 @@ class MemberActions(Protocol):
 
     def handles(self, array: str) -> bool:
         """True for arrays this object may change."""
+
+    def offered(self, array: str) -> frozenset[str]:
+        """The verbs worth a key on ``array`` (empty when it is not handled). May read files: call it off the UI thread."""
 
     def command(self, verb: str, array: str, member: str | None) -> str:
         """The exact command :meth:`run` would run, to show before confirming."""

@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     """Dispatch one ``raidtop lab`` subcommand."""
     from raidtop.actions.lab.core import Lab
     from raidtop.actions.lab.registry import RegistryDamaged
-    from raidtop.actions.lab.runner import CommandEvent
+    from raidtop.actions.lab.commands import CommandEvent
 
     if args.lab_command is None:
         build_parser().print_help()
@@ -169,7 +169,7 @@ def _cmd_doctor(lab, args) -> int:
 
 def _cmd_create(lab, args) -> int:
     from raidtop.actions.lab.core import LabError, LabUnavailable
-    from raidtop.actions.lab.runner import LabCommandFailed
+    from raidtop.actions.lab.commands import LabCommandFailed
     from raidtop.actions.lab.spec import DEFAULT_CHUNK_KIB, LabSpec, SpecError, level_name, parse_size
 
     try:
@@ -335,7 +335,7 @@ def _cmd_teardown(lab, args) -> int:
 
 def _cmd_study(lab, args) -> int:
     from raidtop.actions.lab.core import LabError, LabUnavailable
-    from raidtop.actions.lab.runner import LabCommandFailed
+    from raidtop.actions.lab.commands import LabCommandFailed
     from raidtop.actions.lab.spec import SpecError, parse_size
     from raidtop.actions.lab.study import StudyParams, format_table, parse_levels, run_study, write_csv
 
@@ -358,7 +358,7 @@ def _cmd_study(lab, args) -> int:
         return EXIT_FAILED
     print()
     print(format_table(result.rows))
-    print(f"\nstored as study {result.study_id} in {lab.history.path}")
+    print(f"\nstored as study {result.study_id} in {lab.store.path}")
     if args.csv is not None:
         write_csv(result.rows, args.csv)
         print(f"wrote {args.csv}")

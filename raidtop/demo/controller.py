@@ -11,6 +11,8 @@ from raidtop.collect.source import Root
 from raidtop.demo.root import DemoRoot
 from raidtop.demo.simulator import SimulatedArray, SimulationRefused
 
+DEMO_VERBS = frozenset({"fail", "remove", "add"})
+"""The member verbs the simulated array implements; the others' keys stay hidden."""
 BUNDLED_REBUILD = Path(__file__).resolve().parent / "data" / "rebuild.xz"
 """A raid5 rebuild recorded from a real 6.1 kernel in the VM harness."""
 
@@ -38,7 +40,7 @@ class DemoController:
     """The simulated array, its overlay root, and the lab actions a user may take."""
 
     simulated = True
-    """Nothing real changes, so the member keys act without a confirmation."""
+    """Nothing real changes, so the member keys act without a confirmation (same flow otherwise)."""
 
     def __init__(self, level: str = "raid5", disks: int = 3, speed_limit_kib_s: int = 20_000,
                  recording: Path | None = BUNDLED_REBUILD) -> None:
@@ -70,13 +72,17 @@ class DemoController:
         """True for the simulated array (the only one the demo may change)."""
         return array == self.sim.name
 
+    def offered(self, array: str) -> frozenset[str]:
+        """fail, remove and add on the simulated array (all the simulation knows how to do)."""
+        return DEMO_VERBS if self.handles(array) else frozenset()
+
     def command(self, verb: str, array: str, member: str | None) -> str:
         """The mdadm command the action simulates."""
         if verb == "add":
             return f"mdadm /dev/{array} --add /dev/loop{self.sim._next_loop}"
         if verb in ("fail", "remove") and member:
             return f"mdadm /dev/{array} --{verb} /dev/{member}"
-        raise ActionRefused(f"the demo simulates fail, remove and add; not {verb}")
+        raise ActionRefused(f"the demo simulates fail, remove and add; not {verb.replace('_', ' ')}")
 
     def run(self, verb: str, array: str, member: str | None) -> str:
         """Apply the action to the simulated array; SimulationRefused becomes ActionRefused."""

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Tab, Tabs
 from raidtop.ring_buffers import History
 from raidtop.model import Snapshot
 from raidtop.screens.dialogs import AskDialog, NotesScreen
+from raidtop.screens.member_flow import MemberFlow
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.cpu_panel import CpuPanel
 from raidtop.widgets.disks_panel import DisksPanel
@@ -108,6 +109,8 @@ class DashboardScreen(Screen[None]):
                 yield SensorsPanel(id="sensors", classes="panel")
         yield NotesBar(id="notes-bar")
         yield Footer()
+        # The Arrays panel's member keys end here: planned, confirmed and run off the UI thread.
+        yield MemberFlow(self.app.member_actions, id="member-flow")
 
     def on_mount(self) -> None:
         self.add_class(f"-show-{self._active}")
@@ -129,6 +132,8 @@ class DashboardScreen(Screen[None]):
         self.last_snapshot = snap
         self.history.add(snap)
         self.query_one(ArraysPanel).show(snap)
+        if snap.arrays:
+            self.query_one(MemberFlow).survey([a.name for a in snap.arrays])
         self.query_one(DisksPanel).show(snap, self.history)
         self.query_one(CpuPanel).show(snap)
         self.query_one(VmPanel).show(snap)
@@ -138,6 +143,14 @@ class DashboardScreen(Screen[None]):
         status.sample_time = _clock(snap.time)
         if snap.vm is not None and snap.vm.loadavg is not None:
             status.load = " ".join(f"{v:.2f}" for v in snap.vm.loadavg)
+
+    @on(MemberFlow.Offered)
+    def _member_offers(self, message: MemberFlow.Offered) -> None:
+        self.query_one(ArraysPanel).set_offers(message.offers)
+
+    @on(ArraysPanel.MemberVerb)
+    def _member_verb(self, message: ArraysPanel.MemberVerb) -> None:
+        self.query_one(MemberFlow).request(message.verb, message.array, message.member)
 
     # -------------------------------------------------------------- panels
 

@@ -5,8 +5,8 @@ text) is made once: :class:`ConfirmDialog` before anything that changes the
 system, :class:`AskDialog` for one line, :class:`FormDialog` for several
 lines asked together, :class:`NotesScreen` for the sample's notes, and
 :class:`SweepDialog` for picking a knob and its values, :class:`CommandDialog`
-for commands to run by hand. Every text a caller
-passes in is shown literally (no markup, control characters replaced).
+for commands to run by hand, :class:`ReportDialog` for a finished job's report.
+Every text a caller passes in is shown literally (no markup, control characters replaced).
 """
 
 from __future__ import annotations
@@ -263,4 +263,32 @@ class CommandDialog(ModalScreen[None]):
 
     def action_close(self) -> None:
         """Close the message."""
+        self.dismiss(None)
+
+
+class ReportDialog(ModalScreen[None]):
+    """A finished job's report: a title, a block of literal text (a table) and a line saying where it was kept."""
+
+    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="report-close", tooltip="Back to the screen")]
+    DEFAULT_CSS = """
+    ReportDialog { align: center middle; }
+    ReportDialog > Vertical { width: 110; max-width: 100%; height: auto; max-height: 90%; border: round $primary; background: $surface; padding: 0 1; }
+    ReportDialog #report-body { background: $panel; color: $text-primary; padding: 0 1; }
+    ReportDialog #report-where { color: $text-muted; }
+    """
+
+    def __init__(self, title: str, body: str, where: str = "") -> None:
+        super().__init__()
+        self._title = title
+        self._body = body
+        self._where = where
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(content(self._title), classes="title")
+            # Tables quote paths and device names: literal text, several lines allowed.
+            yield PlainStatic(self._body, id="report-body")
+            yield PlainStatic(self._where, id="report-where")
+
+    def action_close(self) -> None:
         self.dismiss(None)

@@ -9,189 +9,56 @@ with its exact command. The bottom pane shows every command the lab runs,
 as it runs.
 
 Everything that blocks (mdadm, losetup, fio, reading the registry, sysfs)
-runs in thread workers that reach the screen through ``post_message``; the
-command log is fed by a runner listener the same way. On a machine without
+runs in thread workers that reach the screen through ``post_message``:
+:class:`~raidtop.screens.lab_jobs.LabJobs` for the lab's own jobs, the shared
+:class:`~raidtop.screens.member_flow.MemberFlow` for member keys. The
+command log is fed by a runner listener the same way. Rows are built in
+:mod:`raidtop.screens.lab_rows`, the form is :mod:`raidtop.screens.lab_form`. On a machine without
 md (or without mdadm, or without root) the screen says what is missing and
 how to get it, and offers ``raidtop --demo``.
 """
 
 from __future__ import annotations
 
-import shlex
-import threading
-import time
 from collections import deque
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
 
-from raidtop.actions.action_log import LoggedAction
-from raidtop.actions.lab.core import Lab, LabArrayView, LabError, LabUnavailable
-from raidtop.actions.lab.members import ARRAY_VERBS, LabMemberActions
-from raidtop.actions.lab.preflight import DEMO_HINT, LabEnvironment
-from raidtop.actions.lab.runner import CommandEvent, LabCommandFailed
-from raidtop.actions.lab.spec import (
-    CHUNK_CHOICES_KIB,
-    DEFAULT_CHUNK_KIB,
-    LEVELS,
-    LabSpec,
-    SpecError,
-    human_size,
-    parse_size,
-    validate,
-)
-from raidtop.actions.lab.study import StudyParams, StudyResult, format_table, run_study, write_csv
-from raidtop.actions.lab.timeline import describe, format_rebuild
-from raidtop.actions.member_actions import ActionRefused
+from raidtop.actions.lab.commands import CommandEvent
+from raidtop.actions.lab.core import Lab, LabArrayView
+from raidtop.actions.lab.members import LabMemberActions
+from raidtop.actions.lab.preflight import LabEnvironment
+from raidtop.actions.lab.study import StudyParams, format_table
+from raidtop.actions.lab.timeline import format_rebuild
+from raidtop.member_verbs import ARRAY_VERBS, verb_name
 from raidtop.model import Snapshot
-from raidtop.screens.dialogs import ConfirmDialog
+from raidtop.screens.dialogs import ReportDialog
+from raidtop.screens.lab_form import LabForm
+from raidtop.screens.lab_jobs import LabJobs
+from raidtop.screens.lab_rows import (
+    environment_banner,
+    log_command,
+    ARRAY_COLUMNS,
+    LOG_COLUMNS,
+    LOG_ROWS,
+    MEMBER_COLUMNS,
+    TIMELINE_COLUMNS,
+    array_row,
+    log_row,
+    member_rows,
+    timeline_rows,
+)
+from raidtop.screens.member_flow import MemberFlow
+from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
-from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.widgets.text_table import TextTable
 from raidtop.typed_app import raidtop_app
-
-ARRAY_COLUMNS = [
-    Column("name", "Array", 7, "left"),
-    Column("level", "Level", 7, "left"),
-    Column("disks", "Disks", 6),
-    Column("size", "Disk", 8),
-    Column("state", " State", 13, "left"),
-    Column("pattern", "[UU]", 8, "left"),
-    Column("sync", "Sync", 13, "left"),
-    Column("rebuild", "Rebuild", 10),
-    Column("created", "Created", 10),
-]
-MEMBER_COLUMNS = [
-    Column("member", "Member", 8, "left"),
-    Column("slot", "Slot", 5),
-    Column("roles", " Roles", 28, "left"),
-    Column("image", "Image", 40, "left"),
-]
-TIMELINE_COLUMNS = [
-    Column("time", "Time", 9, "left"),
-    Column("since", "+s", 8),
-    Column("event", " Event", 100, "left"),
-]
-LOG_COLUMNS = [
-    Column("time", "Time", 9, "left"),
-    Column("result", "Result", 8, "left"),
-    Column("command", "Command", 140, "left"),
-]
-LOG_ROWS = 200
-VERB_WORDS = {
-    "fail": "Fail", "remove": "Remove", "add": "Add a fresh disk to", "re_add": "Re-add to", "add_spare": "Add a spare to",
-    "replace": "Replace", "check": "Check", "repair": "Repair", "speed_limit": "Change the rebuild speed limit of",
-}
-
-
-def _clock(when: float | None) -> str:
-    return "" if when is None else time.strftime("%H:%M:%S", time.localtime(when))
-
-
-def array_row(view: LabArrayView) -> Row:
-    """One lab array: level, disks, state as the kernel shows it, sync, last rebuild."""
-    record, md = view.record, view.md
-    if record.state == "creating":
-        state, tone = "creating", "warn"
-    elif not view.running:
-        state, tone = "not running", "crit"
-    elif md is None:
-        state, tone = "running", None
-    else:
-        state = md.health
-        tone = {"ok": "good", "degraded": "warn", "failed": "crit"}.get(md.health)
-    sync = ""
-    if md is not None and md.sync is not None:
-        pct = "" if md.sync.percent is None else f" {md.sync.percent:.0f}%"
-        sync = f"{md.sync.action}{pct}"
-    cells = (record.name, record.level, str(record.raid_disks), human_size(record.disk_size_bytes), " " + state,
-             md.status_string or "" if md else "", sync, format_rebuild(record.last_rebuild), _clock(record.created))
-    return Row(record.name, cells, (None, None, None, "dim", tone, "warn" if md and md.status and "_" in md.status else None,
-                                    "accent", "good" if record.last_rebuild else "dim", "dim"))
-
-
-def member_rows(view: LabArrayView) -> list[Row]:
-    """Members of one lab array, then its lab disks that are no longer members (re-add candidates)."""
-    images = {i.loop: i for i in view.images if i.loop}
-    rows = []
-    seen = set()
-    members = view.md.members if view.md is not None else ()
-    for member in sorted(members, key=lambda m: (m.slot is None, m.slot or 0, m.name)):
-        seen.add(member.name)
-        image = images.get(member.name)
-        roles = ",".join(member.roles) or "(unknown)"
-        tone = "crit" if member.is_faulty else "warn" if member.is_spare else "good"
-        rows.append(Row(member.name, (member.name, "" if member.slot is None else str(member.slot), " " + roles,
-                                      image.path.rsplit("/", 1)[-1] if image else "not a lab disk"),
-                        (None, None, tone, "dim" if image else "crit")))
-    for loop, image in images.items():
-        if loop in seen or image.state != "attached":
-            continue
-        gone = loop in view.gone_loops
-        rows.append(Row(loop, (loop, "", " (gone)" if gone else " (removed: re-add with e)", image.path.rsplit("/", 1)[-1]),
-                        ("dim", None, "dim", "dim")))
-    return rows
-
-
-def timeline_rows(view: LabArrayView) -> list[Row]:
-    """The array's timeline, oldest first, with seconds since it was created."""
-    record = view.record
-    rows = []
-    for index, event in enumerate(record.timeline):
-        tone = {"failed": "crit", "removed": "warn", "recovery_done": "good", "resync_done": "good",
-                "replace_done": "good", "recovery_start": "accent", "resync_start": "accent"}.get(event.kind)
-        rows.append(Row(f"{index}", (_clock(event.time), f"+{event.time - record.created:.1f}", " " + describe(event, record)),
-                        ("dim", "dim", tone)))
-    return rows
-
-
-def log_row(index: int, event: CommandEvent) -> Row:
-    """One command of the log pane."""
-    if event.ok is None:
-        result, tone = "running", "accent"
-    elif event.ok:
-        result, tone = "ok", "good"
-    else:
-        result, tone = "failed", "crit"
-    text = event.command if event.ok is not False else f"{event.command}   ← {event.error}"
-    return Row(str(index), (_clock(event.started), result, text), ("dim", tone, None))
-
-
-def logged_to_event(entry: LoggedAction) -> CommandEvent:
-    """An action-log line as a finished command (the log pane starts with the lab's recent history)."""
-    ok = entry.result == "ok"
-    return CommandEvent(entry.command, entry.time, entry.time, ok, "", "" if ok else entry.result)
-
-
-class StudyResultScreen(ModalScreen[None]):
-    """The study's table, where it was stored and the CSV written."""
-
-    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="lab-study-close", tooltip="Back to the Lab screen")]
-    DEFAULT_CSS = """
-    StudyResultScreen { align: center middle; }
-    StudyResultScreen > Vertical { width: 110; max-width: 100%; height: auto; max-height: 90%; border: round $primary; background: $surface; padding: 0 1; }
-    StudyResultScreen #study-table { background: $panel; color: $text-primary; padding: 0 1; }
-    StudyResultScreen #study-where { color: $text-muted; }
-    """
-
-    def __init__(self, table: str, where: str) -> None:
-        super().__init__()
-        self._table = table
-        self._where = where
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label("RAID-level study", classes="title")
-            yield PlainStatic(self._table, id="study-table")
-            yield PlainStatic(self._where, id="study-where")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
 
 
 class LabScreen(Screen[None]):
@@ -210,15 +77,7 @@ class LabScreen(Screen[None]):
                 tooltip="For raid0, raid1 and raid5: create, run fio rand-read and rand-write, fail a disk, time the rebuild, tear down"),
         Binding("t", "teardown", "Teardown", show=False, id="lab-teardown",
                 tooltip="Stop every lab array, detach its loop devices, delete its images (asks first)"),
-        Binding("f", "verb('fail')", "Fail", id="lab-fail", tooltip="Fail the highlighted member (mdadm --fail)"),
-        Binding("r", "verb('remove')", "Remove", id="lab-remove", tooltip="Remove the highlighted faulty or spare member (mdadm --remove)"),
-        Binding("a", "verb('add')", "Add", id="lab-add", tooltip="Add a fresh disk: a new image and loop device (mdadm --add)"),
-        Binding("e", "verb('re_add')", "Re-add", id="lab-re-add", tooltip="Put a removed lab disk back (mdadm --re-add)"),
-        Binding("s", "verb('add_spare')", "Spare", id="lab-add-spare", tooltip="Add a fresh disk as a spare (mdadm --add-spare)"),
-        Binding("x", "verb('replace')", "Replace", id="lab-replace", tooltip="Copy the highlighted member onto a spare, then fail it (mdadm --replace)"),
-        Binding("k", "verb('check')", "Check", id="lab-check", tooltip="Start a check: read everything, count mismatches (md/sync_action)"),
-        Binding("K", "verb('repair')", "Repair", show=False, id="lab-repair", tooltip="Start a repair: rewrite mismatched parity or copies"),
-        Binding("L", "verb('speed_limit')", "Speed", id="lab-speed", tooltip="Cycle the rebuild speed limit: 1, 10, 50 MB/s, system default"),
+        *member_bindings("member"),
         Binding("m", "members", "Dashboard", show=False, id="lab-members",
                 tooltip="Open the highlighted array's members on the dashboard"),
     ]
@@ -226,14 +85,6 @@ class LabScreen(Screen[None]):
     LabScreen #lab-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
     LabScreen #lab-banner { height: auto; background: $panel; color: $text-warning; padding: 0 1; display: none; }
     LabScreen.-unavailable #lab-banner { display: block; }
-    LabScreen #lab-form-panel { width: 30; height: 1fr; }
-    LabScreen #lab-form { padding: 0 1; scrollbar-size: 1 1; }
-    LabScreen #lab-form .form-row { height: 1; margin-bottom: 1; }
-    LabScreen #lab-form .form-row Label { width: 7; color: $text-muted; }
-    LabScreen #lab-form .form-row Input, LabScreen #lab-form .form-row Select { width: 1fr; }
-    LabScreen #lab-form Checkbox { margin-bottom: 1; }
-    LabScreen #lab-form Button { width: 100%; margin-bottom: 1; }
-    LabScreen #lab-spec-error { color: $text-error; height: auto; }
     LabScreen #lab-right { width: 1fr; }
     LabScreen #lab-arrays-panel { height: auto; max-height: 10; }
     LabScreen #lab-arrays { height: auto; max-height: 8; }
@@ -243,67 +94,6 @@ class LabScreen(Screen[None]):
     LabScreen #lab-log-panel { height: 9; }
     LabScreen TextTable { scrollbar-size-horizontal: 0; }
     """
-
-    class Refreshed(Message):
-        """The lab's arrays as a worker read them."""
-
-        def __init__(self, views: list[LabArrayView], history: list[CommandEvent] | None = None,
-                     error: str | None = None) -> None:
-            super().__init__()
-            self.views = views
-            self.history = history
-            self.error = error
-
-    class EnvironmentChecked(Message):
-        """What this machine lacks for the lab."""
-
-        def __init__(self, environment: LabEnvironment) -> None:
-            super().__init__()
-            self.environment = environment
-
-    class CommandLogged(Message):
-        """A lab command started or ended (from whichever thread ran it)."""
-
-        def __init__(self, event: CommandEvent) -> None:
-            super().__init__()
-            self.event = event
-
-    class JobDone(Message):
-        """A create, teardown, study or member action finished."""
-
-        def __init__(self, title: str, text: str, severity: str = "information", study: StudyResult | None = None,
-                     csv_path: str | None = None) -> None:
-            super().__init__()
-            self.title = title
-            self.text = text
-            self.severity = severity
-            self.study = study
-            self.csv_path = csv_path
-
-    class VerbPlanned(Message):
-        """A member action passed the guard: ``command`` is what would run."""
-
-        def __init__(self, verb: str, array: str, member: str | None, command: str) -> None:
-            super().__init__()
-            self.verb = verb
-            self.array = array
-            self.member = member
-            self.command = command
-
-    class VerbRefused(Message):
-        """A member action the lab will not do, and why."""
-
-        def __init__(self, verb: str, reason: str) -> None:
-            super().__init__()
-            self.verb = verb
-            self.reason = reason
-
-    class Progress(Message):
-        """A line of study progress."""
-
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
 
     def __init__(self, lab: Lab | None = None, *, environment: LabEnvironment | None = None,
                  read_only: bool | None = None) -> None:
@@ -316,7 +106,6 @@ class LabScreen(Screen[None]):
         self._busy: str | None = None
         self._selected: str | None = None
         self._actions: LabMemberActions | None = None
-        self._cancel = threading.Event()
         self._last_arrays = None
         self._refreshing = False
         self._refresh_again = False
@@ -342,6 +131,10 @@ class LabScreen(Screen[None]):
         return self._actions
 
     @property
+    def _jobs(self) -> LabJobs:
+        return self.query_one(LabJobs)
+
+    @property
     def read_only(self) -> bool:
         """True when the screen shows but does not act (a --root tree or a replay)."""
         return not self.lab.root.is_live if self._read_only is None else self._read_only
@@ -355,36 +148,7 @@ class LabScreen(Screen[None]):
         yield PlainStatic(" Lab", id="lab-title")
         yield PlainStatic("", id="lab-banner")
         with Horizontal():
-            form_panel = Panel(id="lab-form-panel")
-            form_panel.border_title = "New array"
-            with form_panel:
-                with VerticalScroll(id="lab-form"):
-                    with Horizontal(classes="form-row"):
-                        yield Label("Level")
-                        yield Select([(f"raid{n}", LEVELS[n]) for n in LEVELS], value="raid5", allow_blank=False,
-                                     id="lab-level", compact=True)
-                    with Horizontal(classes="form-row"):
-                        yield Label("Disks")
-                        yield Input("4", id="lab-disks", compact=True, type="integer")
-                    with Horizontal(classes="form-row"):
-                        yield Label("Size")
-                        yield Input("64M", id="lab-size", compact=True, tooltip="Each disk: 64M, 1G…")
-                    with Horizontal(classes="form-row"):
-                        yield Label("Chunk")
-                        yield Select([(f"{c} KiB", c) for c in CHUNK_CHOICES_KIB], value=DEFAULT_CHUNK_KIB,
-                                     allow_blank=False, id="lab-chunk", compact=True)
-                    with Horizontal(classes="form-row"):
-                        yield Label("FS")
-                        yield Select([("none", ""), ("ext4", "ext4"), ("xfs", "xfs")], value="", allow_blank=False,
-                                     id="lab-fs", compact=True)
-                    with Horizontal(classes="form-row"):
-                        yield Label("Mount")
-                        yield Input("", placeholder="(none)", id="lab-mount", compact=True)
-                    yield Checkbox("write-intent bitmap", id="lab-bitmap", compact=True)
-                    yield PlainStatic("", id="lab-spec-error")
-                    yield Button("Create (n)", id="lab-create-button", variant="primary", compact=True)
-                    yield Button("Study (S)", id="lab-study-button", compact=True)
-                    yield Button("Teardown (t)", id="lab-teardown-button", variant="warning", compact=True)
+            yield LabForm(id="lab-form-panel")
             with Vertical(id="lab-right"):
                 arrays = Panel(id="lab-arrays-panel")
                 arrays.border_title = "Lab arrays"
@@ -403,57 +167,23 @@ class LabScreen(Screen[None]):
         with log:
             yield TextTable(LOG_COLUMNS, id="lab-log", show_cursor=False)
         yield Footer()
+        yield LabJobs(self.lab, read_only=self.read_only, id="lab-jobs")
+        # The member keys go through the same flow as the dashboard's; every array here is the lab's.
+        yield MemberFlow(lambda _array: self.actions, id="member-flow")
 
     def on_mount(self) -> None:
-        self.lab.runner.add_listener(self._command_from_thread)
         self.watch(self.query_one("#lab-arrays", TextTable), "cursor_row", self._array_moved, init=False)
         title = f" Lab  {self.lab.lab_dir}"
         if self.read_only:
             title += "  (read-only: the lab acts on the live system only)"
         self.query_one("#lab-title", Static).update(title)
         if self._environment is None:
-            self._check_environment()
+            self._jobs.check_environment()
         else:
             self._show_environment(self._environment)
         self._refreshing = True
-        self._refresh(None, with_history=True)
+        self._jobs.refresh(None, with_history=True)
         self.query_one("#lab-arrays", TextTable).focus()
-
-    def on_unmount(self) -> None:
-        self.lab.runner.remove_listener(self._command_from_thread)
-        self._cancel.set()
-
-    def _command_from_thread(self, event: CommandEvent) -> None:
-        # Called from the worker that runs the command: post_message is the thread-safe way in.
-        self.post_message(self.CommandLogged(event))
-
-    # -------------------------------------------------------------- workers
-
-    @work(thread=True, exclusive=True, group="lab-env", exit_on_error=False)
-    def _check_environment(self) -> None:
-        self.post_message(self.EnvironmentChecked(self.lab.environment(["raid0", "raid1", "raid5", "raid6", "raid10"])))
-
-    @work(thread=True, group="lab-refresh", exit_on_error=False)
-    def _refresh(self, md_arrays, with_history: bool = False) -> None:
-        lab = self.lab
-        views: list[LabArrayView] = []
-        history = None
-        error = None
-        try:
-            if md_arrays is None:
-                from raidtop.collect.md import read_md
-
-                md_arrays = read_md(lab.root).arrays
-            if not self.read_only:
-                # The timeline learns what the kernel did on its own (resync done, recovery finished).
-                lab.observe_snapshot(md_arrays)
-            if with_history:
-                history = [logged_to_event(e) for e in lab.runner.log.read("lab")[-LOG_ROWS:]]
-            views = lab.views(md_arrays)
-        except Exception as exc:  # a damaged registry: say so, keep the screen alive
-            error = str(exc)
-            views = list(self._views)
-        self.post_message(self.Refreshed(views, history, error))
 
     def apply_snapshot(self, snapshot: Snapshot) -> None:
         """The app's sampler saw the arrays: update the lab's views and timelines from it."""
@@ -466,12 +196,12 @@ class LabScreen(Screen[None]):
             self._refresh_again = True
             return
         self._refreshing = True
-        self._refresh(self._last_arrays)
+        self._jobs.refresh(self._last_arrays)
 
     # -------------------------------------------------------------- messages
 
-    @on(EnvironmentChecked)
-    def _environment_checked(self, message: EnvironmentChecked) -> None:
+    @on(LabJobs.EnvironmentChecked)
+    def _environment_checked(self, message: LabJobs.EnvironmentChecked) -> None:
         self._show_environment(message.environment)
 
     def _show_environment(self, environment: LabEnvironment) -> None:
@@ -480,16 +210,12 @@ class LabScreen(Screen[None]):
         if environment.ready:
             self.set_class(False, "-unavailable")
         else:
-            lines = ["The lab cannot create or change arrays on this machine:"]
-            lines += [f"• {p.text}" for p in environment.problems]
-            if not any(DEMO_HINT in p.fix for p in environment.problems):
-                lines.append(f"Meanwhile: {DEMO_HINT.removeprefix('meanwhile, ')}.")
-            banner.update("\n".join(lines))
+            banner.update(environment_banner(environment))
             self.set_class(True, "-unavailable")
         self.refresh_bindings()
 
-    @on(Refreshed)
-    def _refreshed(self, message: Refreshed) -> None:
+    @on(LabJobs.Refreshed)
+    def _refreshed(self, message: LabJobs.Refreshed) -> None:
         self._refreshing = False
         if self._refresh_again:
             self._refresh_again = False
@@ -497,7 +223,8 @@ class LabScreen(Screen[None]):
         if message.error and message.error != self._last_error:
             self.notify(message.error, title="Lab registry", severity="error", timeout=10)
         self._last_error = message.error
-        self._views = message.views
+        if message.views is not None:
+            self._views = message.views
         if message.history is not None:
             # Older commands first, then anything that arrived while the history was read.
             live = list(self._log)
@@ -506,35 +233,24 @@ class LabScreen(Screen[None]):
             self._log.extend(live)
         self._render_all()
 
-    @on(CommandLogged)
-    def _command_logged(self, message: CommandLogged) -> None:
-        event = message.event
-        if event.ok is not None:
-            # The end of a command replaces its "running" line.
-            for index in range(len(self._log) - 1, -1, -1):
-                existing = self._log[index]
-                if existing.ok is None and (existing.command, existing.started) == (event.command, event.started):
-                    self._log[index] = event
-                    break
-            else:
-                self._log.append(event)
-        else:
-            self._log.append(event)
+    @on(LabJobs.CommandLogged)
+    def _command_logged(self, message: LabJobs.CommandLogged) -> None:
+        log_command(self._log, message.event)
         self._render_log()
 
-    @on(Progress)
-    def _progress(self, message: Progress) -> None:
+    @on(LabJobs.Progress)
+    def _progress(self, message: LabJobs.Progress) -> None:
         self._set_busy(message.text)
 
-    @on(JobDone)
-    def _job_done(self, message: JobDone) -> None:
+    @on(LabJobs.JobDone)
+    def _job_done(self, message: LabJobs.JobDone) -> None:
         self._set_busy(None)
         self.notify(message.text, title=message.title, severity=message.severity, timeout=8)
         if message.study is not None:
-            where = f"Stored as study {message.study.study_id} in {self.lab.history.path}"
+            where = f"Stored as study {message.study.study_id} in {self.lab.store.path}"
             if message.csv_path:
                 where += f"; CSV: {message.csv_path}"
-            self.app.push_screen(StudyResultScreen(format_table(message.study.rows), where))
+            self.app.push_screen(ReportDialog("RAID-level study", format_table(message.study.rows), where))
         self._request_refresh()
         raidtop_app(self).note_action("lab", message.title)
         raidtop_app(self).sample_now()
@@ -598,7 +314,7 @@ class LabScreen(Screen[None]):
             return self.ready and self._busy is None
         if action == "teardown":
             return not self.read_only and self._busy is None and bool(self._views)
-        if action == "verb":
+        if action == "member":
             view = self._selected_view()
             if not self.ready or self._busy is not None or view is None or view.record.level == "raid0":
                 return False
@@ -611,188 +327,54 @@ class LabScreen(Screen[None]):
         """Back to the dashboard."""
         self.app.pop_screen()
 
-    def _spec_from_form(self) -> LabSpec | None:
-        error = self.query_one("#lab-spec-error", Static)
-        try:
-            disks_text = self.query_one("#lab-disks", Input).value.strip()
-            if not disks_text.isdigit():
-                raise SpecError("disks must be a whole number")
-            fs = self.query_one("#lab-fs", Select).value or None
-            mount = self.query_one("#lab-mount", Input).value.strip() or None
-            spec = validate(LabSpec(
-                self.query_one("#lab-level", Select).value, int(disks_text),
-                parse_size(self.query_one("#lab-size", Input).value),
-                self.query_one("#lab-chunk", Select).value, self.query_one("#lab-bitmap", Checkbox).value, fs, mount,
-            ))
-        except SpecError as exc:
-            error.update(str(exc))
-            return None
-        error.update("")
-        return spec
-
     def action_create(self) -> None:
         """Confirm the form's array with its commands, then create it in a worker."""
-        spec = self._spec_from_form()
-        if spec is None:
-            return
-        commands = "\n".join(self.lab.preview_create(spec))
-        details = ("md1NN is the first free md number from md100; loopA… are the loop devices losetup picks. "
-                   "The log below shows the real names as the commands run.")
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self._set_busy(f"creating {spec.level} on {spec.disks} × {human_size(spec.disk_size_bytes)}")
-                self._create(spec)
-
-        self.app.push_screen(ConfirmDialog(f"Create a {spec.level} lab array?", commands, details), confirmed)
-
-    @on(Button.Pressed, "#lab-create-button")
-    def _create_pressed(self) -> None:
-        if self.check_action("create", ()):
-            self.action_create()
-        else:
-            self._explain_unavailable()
-
-    @work(thread=True, exclusive=True, group="lab-job", exit_on_error=False)
-    def _create(self, spec: LabSpec) -> None:
-        try:
-            record = self.lab.create(spec)
-        except (SpecError, LabUnavailable, LabError, LabCommandFailed, OSError) as exc:
-            self.post_message(self.JobDone("Create failed", str(exc), "error"))
-            return
-        self.post_message(self.JobDone(f"created {record.name}", f"{record.level} /dev/{record.name} is building"))
+        spec = self.query_one(LabForm).spec()
+        if spec is not None:
+            self._jobs.ask_create(spec)
 
     def action_study(self) -> None:
         """Confirm and run the RAID-level study (levels 0, 1, 5) with the form's disk size."""
-        try:
-            size = parse_size(self.query_one("#lab-size", Input).value)
-        except SpecError as exc:
-            self.query_one("#lab-spec-error", Static).update(str(exc))
-            return
-        params = StudyParams(disk_size_bytes=size, runtime_s=5)
-        plan = (f"for level in {', '.join(params.levels)}:\n"
-                f"  create the array (2, 2, 3 disks × {human_size(size)}), wait for its initial sync\n"
-                f"  fio --name=rand-read … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
-                f"  fio --name=rand-write … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
-                "  mdadm --fail, --remove one disk; add a fresh one; time the rebuild\n"
-                "  tear the array down")
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self._cancel.clear()
-                self._set_busy("study starting")
-                self._study(params)
-
-        self.app.push_screen(ConfirmDialog("Run the RAID-level study?", plan,
-                                           "Every command appears in the log below as it runs.",
-                                           "fio writes to the lab's own arrays only; they are destroyed afterwards."),
-                             confirmed)
-
-    @on(Button.Pressed, "#lab-study-button")
-    def _study_pressed(self) -> None:
-        if self.check_action("study", ()):
-            self.action_study()
-        else:
-            self._explain_unavailable()
-
-    @work(thread=True, exclusive=True, group="lab-job", exit_on_error=False)
-    def _study(self, params: StudyParams) -> None:
-        try:
-            result = run_study(self.lab, params, on_progress=lambda text: self.post_message(self.Progress(text)),
-                               cancel=self._cancel)
-        except (SpecError, LabUnavailable, LabError, LabCommandFailed, OSError) as exc:
-            self.post_message(self.JobDone("Study stopped", str(exc), "error"))
-            return
-        csv_path = self.lab.lab_dir / f"study-{result.study_id}.csv"
-        try:
-            write_csv(result.rows, csv_path)
-        except OSError:
-            csv_path = None
-        self.post_message(self.JobDone("Study done", f"{len(result.rows)} levels measured", study=result,
-                                       csv_path=str(csv_path) if csv_path else None))
+        size = self.query_one(LabForm).disk_size()
+        if size is not None:
+            self._jobs.ask_study(StudyParams(disk_size_bytes=size, runtime_s=5))
 
     def action_teardown(self) -> None:
         """Confirm, then stop every lab array, detach its loops and delete its images."""
-        lines = []
-        for view in self._views:
-            lines.append(f"mdadm --stop /dev/{view.name}")
-        for view in self._views:
-            for image in view.images:
-                if image.loop:
-                    lines.append(f"losetup -d /dev/{image.loop}")
-                lines.append(f"rm -f {shlex.quote(image.path)}")
-        details = ("Each device is checked against the kernel first: a loop number or md name that now "
-                   "belongs to something else is left alone and reported.")
+        self._jobs.ask_teardown(self._views)
 
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self._set_busy("tearing down the lab")
-                self._teardown()
+    @on(Button.Pressed, "#lab-create-button, #lab-study-button, #lab-teardown-button")
+    def _job_button(self, event: Button.Pressed) -> None:
+        job = event.button.id.removeprefix("lab-").removesuffix("-button")
+        if self.check_action(job, ()):
+            getattr(self, f"action_{job}")()
+        elif job != "teardown":
+            self._explain_unavailable()
 
-        self.app.push_screen(ConfirmDialog("Tear down the whole lab?", "\n".join(lines) or "(registry only)", details,
-                                           "Everything stored on the lab's arrays is lost."), confirmed)
+    @on(LabJobs.Started)
+    def _job_started(self, message: LabJobs.Started) -> None:
+        self._set_busy(message.text)
 
-    @on(Button.Pressed, "#lab-teardown-button")
-    def _teardown_pressed(self) -> None:
-        if self.check_action("teardown", ()):
-            self.action_teardown()
-
-    @work(thread=True, exclusive=True, group="lab-job", exit_on_error=False)
-    def _teardown(self) -> None:
-        try:
-            report = self.lab.teardown()
-        except Exception as exc:  # a damaged registry, say: report it, never crash the screen
-            self.post_message(self.JobDone("Teardown failed", str(exc), "error"))
-            return
-        if report.clean:
-            self.post_message(self.JobDone("Teardown done", f"{len(report.done)} steps; nothing left behind"))
-        else:
-            self.post_message(self.JobDone("Teardown left things", "\n".join(report.kept), "warning"))
-
-    def action_verb(self, verb: str) -> None:
-        """Fail, remove, add… on the highlighted array and member, after confirming the command."""
+    def action_member(self, verb: str) -> None:
+        """Fail, remove, add… on the highlighted array and member: the shared flow plans, confirms and runs it."""
         view = self._selected_view()
         if view is None:
             return
         member = None if verb in ARRAY_VERBS and verb != "re_add" else self.query_one("#lab-members", TextTable).cursor_key
         if verb == "re_add" and member and any(m.name == member for m in (view.md.members if view.md else ())):
             member = None  # a current member cannot be re-added: let the lab pick the removed disk
-        self._plan_verb(verb, view.name, member)
+        self.query_one(MemberFlow).request(verb, view.name, member)
 
-    @work(thread=True, exclusive=True, group="lab-plan", exit_on_error=False)
-    def _plan_verb(self, verb: str, array: str, member: str | None) -> None:
-        # Planning reads sysfs (the guard), so it runs here; the dialog opens on the main thread.
-        try:
-            command = self.actions.command(verb, array, member)
-        except ActionRefused as exc:
-            self.post_message(self.VerbRefused(verb, str(exc)))
-            return
-        self.post_message(self.VerbPlanned(verb, array, member, command))
+    @on(MemberFlow.Started)
+    def _member_started(self, message: MemberFlow.Started) -> None:
+        self._set_busy(f"{verb_name(message.verb)} on {message.array}")
 
-    @on(VerbRefused)
-    def _verb_refused(self, message: VerbRefused) -> None:
-        self.notify(message.reason, title=f"{message.verb.replace('_', ' ')} refused", severity="warning", timeout=8)
-
-    @on(VerbPlanned)
-    def _confirm_verb(self, message: VerbPlanned) -> None:
-        verb, array, member, command = message.verb, message.array, message.member, message.command
-        target = f"{member} of {array}" if member and verb not in ARRAY_VERBS else array
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self._set_busy(f"{verb.replace('_', ' ')} on {array}")
-                self._run_verb(verb, array, member)
-
-        self.app.push_screen(ConfirmDialog(f"{VERB_WORDS[verb]} {target}?", command), confirmed)
-
-    @work(thread=True, exclusive=True, group="lab-job", exit_on_error=False)
-    def _run_verb(self, verb: str, array: str, member: str | None) -> None:
-        try:
-            command = self.actions.run(verb, array, member)
-        except ActionRefused as exc:
-            self.post_message(self.JobDone(f"{verb.replace('_', ' ')} refused", str(exc), "warning"))
-            return
-        self.post_message(self.JobDone(f"{verb.replace('_', ' ')} on {array}", command))
+    @on(MemberFlow.Finished)
+    def _member_finished(self, message: MemberFlow.Finished) -> None:
+        # The flow has notified and logged; the lab's tables show the result.
+        if self._busy is not None:
+            self._set_busy(None)
+        self._request_refresh()
 
     def action_members(self) -> None:
         """Show the highlighted array's members on the dashboard, where f/r/a act too."""

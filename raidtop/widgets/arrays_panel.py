@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 
-from raidtop.actions.member_actions import ARRAY_VERBS, ActionRefused
 from raidtop.format import kib, num
-from raidtop.screens.dialogs import ConfirmDialog
+from raidtop.member_verbs import ARRAY_VERBS
 from raidtop.mdview import (
     duration,
     member_temperature,
@@ -19,6 +19,7 @@ from raidtop.mdview import (
 )
 from raidtop.model import DiskIO, Snapshot
 from raidtop.model_md import MdArray
+from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
@@ -121,23 +122,27 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
 class ArraysPanel(Panel):
     """md arrays with state badges and sync progress; Enter expands members.
 
-    On arrays raidtop may change (the demo's simulated array, lab arrays),
-    f / r / a fail, remove and add members; elsewhere those keys do nothing
-    here and keep their dashboard meaning.
+    On arrays raidtop may change (the demo's simulated array, lab arrays) the
+    member keys (:data:`raidtop.member_verbs.MEMBER_KEYS`) post
+    :class:`MemberVerb`; the screen hosting the panel plans, confirms and
+    runs it. Which arrays offer which verbs is told to the panel
+    (:meth:`set_offers`), so deciding whether a key is shown reads nothing.
+    Elsewhere those keys keep their dashboard meaning.
     """
 
     BINDINGS = [
-        Binding("f", "member('fail')", "Fail member", id="member-fail", tooltip="Fail the highlighted member (mdadm --fail)"),
-        Binding("r", "member('remove')", "Remove member", id="member-remove", tooltip="Remove the highlighted faulty or spare member (mdadm --remove)"),
-        Binding("a", "member('add')", "Add disk", id="member-add", tooltip="Add a fresh disk to the array (mdadm --add)"),
-        Binding("E", "member('re_add')", "Re-add", id="member-re-add", tooltip="Put a removed lab disk back (mdadm --re-add)"),
-        Binding("w", "member('add_spare')", "Add spare", id="member-add-spare", tooltip="Add a fresh disk as a spare (mdadm --add-spare)"),
-        Binding("c", "member('replace')", "Replace", id="member-replace", tooltip="Copy the highlighted member onto a spare, then fail it (mdadm --replace)"),
-        Binding("k", "member('check')", "Check", id="member-check", tooltip="Start a check of the array (md/sync_action)"),
-        Binding("K", "member('repair')", "Repair", id="member-repair", tooltip="Start a repair of the array (md/sync_action)"),
-        Binding("g", "member('speed_limit')", "Speed limit", id="member-speed", tooltip="Cycle the rebuild speed limit: 1, 10, 50 MB/s, system default"),
+        *member_bindings("member"),
         Binding("escape", "leave_members", "Arrays", show=False, id="members-back", tooltip="Back from the member grid to the arrays"),
     ]
+
+    class MemberVerb(Message):
+        """A member key was pressed on an array that offers the verb (``member`` is None for array verbs)."""
+
+        def __init__(self, array: str, member: str | None, verb: str) -> None:
+            super().__init__()
+            self.array = array
+            self.member = member
+            self.verb = verb
 
     DEFAULT_CSS = """
     ArraysPanel { height: auto; max-height: 50%; }
@@ -151,6 +156,7 @@ class ArraysPanel(Panel):
         self.border_title = "Arrays"
         self.expanded: set[str] = set()
         self._snapshot: Snapshot | None = None
+        self._offers: dict[str, frozenset[str]] = {}
 
     def compose(self) -> ComposeResult:
         table = TextTable(ARRAY_COLUMNS, id="array-table")
@@ -203,61 +209,36 @@ class ArraysPanel(Panel):
         self._refresh_rows()
         self.call_after_refresh(self.query_one("#member-table", TextTable).focus)
 
-    def _actionable(self) -> tuple[object, str, str | None] | None:
-        """(actions, array, member) for the highlighted row, if raidtop may change it."""
+    def set_offers(self, offers: dict[str, frozenset[str]]) -> None:
+        """Which verbs each array offers (from the host's worker); member keys show accordingly."""
+        self._offers = dict(offers)
+        self.refresh_bindings()
+
+    def _highlighted(self) -> tuple[str | None, str | None]:
+        """(array, member) under the cursor; member is None on the arrays table."""
         members = self.query_one("#member-table", TextTable)
         if members.has_focus and members.cursor_key:
             array, _, member = members.cursor_key.partition("/")
-        else:
-            array, member = self.query_one("#array-table", TextTable).cursor_key, None
-        if not array:
-            return None
-        actions = self.app.member_actions(array)
-        return None if actions is None else (actions, array, member)
+            return array, member
+        return self.query_one("#array-table", TextTable).cursor_key, None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "member":
-            return self._actionable() is not None
+            array, _member = self._highlighted()
+            return array is not None and parameters[0] in self._offers.get(array, ())
         if action == "leave_members":
             return self.query_one("#member-table", TextTable).has_focus
         return True
 
     def action_member(self, verb: str) -> None:
-        """Fail, remove or add on the highlighted member/array (confirmed unless simulated)."""
-        found = self._actionable()
-        if found is None:
+        """Ask the host screen to do ``verb`` on the highlighted member or array."""
+        array, member = self._highlighted()
+        if array is None:
             return
-        actions, array, member = found
         if verb not in ARRAY_VERBS and member is None:
             self.notify("open the array's members (Enter) and highlight one first", timeout=4)
             return
-        try:
-            command = actions.command(verb, array, member)
-        except ActionRefused as exc:
-            self.notify(str(exc), title=f"{verb} refused", severity="warning", timeout=8)
-            return
-        if actions.simulated:
-            self._run_member_action(actions, verb, array, member)
-            return
-
-        def confirmed(answer: bool | None) -> None:
-            if answer:
-                self._run_member_action(actions, verb, array, member)
-
-        self.app.push_screen(ConfirmDialog(f"{verb.replace('_', ' ')} on {array}", command), confirmed)
-
-    @work(thread=True, exit_on_error=False, group="member-action")
-    def _run_member_action(self, actions, verb: str, array: str, member: str | None) -> None:
-        # mdadm can take seconds: never on the UI thread.
-        try:
-            command = actions.run(verb, array, member)
-        except ActionRefused as exc:
-            self.app.call_from_thread(self.notify, str(exc), title=f"{verb} refused", severity="warning", timeout=8)
-            return
-        title = "simulated" if actions.simulated else "done"
-        self.app.call_from_thread(self.notify, command, title=title, timeout=6)
-        self.app.call_from_thread(self.app.note_action, "lab", command)
-        self.app.call_from_thread(self.app.sample_now)
+        self.post_message(self.MemberVerb(array, member if verb not in ARRAY_VERBS else None, verb))
 
     def action_leave_members(self) -> None:
         """Back to the arrays table."""

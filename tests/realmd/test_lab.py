@@ -223,7 +223,7 @@ def guest_main(results: str) -> None:
             "steps": steps,
             "registry_rebuilds": {a.name: [asdict(r) for r in a.rebuilds] for a in state.arrays},
             "timelines": {a.name: [asdict(e) for e in a.timeline] for a in state.arrays},
-            "history_rebuilds": [asdict(r) for r in lab.history.rebuilds()],
+            "history_rebuilds": [asdict(r) for r in lab.store.rebuilds()],
         }
 
     def guards():
@@ -355,7 +355,7 @@ def guest_main(results: str) -> None:
             "table": format_table(result.rows),
             "rows": [asdict(r) for r in result.rows],
             "study_id": result.study_id,
-            "stored": lab.history.study(result.study_id),
+            "stored": lab.store.study(result.study_id),
             "commands": result.commands,
             "mdstat": Path("/proc/mdstat").read_text(),
             "loops": loops_with_images(str(lab.lab_dir)),

@@ -17,7 +17,7 @@ import pytest
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.preflight import LabEnvironment
-from raidtop.actions.lab.runner import CommandEvent, CommandRunner
+from raidtop.actions.lab.commands import CommandEvent, CommandRunner
 from raidtop.app import RaidtopApp
 from raidtop.config import Config
 from raidtop.screens.dialogs import ConfirmDialog
@@ -130,7 +130,7 @@ async def test_without_md_it_says_what_is_missing_and_offers_the_demo(tmp_path: 
         assert "the lab needs root" in banner and "sudo raidtop" in banner
         assert "raidtop --demo" in banner
         assert screen.has_class("-unavailable")
-        for action in ("create", "study", "verb"):
+        for action in ("create", "study", "member"):
             assert not screen.check_action(action, ())
         await pilot.press("n")
         await pilot.pause()
@@ -151,7 +151,7 @@ async def test_the_degraded_array_shows_its_members_and_timeline(degraded_lab: L
         await pilot.pause()
         members = screen.query_one("#lab-members", TextTable)
         assert [(r.cells[0], r.cells[2].strip()) for r in members.rows] == [
-            ("loop2", "in_sync"), ("loop4", "in_sync"), ("loop3", "(removed: re-add with e)")]
+            ("loop2", "in_sync"), ("loop4", "in_sync"), ("loop3", "(removed: re-add with E)")]
         events = cells(screen.query_one("#lab-timeline", TextTable), 2)
         assert events[0].startswith("created — raid5 on 3 × 16 MiB")
         assert events[-2:] == ["loop3 failed — by the lab", "loop3 removed"]

@@ -15,7 +15,7 @@ from pathlib import Path
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.registry import ArrayRecord, ImageRecord
-from raidtop.actions.lab.runner import CommandEvent, CommandRunner, LabCommandFailed
+from raidtop.actions.lab.commands import CommandEvent, CommandRunner, LabCommandFailed
 
 from .fio_sysfs import FakeSys
 

@@ -148,7 +148,7 @@ def test_teardown_stops_then_detaches_then_deletes_in_that_order(tree: LabTree):
     logged = [e.command for e in tree.log.read("lab")]
     assert logged[-1].startswith("rm -f ") and f"losetup -d /dev/{loops[0]}" in logged
     # The torn-down array's timeline is kept in the history.
-    assert [name for name, _level, _events in tree.lab.history.timelines()] == ["md100"]
+    assert [name for name, _level, _events in tree.lab.store.timelines()] == ["md100"]
 
 
 def test_a_damaged_registry_is_reported_not_treated_as_empty(tree: LabTree):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.lab.core import LabError
-from raidtop.actions.lab.history import LabHistory
+from raidtop.actions.lab.store import LabStore
 from raidtop.actions.lab.registry import ArrayRecord, RebuildRecord
 from raidtop.actions.lab.study import (
     FioFigures,
@@ -32,7 +32,7 @@ class FakeLab:
     """Creates arrays on paper; records every call in order."""
 
     root: Root
-    history: LabHistory
+    store: LabStore
     calls: list[str] = field(default_factory=list)
     records: dict[str, ArrayRecord] = field(default_factory=dict)
 
@@ -91,7 +91,7 @@ def fake_fio(lab: FakeLab):
 
 @pytest.fixture
 def lab(tmp_path: Path) -> FakeLab:
-    return FakeLab(Root(tmp_path / "root"), LabHistory(tmp_path / "lab.sqlite"))
+    return FakeLab(Root(tmp_path / "root"), LabStore(tmp_path / "lab.sqlite"))
 
 
 def test_each_level_is_built_measured_broken_rebuilt_and_torn_down_in_order(lab: FakeLab):
@@ -107,7 +107,7 @@ def test_each_level_is_built_measured_broken_rebuilt_and_torn_down_in_order(lab:
     assert raid1.rebuild_s == 2.5 and raid1.read_iops == 1000.0 and raid1.write_iops == 400.0
     assert raid0.usable_bytes == 2 * (16 * MIB - MIB) and raid1.usable_bytes == 16 * MIB - MIB
     # Stored, and readable back.
-    params, rows = lab.history.study(result.study_id)
+    params, rows = lab.store.study(result.study_id)
     assert params["levels"] == ["raid0", "raid1"] and rows[1]["rebuild_s"] == 2.5
 
 

@@ -23,7 +23,7 @@ from raidtop.actions.fio.guards import TargetRefused, check_target
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.loopdev import loop_backing
 from raidtop.actions.lab.registry import ImageRecord
-from raidtop.actions.lab.runner import LabCommandFailed
+from raidtop.actions.lab.commands import LabCommandFailed
 from raidtop.actions.lab_registry import is_lab_device
 from raidtop.cli import lab as lab_cli
 

@@ -40,14 +40,7 @@ def lint_imports(*contracts: str, cwd: Path = PROJECT) -> subprocess.CompletedPr
     [
         "core-without-ui",
         "collect-reads-only",
-        pytest.param(
-            "widgets-only-show",
-            # Known: widgets/arrays_panel.py imports actions.member_actions and
-            # screens.confirm. The member-flow helper's branch (the panel posts a
-            # message, the screen plans and confirms) removes both; the lead drops
-            # this mark at the merge, and strict=True fails the test if it is left.
-            marks=pytest.mark.xfail(strict=True, reason="arrays_panel imports actions and screens (fixed on the member-flow branch)"),
-        ),
+        "widgets-only-show",
     ],
 )
 def test_import_contract_is_kept(contract: str) -> None:

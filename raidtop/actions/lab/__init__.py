@@ -8,7 +8,7 @@ No Textual here: the Lab screen (raidtop.screens.lab), ``raidtop lab``
 - :mod:`.document`   the registry's JSON, every field type-checked on reading
 - :mod:`.registry`   the registry file: bounded reads, atomic writes, before each creation
 - :mod:`.images`     the images folder, the only place the lab creates or deletes a file
-- :mod:`.runner`     runs, shows and logs every command (action log kind ``lab``)
+- :mod:`.commands`   runs, shows and logs every command (action log kind ``lab``)
 - :mod:`.preflight`  md driver, personalities, mdadm, losetup, loop, root: what is missing, in words
 - :mod:`.spec`       level, disks, size, chunk, bitmap, filesystem: validation and the exact commands
 - :mod:`.guard`      only arrays made entirely of the lab's own loop devices may be touched
@@ -16,7 +16,7 @@ No Textual here: the Lab screen (raidtop.screens.lab), ``raidtop lab``
 - :mod:`.core`       :class:`~.core.Lab`: create, observe, wait
 - :mod:`.teardown`   stop, detach and delete exactly what the lab made, and report the rest
 - :mod:`.members`    :class:`~.members.LabMemberActions`, the MemberActions of lab arrays
-- :mod:`.history`    SQLite: rebuilds, finished timelines, study tables
+- :mod:`.store`      :class:`~.store.LabStore`, SQLite: rebuilds, finished timelines, study tables
 - :mod:`.study`      the RAID-level study (fio presets, rebuild time, capacity, tolerance)
 
 This package imports nothing on its own. :mod:`raidtop.actions.lab_registry`

@@ -19,7 +19,7 @@ from typing import Callable, Iterable
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.lab.guard import kernel_members
-from raidtop.actions.lab.history import LabHistory
+from raidtop.actions.lab.store import LabStore
 from raidtop.actions.lab.images import create_image
 from raidtop.actions.lab.loopdev import loop_backing
 from raidtop.actions.lab.preflight import LabEnvironment, check_environment
@@ -31,7 +31,7 @@ from raidtop.actions.lab.registry import (
     TimelineEvent,
     Watch,
 )
-from raidtop.actions.lab.runner import CommandRunner, LabCommandFailed, find_tool
+from raidtop.actions.lab.commands import CommandRunner, LabCommandFailed, find_tool
 from raidtop.actions.lab.teardown import TeardownReport, discard_image, teardown
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size, mdadm_create_argv, mkfs_argv, validate
 from raidtop.actions.lab.timeline import ArrayStatus, observe, read_status, status_from_md
@@ -93,7 +93,7 @@ class Lab:
         self.registry = LabRegistry(lab_dir)
         self.root = as_root(root)
         self.runner = runner or CommandRunner(log)
-        self.history = LabHistory(self.registry.lab_dir / "lab.sqlite")
+        self.store = LabStore(self.registry.lab_dir / "lab.sqlite")
         self._euid = euid
         self._which = which
         self._clock = clock
@@ -299,7 +299,7 @@ class Lab:
             draft.put_array(after)
         self._watches.pop(name, None)
         for rebuild in after.rebuilds[len(fresh.rebuilds):]:
-            self.history.add_rebuild(after, rebuild)
+            self.store.add_rebuild(after, rebuild)
         return after
 
     def observe_snapshot(self, md_arrays: Iterable[MdArray]) -> None:
@@ -352,7 +352,7 @@ class Lab:
     def forget_array(self, record: ArrayRecord) -> None:
         """Move a stopped array from the registry into the history."""
         try:
-            self.history.add_array(self._with_cached_watch(record), self._clock())
+            self.store.add_array(self._with_cached_watch(record), self._clock())
         except Exception:  # history is a record, not a reason to leave an array behind
             pass
         with self.registry.edit() as draft:

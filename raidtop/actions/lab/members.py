@@ -18,9 +18,9 @@ from typing import Callable
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.guard import CheckedArray, check_array, check_member, lab_image_of
-from raidtop.actions.lab.runner import LabCommandFailed
+from raidtop.actions.lab.commands import LabCommandFailed
 from raidtop.actions.lab.timeline import read_status
-from raidtop.actions.member_actions import ARRAY_VERBS, ActionRefused
+from raidtop.actions.member_actions import ActionRefused
 from raidtop.actions.tuning import write_setting
 from raidtop.actions.lab.registry import LabRegistry
 
@@ -53,7 +53,7 @@ class LabMemberActions:
         self.lab = lab
         self._cache_s = cache_s
         self._live_only = live_only
-        self._names: frozenset[str] = frozenset()
+        self._levels: dict[str, str] = {}
         self._checked_at = float("-inf")
         self._stamp: tuple[float, int] | None = None
 
@@ -67,6 +67,12 @@ class LabMemberActions:
         if self._live_only and not self.lab.root.is_live:
             return False
         return array in self.lab_arrays()
+
+    def offered(self, array: str) -> frozenset[str]:
+        """Every lab verb on a lab array that can lose a disk; nothing on raid0 or anything else."""
+        if not self.handles(array) or self._levels.get(array) == "raid0":
+            return frozenset()
+        return frozenset(LAB_VERBS)
 
     def command(self, verb: str, array: str, member: str | None) -> str:
         """The exact command :meth:`run` would run now; ActionRefused with the reason otherwise."""
@@ -98,10 +104,10 @@ class LabMemberActions:
             if stamp != self._stamp:
                 self._stamp = stamp
                 try:
-                    self._names = frozenset(a.name for a in registry.read().arrays)
+                    self._levels = {a.name: a.level for a in registry.read().arrays}
                 except Exception:
-                    self._names = frozenset()
-        return self._names
+                    self._levels = {}
+        return frozenset(self._levels)
 
     def plan(self, verb: str, array: str, member: str | None) -> MemberPlan:
         """Check ``verb`` on ``array``/``member`` and build its command; ActionRefused with the reason."""

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from raidtop.actions.lab.runner import find_tool
+from raidtop.actions.lab.commands import find_tool
 from raidtop.collect.source import Root, as_root
 
 LEVEL_PERSONALITY = {"raid0": "raid0", "raid1": "raid1", "raid4": "raid4", "raid5": "raid5", "raid6": "raid6", "raid10": "raid10"}

@@ -207,7 +207,7 @@ def run_study(
             for line in report.kept:
                 say(f"{level}: teardown left {line}")
     finished = time.time()
-    study_id = lab.history.add_study(
+    study_id = lab.store.add_study(
         {"levels": list(params.levels), "disks": params.disks, "disk_size_bytes": params.disk_size_bytes,
          "runtime_s": params.runtime_s},
         [asdict(r) for r in rows], started, finished,

@@ -53,8 +53,11 @@ class StoredRebuild:
     resolution_s: float | None
 
 
-class LabHistory:
-    """The lab's SQLite history; every call opens and closes its own connection (thread-safe)."""
+class LabStore:
+    """The lab's SQLite store: rebuilds, finished timelines, study tables.
+
+    Every call opens and closes its own connection, so any thread may use it.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)

@@ -145,7 +145,7 @@ def test_the_labs_check_is_logged_but_never_undone_or_made_permanent(tmp_path: P
 
 def test_a_lab_write_the_kernel_refuses_fails_the_lab_command(tmp_path: Path, monkeypatch):
     from raidtop.actions.lab.members import LabMemberActions
-    from raidtop.actions.lab.runner import LabCommandFailed
+    from raidtop.actions.lab.commands import LabCommandFailed
 
     tree = LabTree(tmp_path)
     tree.lab_raid("md100", "raid5", 3)
@@ -175,3 +175,23 @@ def test_writes_from_two_threads_are_applied_one_at_a_time(tmp_path: Path):
     assert all(r.status == "ok" and r.side_effects == () for r in session.results)
     session.undo_all()
     assert fake.queue("loop7", "read_ahead_kb") == "128"
+
+
+def test_exports_replace_a_planted_link_instead_of_writing_through_it(tmp_path):
+    """The study CSV and the benchmark exports go through the one atomic writer."""
+    from raidtop.actions.fio.compare import write_exports
+    from raidtop.actions.lab.study import write_csv
+
+    victim = tmp_path / "victim"
+    victim.write_text("sentinel")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "study.csv").symlink_to(victim)
+    (out / "runs.csv").symlink_to(victim)
+    (out / "runs.json").symlink_to(victim)
+    write_csv([], out / "study.csv")
+    write_exports([], out, "runs")
+    assert victim.read_text() == "sentinel"
+    for name in ("study.csv", "runs.csv", "runs.json"):
+        assert not (out / name).is_symlink() and (out / name).is_file()
+    assert (out / "study.csv").read_text().startswith("level,")

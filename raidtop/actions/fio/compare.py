@@ -23,6 +23,7 @@ from typing import Iterable, TextIO
 
 from raidtop.actions.fio.store import StoredRun
 from raidtop.actions.fio.results import FioResult
+from raidtop.safeio import atomic_write
 from raidtop.actions.fio.sweep import (  # noqa: F401  (the sweep's old home; screens and tests import it from here)
     DEFAULT_READ_AHEAD_KB,
     SWEEP_KNOBS,
@@ -286,6 +287,7 @@ def write_exports(runs: Iterable[StoredRun], directory: Path, stem: str | None =
     directory.mkdir(parents=True, exist_ok=True)
     stem = stem or time.strftime("bench-%Y%m%d-%H%M%S")
     csv_path, json_path = directory / f"{stem}.csv", directory / f"{stem}.json"
-    csv_path.write_text(export_csv(runs), encoding="utf-8")
-    json_path.write_text(export_json(runs) + "\n", encoding="utf-8")
+    # The one atomic writer: a link planted at either name is replaced, not followed.
+    atomic_write(csv_path, export_csv(runs), 0o644)
+    atomic_write(json_path, export_json(runs) + "\n", 0o644)
     return csv_path, json_path

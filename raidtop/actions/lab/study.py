@@ -14,6 +14,7 @@ screen may pass another with the same signature.
 from __future__ import annotations
 
 import csv
+import io
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -26,6 +27,7 @@ from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.lab.spec import MIN_DISKS, LabSpec, human_size, level_name
 from raidtop.actions.lab.timeline import format_seconds
 from raidtop.actions.member_actions import ActionRefused
+from raidtop.safeio import atomic_write
 
 DEFAULT_LEVELS = ("raid0", "raid1", "raid5")
 DEFAULT_DISKS = {"raid0": 2, "raid1": 2, "raid4": 3, "raid5": 3, "raid6": 4, "raid10": 4}
@@ -243,18 +245,22 @@ def format_table(rows: tuple[StudyRow, ...] | list[StudyRow]) -> str:
 
 
 def write_csv(rows: tuple[StudyRow, ...] | list[StudyRow], path: Path) -> Path:
-    """Write the table with raw numbers (bytes, seconds) for spreadsheets."""
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CSV_FIELDS)
-        for row in rows:
-            writer.writerow([
-                row.level, row.disks, row.disk_size_bytes,
-                _raw(row.read_iops), _raw(row.write_iops), _raw(row.read_mb_s), _raw(row.write_mb_s),
-                _raw(row.rebuild_s), row.usable_bytes if row.usable_bytes is not None else "",
-                row.failures_tolerated, row.note,
-            ])
-    return path
+    """Write the table with raw numbers (bytes, seconds) for spreadsheets.
+
+    Through the one atomic writer: as root, a link planted at ``path`` is
+    replaced, never written through.
+    """
+    handle = io.StringIO(newline="")
+    writer = csv.writer(handle)
+    writer.writerow(CSV_FIELDS)
+    for row in rows:
+        writer.writerow([
+            row.level, row.disks, row.disk_size_bytes,
+            _raw(row.read_iops), _raw(row.write_iops), _raw(row.read_mb_s), _raw(row.write_mb_s),
+            _raw(row.rebuild_s), row.usable_bytes if row.usable_bytes is not None else "",
+            row.failures_tolerated, row.note,
+        ])
+    return atomic_write(path, handle.getvalue(), 0o644)
 
 
 def _raw(value: float | None) -> str:

@@ -126,7 +126,11 @@ def md_families(snapshot: Snapshot) -> list[Metric]:
             _maybe(fam.eta, labels, sync.eta_s)
             _maybe(fam.finish, labels, sync.eta_s_kernel)
         slow = slow_members(array, disks)
+        seen: set[str] = set()
         for member in array.members:
+            if member.name in seen:
+                continue  # a name listed twice (a real mdstat does this) would be a duplicate series: scrape fails
+            seen.add(member.name)
             who = [name, member.name]
             role = member_role(member)
             for candidate in MEMBER_ROLES:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import DataTable, Footer, Static
 
 from raidtop.fleet.model import FleetHost, FleetReading
 from raidtop.fleet.rows import FLEET_COLUMNS, HOST_COLUMNS, fleet_rows, host_rows, summary
@@ -45,6 +46,11 @@ class FleetScreen(Screen):
             return
         status.update(Text(f"raidtop fleet · {plain(self.source_label)} · {summary(reading.hosts)}"))
         table.show(fleet_rows(reading.hosts))
+
+    @on(DataTable.RowSelected, "#fleet-table")
+    def _row_selected(self, _message: DataTable.RowSelected) -> None:
+        # The table consumes Enter (select_cursor) and says so with RowSelected.
+        self.action_open_host()
 
     def action_open_host(self) -> None:
         """Drill into the highlighted host."""

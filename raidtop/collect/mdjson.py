@@ -55,6 +55,10 @@ def array_to_json(array: MdArray) -> dict[str, Any]:
         "sync_speed_min": array.sync_speed_min,
         "sync_speed_max": array.sync_speed_max,
         "stripe_cache_size": array.stripe_cache_size,
+        # Added after issue 3's schema (additive): mdstat alone says "active (auto-read-only)",
+        # so without these a reader of the JSON would call such an array active.
+        "read_only": array.read_only,
+        "auto_read_only": array.auto_read_only,
     }
 
 

@@ -105,7 +105,8 @@ def arrays_from_snapshot(doc: dict[str, Any]) -> list[FleetArray]:
                           eta_s=_num(sync_doc.get("eta_s")))
         array = MdArray(str(a["name"]), _str(a.get("level")), _str(a.get("state")), str(a.get("health") or "ok"),
                         raid_disks=_int(a.get("raid_disks")), degraded=_int(a.get("degraded")), members=members,
-                        sync=sync, mismatch_cnt=_int(a.get("mismatch_cnt")))
+                        sync=sync, mismatch_cnt=_int(a.get("mismatch_cnt")),
+                        read_only=a.get("read_only") is True, auto_read_only=a.get("auto_read_only") is True)
         slow = slow_members(array, waits)
         running = sync is not None and sync.running
         out.append(FleetArray(

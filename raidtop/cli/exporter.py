@@ -100,12 +100,18 @@ def _serve(exporter, host: str, port: int, args: argparse.Namespace) -> None:
 
     from prometheus_client import start_http_server
 
+    from raidtop.exporter.exposition import cached_app
+
     try:
-        start_http_server(port, host, exporter.registry,
-                          certfile=str(args.tls_cert) if args.tls_cert else None,
-                          keyfile=str(args.tls_key) if args.tls_key else None,
-                          client_cafile=str(args.tls_client_ca) if args.tls_client_ca else None,
-                          client_auth_required=args.tls_client_ca is not None)
+        # The library's server and TLS; its app would format the registry on every scrape, so
+        # it is swapped at once for one serving the bytes the sampling thread formatted.
+        server, _thread = start_http_server(
+            port, host, exporter.registry,
+            certfile=str(args.tls_cert) if args.tls_cert else None,
+            keyfile=str(args.tls_key) if args.tls_key else None,
+            client_cafile=str(args.tls_client_ca) if args.tls_client_ca else None,
+            client_auth_required=args.tls_client_ca is not None)
+        server.set_app(cached_app(exporter.exposition))
     except ssl.SSLError as exc:
         raise OSError(0, f"TLS set-up failed: {exc.reason or exc}") from None
 

@@ -1,10 +1,12 @@
 """Run the exporter: a sampling thread, the HTTP endpoint, the textfile writer.
 
-Sampling runs on its own timer in a daemon thread; each sample replaces the
-families :class:`~raidtop.exporter.metrics.MdMetrics` hands to a scrape, so a
-scrape costs one list copy and text formatting, however slow sysfs is. The
-HTTP server is prometheus-client's own (``start_http_server``), with its TLS
-options; nothing here writes anywhere but the textfile the user named.
+Sampling runs on its own timer in a daemon thread; each sample rebuilds the
+families (:class:`~raidtop.exporter.metrics.MdMetrics`), formats the ones that
+changed and publishes the bytes (:mod:`raidtop.exporter.exposition`), so a
+scrape costs a lock and a socket write, however slow sysfs is and however many
+arrays there are. The HTTP server is prometheus-client's own
+(``start_http_server``), with its TLS options; nothing here writes anywhere
+but the textfile the user named.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry
 from prometheus_client.process_collector import ProcessCollector
 
 from raidtop.collect.queue import QueueSettings, read_queue_settings
 from raidtop.collect.recording import Recording
 from raidtop.collect.replayer import Replayer
 from raidtop.collect.sampler import Sampler
+from raidtop.exporter.exposition import CachedExposition, FamilyFormatter
 from raidtop.exporter.metrics import MdMetrics
 from raidtop.model import Snapshot
 from raidtop.safeio import atomic_write
@@ -114,6 +117,11 @@ class Exporter:
         self.metrics = MdMetrics()
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(self.metrics)
+        self.exposition = CachedExposition()
+        self._formatter = FamilyFormatter()
+        self._process_formatter = FamilyFormatter()
+        self._process: ProcessCollector | None = None
+        self._md_text = b""
         self._clock = clock
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -127,18 +135,27 @@ class Exporter:
             queues = self.source.queues(snapshot)
         except Exception as exc:  # noqa: BLE001 - a daemon reports and keeps its last good sample
             self.metrics.record_error()
+            self._publish()
             print(f"raidtop exporter: sample failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             return
         self.metrics.update(snapshot, time.perf_counter() - start, self._clock(), queues)
+        self._publish()
         self.first_sample.set()
         if self.textfile_dir is not None:
             self.write_textfile()
 
+    def _publish(self) -> None:
+        """Format what changed and hand the bytes to the HTTP threads (the only formatting there is)."""
+        self._md_text = self._formatter.format(self.metrics.collect())
+        if self._process is None:
+            self.exposition.publish(self._md_text)
+            return
+        # Process metrics are read here too, once per sample: a scrape touches no file at all.
+        self.exposition.publish(self._md_text + self._process_formatter.format(self._process.collect()))
+
     def write_textfile(self) -> Path:
         """Replace ``DIR/raidtop.prom`` atomically with the md families (no process metrics)."""
-        registry = CollectorRegistry(auto_describe=False)
-        registry.register(self.metrics)
-        return atomic_write(self.textfile_dir / TEXTFILE_NAME, generate_latest(registry), 0o644)
+        return atomic_write(self.textfile_dir / TEXTFILE_NAME, self._md_text, 0o644)
 
     def start(self) -> None:
         """Start sampling every ``interval_s`` in a daemon thread."""
@@ -160,5 +177,6 @@ class Exporter:
             self._stop.wait(next_at - time.monotonic())
 
     def add_process_metrics(self) -> None:
-        """Add the exporter's own CPU and memory (``process_*``) to the HTTP output."""
-        ProcessCollector(registry=self.registry)
+        """Add the exporter's own CPU and memory (``process_*``) to the HTTP output, from the next sample on."""
+        self._process = ProcessCollector(registry=self.registry)
+        self._publish()

@@ -11,7 +11,7 @@ from raidtop.model_md import MdArray, MdEvent, MdMember, MdSync, RaidSpeedLimit
 
 ARRAY_KEYS = ["name", "level", "state", "health", "raid_disks", "degraded", "size_kib", "chunk_kib", "layout",
               "metadata", "bitmap", "members", "sync", "mismatch_cnt", "sync_speed_min", "sync_speed_max",
-              "stripe_cache_size", "read_only", "auto_read_only"]
+              "stripe_cache_size"]
 MEMBER_KEYS = ["name", "slot", "roles", "errors"]
 SYNC_KEYS = ["action", "percent", "done_kib", "total_kib", "speed_kib_s", "eta_s_kernel", "eta_s",
              "eta_basis", "rate_kib_s", "stalled"]
@@ -23,7 +23,9 @@ def test_schema_keys_in_order():
     doc = md_to_json([array], RaidSpeedLimit(1000, 200000), [MdEvent(1.0, "md0", "CheckStarted")])
     assert list(doc) == ["arrays", "raid_speed_limit", "events"]
     entry = doc["arrays"][0]
-    assert list(entry) == ARRAY_KEYS
+    assert list(entry) == ARRAY_KEYS + ["read_only", "auto_read_only"]  # the snapshot adds the flags
+    assert entry["read_only"] is False and entry["auto_read_only"] is False
+    assert list(array_to_json(array)) == ARRAY_KEYS  # issue 3's schema itself is unchanged
     assert list(entry["members"][0]) == MEMBER_KEYS
     assert list(entry["sync"]) == SYNC_KEYS
     assert doc["raid_speed_limit"] == {"min": 1000, "max": 200000}
@@ -34,9 +36,7 @@ def test_schema_keys_in_order():
 def test_unknown_values_are_null():
     entry = array_to_json(MdArray("md9", None, None, "inactive"))
     assert entry["sync"] is None and entry["members"] == []
-    assert all(entry[k] is None for k in ARRAY_KEYS if k not in ("name", "health", "members", "read_only",
-                                                                   "auto_read_only"))
-    assert entry["read_only"] is False and entry["auto_read_only"] is False
+    assert all(entry[k] is None for k in ARRAY_KEYS if k not in ("name", "health", "members"))
     assert speed_limit_to_json(None) == {"min": None, "max": None}
 
 

@@ -184,6 +184,17 @@ async def lab_screenshot() -> Path:
             shutil.rmtree(SNAPSHOT_LAB, ignore_errors=True)
 
 
+async def fleet_screenshot() -> Path:
+    """``raidtop fleet``: three hosts, worst first (a real recorded rebuild, procfs's fixture arrays, one down)."""
+    from raidtop.fleet_app import FleetApp
+    from tests.exporter.fleet_data import StaticSource, sample_fleet
+
+    app = FleetApp(StaticSource(sample_fleet()), "http://prometheus:9090", interval_s=3600)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await pilot.pause(0.5)
+        return Path(app.save_screenshot("fleet.svg", str(HERE)))
+
+
 async def main() -> None:
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -203,6 +214,7 @@ async def main() -> None:
     print(await tuning_screenshot())
     print(await bench_screenshot())
     print(await lab_screenshot())
+    print(await fleet_screenshot())
 
 
 if __name__ == "__main__":

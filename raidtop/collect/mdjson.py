@@ -1,6 +1,7 @@
 """The md part of ``raidtop snapshot --json``, exactly as issue 3's schema says.
 
-Only the schema's keys are written; richer fields (consistency policy, uuid,
+Only the schema's keys are written (plus, in the snapshot, the read-only
+flags: :func:`snapshot_array_to_json`); richer fields (consistency policy, uuid,
 notes...) stay in the dataclasses for the UI.
 """
 
@@ -58,6 +59,17 @@ def array_to_json(array: MdArray) -> dict[str, Any]:
     }
 
 
+def snapshot_array_to_json(array: MdArray) -> dict[str, Any]:
+    """One entry of the snapshot's ``arrays``: issue 3's fields, then the read-only flags.
+
+    The flags came later (additive, for ``raidtop fleet --ssh``): mdstat alone
+    says ``active (auto-read-only)``, so a reader of ``state`` would call such
+    an array active. :func:`array_to_json` stays issue 3's schema, which the
+    recorded VM traces are compared against.
+    """
+    return array_to_json(array) | {"read_only": array.read_only, "auto_read_only": array.auto_read_only}
+
+
 def speed_limit_to_json(limit: RaidSpeedLimit | None) -> dict[str, Any]:
     """``raid_speed_limit``; both values ``None`` when /proc/sys/dev/raid is absent."""
     if limit is None:
@@ -76,7 +88,7 @@ def md_to_json(
 ) -> dict[str, Any]:
     """The three top-level keys md adds to the snapshot."""
     return {
-        "arrays": [array_to_json(a) for a in arrays],
+        "arrays": [snapshot_array_to_json(a) for a in arrays],
         "raid_speed_limit": speed_limit_to_json(speed_limit),
         "events": [event_to_json(e) for e in events],
     }

@@ -23,7 +23,9 @@ def test_schema_keys_in_order():
     doc = md_to_json([array], RaidSpeedLimit(1000, 200000), [MdEvent(1.0, "md0", "CheckStarted")])
     assert list(doc) == ["arrays", "raid_speed_limit", "events"]
     entry = doc["arrays"][0]
-    assert list(entry) == ARRAY_KEYS
+    assert list(entry) == ARRAY_KEYS + ["read_only", "auto_read_only"]  # the snapshot adds the flags
+    assert entry["read_only"] is False and entry["auto_read_only"] is False
+    assert list(array_to_json(array)) == ARRAY_KEYS  # issue 3's schema itself is unchanged
     assert list(entry["members"][0]) == MEMBER_KEYS
     assert list(entry["sync"]) == SYNC_KEYS
     assert doc["raid_speed_limit"] == {"min": 1000, "max": 200000}

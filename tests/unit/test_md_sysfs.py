@@ -183,7 +183,7 @@ def test_recovering_raid5_every_field(tmp_path):
                   {"action": "recover", "percent": 25.4, "done_kib": 16384, "total_kib": 64512,
                    "speed_kib_s": 16384, "eta_s_kernel": 2.9, "eta_s": None,
                    "eta_basis": None, "rate_kib_s": None, "stalled": False},
-                  0, 1000, 200000, 256),
+                  0, 1000, 200000, 256) | {"read_only": False, "auto_read_only": False},
         ],
         "raid_speed_limit": {"min": 1000, "max": 200000},
         "events": [],

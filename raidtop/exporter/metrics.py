@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 
 from raidtop import __version__
-from raidtop.collect.queue import QueueSettings
+from raidtop.collect.queue_settings import QueueSettings
 from raidtop.mdview import slow_members
 from raidtop.model import Snapshot
 from raidtop.exporter.states import MD_STATES, MEMBER_ROLES, array_state, member_role

@@ -23,7 +23,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry
 from prometheus_client.process_collector import ProcessCollector
 
-from raidtop.collect.queue import QueueSettings, read_queue_settings
+from raidtop.collect.queue_settings import QueueSettings, read_queue_settings
 from raidtop.collect.recording import Recording
 from raidtop.collect.replayer import Replayer
 from raidtop.collect.sampler import Sampler

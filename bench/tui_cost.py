@@ -120,11 +120,42 @@ def prewarm(python: str) -> None:
     )
 
 
-def _read_ticks(pid: int) -> int:
-    """utime + stime of every thread of ``pid``, in clock ticks."""
+def _stat_fields(pid: int) -> list[str]:
+    """Fields 3.. of /proc/<pid>/stat (after the command name, which may hold spaces)."""
     text = Path(f"/proc/{pid}/stat").read_text()
-    fields = text[text.rindex(")") + 2 :].split()
-    return int(fields[11]) + int(fields[12])  # fields 14 and 15 of proc(5)
+    return text[text.rindex(")") + 2 :].split()
+
+
+def _read_ticks(pid: int) -> int:
+    """CPU of ``pid`` and its children in clock ticks: all threads, reaped and live children.
+
+    utime + stime + cutime + cstime (fields 14-17 of proc(5)) count the app and
+    the children it has waited for; children still running (a helper process
+    an app keeps) are added from their own stat, so nothing a tool forks is missed.
+    """
+    fields = _stat_fields(pid)
+    own = sum(int(f) for f in fields[11:15])
+    return own + sum(_live_child_ticks(pid))
+
+
+def _live_child_ticks(parent: int) -> list[int]:
+    """utime + stime + cutime + cstime of every live descendant of ``parent``."""
+    children: dict[int, list[tuple[int, int]]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = _stat_fields(int(entry))
+        except (OSError, ValueError):
+            continue  # exited while we looked
+        ticks = sum(int(f) for f in fields[11:15])
+        children.setdefault(int(fields[1]), []).append((int(entry), ticks))
+    found, todo = [], [parent]
+    while todo:
+        for child, ticks in children.get(todo.pop(), []):
+            found.append(ticks)
+            todo.append(child)
+    return found
 
 
 def _peak_rss_mb(pid: int) -> float:

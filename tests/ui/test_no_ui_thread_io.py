@@ -10,17 +10,22 @@ freely; the recorded list must stay empty.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.tuning import TuningSession
+from raidtop.app import RaidtopApp
 from raidtop.collect.sampler import Sampler
+from raidtop.config import Config
 from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.tuning import TuningScreen
 from raidtop.screens.tuning_dialogs import ChangeDialog, ChangeLogScreen, PersistDialog
 from raidtop.widgets.text_table import TextTable
+from tests.ui.conftest import DATA
+from tests.ui.test_bench_screen import Bench, open_screen, store_comparison, wait_for_screen
 from tests.ui.test_lab_screen import READY, SNAPSHOT_LAB, app_on, open_lab
 from tests.ui.test_lab_screen import degraded_lab  # noqa: F401  (a fixture)
 from tests.ui.test_lab_screen import settle as settle_lab
@@ -96,5 +101,43 @@ async def test_the_lab_screen_reads_only_in_workers(degraded_lab, tmp_path: Path
             assert isinstance(app.screen, ConfirmDialog)
             await pilot.press("n")
             await settle_lab(pilot)
+    callers = sorted({caller for _event, _path, caller in seen})
+    assert callers == [], "\n".join(callers)
+
+
+async def test_the_dashboard_and_the_screens_it_opens_read_only_in_workers(tmp_path: Path):
+    root = tmp_path / "root"
+    shutil.copytree(DATA / "root1", root, symlinks=True)
+    snapshot = Sampler(root, clock=lambda: 1_600_000_000.0).sample()
+    app = RaidtopApp(Config(root=root, autostart_sampler=False))
+    with watching(tmp_path) as seen:
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.apply_snapshot(snapshot)
+            await settle(pilot)
+            for keys in (("tab", "s", "a"), ("e", "escape"), ("d", "escape"), ("x", "escape"), ("n", "escape"),
+                         ("t",), ("escape",), ("b",), ("escape",), ("R",), ("R",)):
+                await pilot.press(*keys)
+                await settle(pilot)
+    callers = sorted({caller for _event, _path, caller in seen})
+    assert callers == [], "\n".join(callers)
+
+
+async def test_the_benchmarks_screen_reads_and_stores_only_in_workers(tmp_path: Path):
+    bench = Bench(tmp_path)
+    bench.remember(bench.target)
+    store_comparison(bench.history)
+    app = RaidtopApp(Config(root=DATA / "root1", autostart_sampler=False))
+    with watching(tmp_path) as seen:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_screen(app, pilot, bench.screen())
+            await pilot.press("3")
+            await wait_for_screen(pilot, ConfirmDialog)
+            await pilot.press("n")
+            await settle(pilot)
+            table = screen.query_one("#bench-table", TextTable)
+            table.focus()
+            table.move_cursor_to_key(table.rows[0].key)
+            await pilot.press("m", "down", "h")
+            await settle(pilot)
     callers = sorted({caller for _event, _path, caller in seen})
     assert callers == [], "\n".join(callers)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import Iterable
 
 from textual import on, work
@@ -133,7 +135,9 @@ class RaidtopApp(App[None]):
         root = self.config.root
         # The last two path parts name a fixture or recording without leaking
         # the absolute checkout path (which would make screenshots differ).
-        label = socket.gethostname() if str(root) == "/" else "root " + "/".join(root.resolve().parts[-2:])
+        # abspath, not resolve: the label is text, and following links is I/O on the event loop.
+        shown = Path(os.path.abspath(root)).parts[-2:]
+        label = socket.gethostname() if str(root) == "/" else "root " + "/".join(shown)
         self.dashboard = DashboardScreen(label, self.interval)
         self.push_screen(self.dashboard)
         for problem in self._theme_problems:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import threading
 import time
 from typing import TYPE_CHECKING
 
@@ -27,21 +29,54 @@ class Recorder:
         self.active: tuple[RecordingRoot, RecordingWriter] | None = None
         """(RecordingRoot, RecordingWriter) while recording."""
         self._actions_since_frame: list[dict] = []
+        self._switching = False
+        """True while a worker creates or finishes the file."""
+        self._finished = threading.Event()
+        self._finished.set()
 
     def toggle(self) -> None:
-        """Start recording, or stop and say where the file is."""
+        """Start recording, or stop and say where the file is.
+
+        Creating, finishing and fsyncing the file run in a thread worker (a slow
+        disk must not freeze the screen); a second R while one is under way waits for it.
+        """
         app = self.app
+        if self._switching:
+            return
+        self._switching = True
         if self.active is not None:
             root, writer = self.active
+            # Stop taking frames at once; the file is finished in the worker.
             self.active = None
             app.sampler.root = root._inner
-            writer.close()
             app.dashboard.query_one("#status").badge = ""
-            app.notify(plain(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)"),
-                       title="Recording", timeout=10, markup=False)
+            self._finished.clear()
+            app.run_worker(self._finish(writer), group="recorder", exit_on_error=False)
             return
+        app.run_worker(self._start(), group="recorder", exit_on_error=False)
+
+    async def _finish(self, writer: RecordingWriter) -> None:
+        # An async worker on the event loop hands the file work to a thread and awaits it, so
+        # the answer lands back on the UI thread without call_from_thread (which can block at exit).
+        try:
+            await asyncio.to_thread(writer.close)
+        finally:
+            self._finished.set()
+        self._announce(plain(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)"),
+                       "information")
+
+    async def _start(self) -> None:
+        result = await asyncio.to_thread(self._open)
+        if isinstance(result, str):
+            self._announce(result, "error")
+        else:
+            self._started(*result)
+
+    def _open(self) -> tuple[RecordingRoot, RecordingWriter] | str:
+        """Create the recording file (in a thread); the root and writer, or why not."""
         from raidtop.collect.recording import RecordingRoot, RecordingWriter
 
+        app = self.app
         directory = xdg_dir("data") / "recordings"
         stamp = time.strftime("raidtop-%Y%m%d-%H%M%S")
         root = RecordingRoot(app.sampler.root)
@@ -54,12 +89,22 @@ class Recorder:
                     break
             writer = RecordingWriter(path, app.interval, root)
         except OSError as exc:
-            app.notify(plain(f"cannot record: {exc}"), severity="error", markup=False)
-            return
-        app.sampler.root = root
+            return plain(f"cannot record: {exc}")
+        return root, writer
+
+    def _started(self, root: RecordingRoot, writer: RecordingWriter) -> None:
+        self.app.sampler.root = root
         self.active = (root, writer)
-        app.dashboard.query_one("#status").badge = "REC"
-        app.notify(plain(f"recording to {path}"), title="Recording", timeout=5, markup=False)
+        self.app.dashboard.query_one("#status").badge = "REC"
+        self._switching = False
+        self.app.notify(plain(f"recording to {writer.path}"), title="Recording", timeout=5, markup=False)
+
+    def _announce(self, text: str, severity: str) -> None:
+        self._switching = False
+        if severity == "error":
+            self.app.notify(text, severity="error", markup=False)
+        else:
+            self.app.notify(text, title="Recording", timeout=10, markup=False)
 
     def add_frame(self, snapshot: Snapshot) -> None:
         """Store what ``snapshot`` was read from (called in the sampler thread)."""
@@ -82,6 +127,7 @@ class Recorder:
         self._actions_since_frame.append({"time": time.time(), "kind": kind, "command": command})
 
     def close(self) -> None:
-        """Finish the file on the way out."""
+        """Finish the file on the way out (and let a stop under way finish its file)."""
         if self.active is not None:
             self.active[1].close()
+        self._finished.wait(timeout=30)

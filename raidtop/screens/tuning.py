@@ -37,15 +37,13 @@ from raidtop.actions.tuning import (
     shell_command,
 )
 from raidtop.actions.tuning.eta import ArrayLimits
-from raidtop.actions.tuning.rules import default_paths, settings_from_knobs, sysctl_conf, udev_rules
 from raidtop.collect.mdsysfs import read_md_sysfs
 from raidtop.format import DASH
 from raidtop.mdview import duration, speed
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray
-from raidtop.screens.tuning_dialogs import ChangeLogScreen, PersistDialog
 from raidtop.screens.tuning_flow import TuningChangeFlow
-from raidtop.screens.tuning_rows import CHANGE_COLUMNS, KNOB_COLUMNS, TARGET_COLUMNS, change_row, knob_row, log_rows
+from raidtop.screens.tuning_rows import CHANGE_COLUMNS, KNOB_COLUMNS, TARGET_COLUMNS, change_row, knob_row
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Row, TextTable
@@ -373,22 +371,6 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
         if action == "generate_rules":
             return any(r.changed_system for r in self.session.results)
         return True
-
-
-    def action_change_log(self) -> None:
-        """Show the tuning change log."""
-        self.app.push_screen(ChangeLogScreen(log_rows(self.session.logged_changes()), str(self.session.log.path)))
-
-    def action_generate_rules(self) -> None:
-        """Generate udev rules and a sysctl.d snippet for the changes in effect."""
-        knobs = self.session.net_changes()
-        if not knobs:
-            self.notify("No change of this session is in effect: nothing to make permanent.", title="Make permanent")
-            return
-        settings = settings_from_knobs(knobs)
-        rules_path, sysctl_path = default_paths()
-        self.app.push_screen(PersistDialog(udev_rules(settings, self.session.root), sysctl_conf(settings),
-                                           str(rules_path), str(sysctl_path)))
 
     def action_back(self) -> None:
         """Return to the dashboard."""

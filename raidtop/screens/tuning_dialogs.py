@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from textual import on, work
+from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -29,7 +30,9 @@ class ChangeDialog(ModalScreen[str | None]):
     """Asks for a knob's new value: a list for choices, an input for numbers, checked as you go.
 
     ``preview(text)`` returns (error, lines): the refusal, or what will run and
-    what it predicts. The dialog returns the text the user chose, or ``None``.
+    what it predicts. It reads sysfs, so it runs in an exclusive thread worker:
+    a burst of keystrokes leaves one preview running, and only the newest
+    answer is shown. The dialog returns the text the user chose, or ``None``.
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="change-cancel", tooltip="Close without changing anything")]
@@ -90,11 +93,23 @@ class ChangeDialog(ModalScreen[str | None]):
             return "" if index is None else str(options.get_option_at_index(index).id)
         return self.query_one(Input).value
 
-    def _update(self, text: str) -> bool:
+    def _update(self, text: str, *, finish: bool = False) -> None:
+        """Check ``text`` in a worker; with ``finish``, close with it when it is allowed."""
+        self._check(text, finish)
+
+    @work(thread=True, exclusive=True, group="change-preview", exit_on_error=False)
+    def _check(self, text: str, finish: bool) -> None:
         error, lines = self._preview(text)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, text, error, lines, finish)
+
+    def _show(self, text: str, error: str | None, lines: list[str], finish: bool) -> None:
+        if not self.is_attached or text != self._text():
+            return  # closed meanwhile, or the user typed on: a newer check is under way
         self.query_one("#change-error", Static).update(error or "")
         self.query_one("#change-preview", Static).update("\n".join(lines))
-        return error is None
+        if finish and error is None:
+            self.dismiss(text)
 
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:
@@ -118,9 +133,7 @@ class ChangeDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
     def _finish(self) -> None:
-        text = self._text()
-        if self._update(text):
-            self.dismiss(text)
+        self._update(self._text(), finish=True)
 
     def action_cancel(self) -> None:
         """Close without a value."""
@@ -197,20 +210,22 @@ class PersistDialog(ModalScreen[None]):
             self.save(kind)
 
     def save(self, kind: str) -> None:
-        """Save one text, asking first when the path needs it."""
-        path = self.query_one(f"#persist-{kind}-path", Input).value.strip()
-        question = save_question(path) if path else None
-        if question:
-            self.app.push_screen(
-                ConfirmDialog(f"Write {path}?", f"write {path}", details=question),
-                callback=lambda yes: self._write(kind, path, bool(yes)) if yes else None,
-            )
-            return
-        self._write(kind, path, False)
+        """Save one text, asking first when the path needs it (both decided in a worker)."""
+        self._write(kind, self.query_one(f"#persist-{kind}-path", Input).value.strip(), False)
+
+    def _ask(self, kind: str, path: str, question: str) -> None:
+        self.app.push_screen(
+            ConfirmDialog(f"Write {path}?", f"write {path}", details=question),
+            callback=lambda yes: self._write(kind, path, True) if yes else None,
+        )
 
     @work(thread=True, group="tuning-save", exit_on_error=False)
     def _write(self, kind: str, path: str, confirmed: bool) -> None:
-        # Writing and fsyncing a file can stall on a slow disk: never on the UI thread.
+        # Resolving links, asking whether the file exists, writing and fsyncing: never on the UI thread.
+        question = save_question(path) if path and not confirmed else None
+        if question:
+            self.app.call_from_thread(self._ask, kind, path, question)
+            return
         result = save_text(path, self._texts[kind], confirmed=confirmed)
         self.app.call_from_thread(self._saved, kind, result)
 

@@ -1,6 +1,12 @@
 """The Tuning screen's change flow: value dialog → confirmation with the exact command → write in a
-worker → notification; undo and undo-all the same way. A mixin of :class:`TuningScreen`, which
-supplies ``session``, ``_arrays``, ``_highlighted_knob`` and ``refresh_view``.
+worker → notification; undo and undo-all the same way; the change log and the rules to make changes
+permanent. A mixin of :class:`TuningScreen`, which supplies ``session``, ``_arrays``,
+``_highlighted_knob`` and ``refresh_view``.
+
+Planning reads the knob from sysfs, ``can_write`` asks the file system, the
+log and the udev database are files: every one of them runs in a thread
+worker, which hands what it found to the UI thread with ``call_from_thread``.
+The UI thread only shows dialogs and notifications.
 """
 
 from __future__ import annotations
@@ -12,9 +18,10 @@ from textual.message import Message
 
 from raidtop.actions.tuning import SPEED_KNOBS, ChangeResult, Knob, Plan, Refusal
 from raidtop.actions.tuning.eta import EtaPrediction
+from raidtop.actions.tuning.rules import default_paths, settings_from_knobs, sysctl_conf, udev_rules
 from raidtop.screens.dialogs import CommandDialog, ConfirmDialog
-from raidtop.screens.tuning_dialogs import ChangeDialog
-from raidtop.screens.tuning_rows import describe_prediction
+from raidtop.screens.tuning_dialogs import ChangeDialog, ChangeLogScreen, PersistDialog
+from raidtop.screens.tuning_rows import describe_prediction, log_rows
 
 
 class TuningWritten(Message):
@@ -59,16 +66,28 @@ class TuningChangeFlow:
                              callback=lambda value: self._value_chosen(knob, value))
 
     def _value_chosen(self, knob: Knob, value: str | None) -> None:
-        if value is None:
-            return
+        if value is not None:
+            self._plan_change(knob, value)
+
+    @work(thread=True, group="tuning-plan", exit_on_error=False)
+    def _plan_change(self, knob: Knob, value: str) -> None:
+        # Planning reads the knob (and the arrays' limits for the prediction) from sysfs.
         plan = self.session.plan(knob.target, knob.attr, value)
+        if isinstance(plan, Refusal) or plan.noop:
+            self.app.call_from_thread(self._confirm_change, plan, True, [])
+            return
+        writable = not self.session.needs_sudo or self.session.can_write(plan)
+        self.app.call_from_thread(self._confirm_change, plan, writable,
+                                  self._predictions(plan.target, plan.attr, plan.new))
+
+    def _confirm_change(self, plan: Plan | Refusal, writable: bool, predictions: list[EtaPrediction]) -> None:
         if isinstance(plan, Refusal):
             self.notify(plan.message, title="Refused", severity="error", timeout=8)
             return
         if plan.noop:
             self.notify(f"{knob.target} {knob.attr} is already {plan.new}; nothing written.", title="Unchanged")
             return
-        if self.session.needs_sudo and not self.session.can_write(plan):
+        if not writable:
             self.app.push_screen(CommandDialog(
                 f"Changing {plan.target} {plan.attr} needs root",
                 [plan.sudo_command],
@@ -76,7 +95,6 @@ class TuningChangeFlow:
                 f"raidtop with sudo. (Or: sudo raidtop tune {plan.target} {plan.attr} {plan.new!r})",
             ))
             return
-        predictions = self._predictions(plan.target, plan.attr, plan.new)
         details = [f"Writes {plan.new} to {plan.path} (now {plan.old}), reads it back and logs the change.",
                    *plan.notes, *("Predicted: " + describe_prediction(p) for p in predictions)]
         self.app.push_screen(
@@ -108,13 +126,13 @@ class TuningChangeFlow:
             if result.log_error:
                 self.notify(result.log_error, title="Change log", severity="warning", timeout=10)
 
-    def _confirm_plans(self, title: str, plans: list[Plan | Refusal], what: str) -> None:
+    def _confirm_plans(self, title: str, plans: list[Plan | Refusal], what: str, writable: bool) -> None:
         refused = [p for p in plans if isinstance(p, Refusal)]
         ready = [p for p in plans if isinstance(p, Plan)]
         if not ready:
             self.notify(refused[0].message if refused else "nothing to do", title=title, severity="warning")
             return
-        if self.session.needs_sudo and not all(self.session.can_write(p) for p in ready):
+        if not writable:
             self.app.push_screen(CommandDialog(f"{title}: needs root", [p.sudo_command for p in ready if not p.noop]
                                                or [ready[0].sudo_command], "Run these commands with sudo."))
             return
@@ -136,16 +154,59 @@ class TuningChangeFlow:
         if not changes:
             self.notify("Nothing to undo in this session.", title="Undo")
             return
-        last = changes[-1]
+        self._plan_undo(changes[-1])
+
+    @work(thread=True, group="tuning-plan", exit_on_error=False)
+    def _plan_undo(self, last: ChangeResult) -> None:
         what = (f"Restores {last.target} {last.attr} to {last.old} (set to {last.new} at "
                 f"{time.strftime('%H:%M:%S', time.localtime(last.time))}).")
-        self._confirm_plans("Undo the last change?", self.session.plan_undo(last), what)
+        plans = self.session.plan_undo(last)
+        self.app.call_from_thread(self._confirm_plans, "Undo the last change?", plans, what, self._writable(plans))
+
+    def _writable(self, plans: list[Plan | Refusal]) -> bool:
+        """Whether this process may write every planned file; asks the file system (worker only)."""
+        return not self.session.needs_sudo or all(self.session.can_write(p) for p in plans if isinstance(p, Plan))
 
     def action_undo_all(self) -> None:
         """Put every changed knob back to its value at start (after confirmation)."""
+        self._plan_undo_all()
+
+    @work(thread=True, group="tuning-plan", exit_on_error=False)
+    def _plan_undo_all(self) -> None:
         plans = self.session.plan_undo_all()
         if not plans:
-            self.notify("Every setting is at its value at start.", title="Undo all")
+            self.app.call_from_thread(self.notify, "Every setting is at its value at start.", title="Undo all")
             return
-        self._confirm_plans("Undo every change of this session?", plans,
-                            "Puts each setting changed in this session back to its value at start (schedulers first).")
+        self.app.call_from_thread(
+            self._confirm_plans, "Undo every change of this session?", plans,
+            "Puts each setting changed in this session back to its value at start (schedulers first).",
+            self._writable(plans))
+
+    # -------------------------------------------------------------- log and rules
+
+    def action_change_log(self) -> None:
+        """Show the tuning change log (read in a worker)."""
+        self._read_change_log()
+
+    @work(thread=True, exclusive=True, group="tuning-log", exit_on_error=False)
+    def _read_change_log(self) -> None:
+        rows = log_rows(self.session.logged_changes())
+        self.app.call_from_thread(self.app.push_screen, ChangeLogScreen(rows, str(self.session.log.path)))
+
+    def action_generate_rules(self) -> None:
+        """Generate udev rules and a sysctl.d snippet for the changes in effect (built in a worker)."""
+        self._build_rules()
+
+    @work(thread=True, exclusive=True, group="tuning-rules", exit_on_error=False)
+    def _build_rules(self) -> None:
+        # net_changes re-reads each changed knob; the udev rules read the udev database for stable names.
+        knobs = self.session.net_changes()
+        if not knobs:
+            self.app.call_from_thread(self.notify, "No change of this session is in effect: nothing to make "
+                                      "permanent.", title="Make permanent")
+            return
+        settings = settings_from_knobs(knobs)
+        rules_path, sysctl_path = default_paths()
+        dialog = PersistDialog(udev_rules(settings, self.session.root), sysctl_conf(settings),
+                               str(rules_path), str(sysctl_path))
+        self.app.call_from_thread(self.app.push_screen, dialog)

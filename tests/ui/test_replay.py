@@ -57,16 +57,24 @@ async def test_replay_plays_to_the_end_and_stops(tmp_path):
         assert app.replay_position.index == 3
 
 
+async def finished_recording(app: RaidtopApp) -> None:
+    """Wait for the recorder's worker to finish the file (the sampler's worker never completes)."""
+    # Not wait_for_complete([]): an empty list means every worker, the sampler's included.
+    for worker in [w for w in app.workers if w.group == "recorder"]:
+        await worker.wait()
+
+
 async def test_recording_key_writes_a_replayable_file(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     app = RaidtopApp(Config(root=DATA / "root1", interval=0.5))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("R")
-        assert app.recorder is not None
+        await _wait(pilot, lambda: app.recorder is not None)  # the file is created in a worker
         writer = app.recorder[1]
         await _wait(pilot, lambda: writer.frames >= 2)
         await pilot.press("R")
         assert app.recorder is None
+        await finished_recording(app)
     recording = read_recording(writer.path)
     assert len(recording.frames) >= 2 and recording.notes == []
     assert any(key.startswith("f:/proc/diskstats") for key in recording.frames[0].delta)
@@ -89,6 +97,7 @@ async def test_a_noted_action_lands_in_the_recording_and_one_before_it_does_not(
     async with app.run_test(size=(120, 40)) as pilot:
         app.note_action("lab", "mdadm --fail /dev/md9 /dev/loop9  # before recording")
         await pilot.press("R")
+        await _wait(pilot, lambda: app.recorder is not None)
         writer = app.recorder[1]
         await _wait(pilot, lambda: writer.frames >= 1)
         app.note_action("lab", "mdadm --fail /dev/md9 /dev/loop9")
@@ -97,6 +106,7 @@ async def test_a_noted_action_lands_in_the_recording_and_one_before_it_does_not(
         await _wait(pilot, lambda: writer.frames >= noted_at + 2, tries=2400)
         assert writer.frames >= noted_at + 2
         await pilot.press("R")
+        await finished_recording(app)
     actions = [a for frame in read_recording(writer.path).frames for a in frame.actions]
     assert [a["command"] for a in actions] == ["mdadm --fail /dev/md9 /dev/loop9"]
     assert actions[0]["kind"] == "lab"

@@ -66,10 +66,15 @@ async def open_tuning(pilot, root: Path, session: TuningSession, **where) -> Tun
 
 
 async def settle(pilot) -> None:
-    """Let the screen's read and write workers finish and their messages render."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Let the screen's workers finish and their messages render.
+
+    Rounds, because one worker's answer may start the next (the dialog's check
+    closes it, then the change is planned in a worker of its own).
+    """
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
 
 
 async def highlight(pilot, screen: TuningScreen, attr: str) -> None:
@@ -106,9 +111,11 @@ async def test_change_through_the_confirm_dialog_then_undo(root, session):
         await pilot.press("enter")
         assert isinstance(app.screen, ChangeDialog)
         await pilot.press(*"4096")  # the input starts with the current value selected: typing replaces it
+        await settle(pilot)
         assert app.screen.query_one(Input).value == "4096"
         assert "Will run: blockdev --setra 8192 /dev/sda" in text(app.screen, "#change-preview")
         await pilot.press("enter")
+        await settle(pilot)
         assert isinstance(app.screen, ConfirmDialog)
         assert text(app.screen, "#confirm-command") == "blockdev --setra 8192 /dev/sda"
         await pilot.press("y")
@@ -122,6 +129,7 @@ async def test_change_through_the_confirm_dialog_then_undo(root, session):
         assert knob.cells[1] == "4096 KiB (setra 8192)" and knob.cells[3] == "128" and knob.styles[1] == "accent"
 
         await pilot.press("u")
+        await settle(pilot)
         assert isinstance(app.screen, ConfirmDialog)
         assert text(app.screen, "#confirm-command") == "blockdev --setra 256 /dev/sda"
         await pilot.press("y")
@@ -141,6 +149,7 @@ async def test_cancel_writes_nothing(root, session):
         options = app.screen.query_one(OptionList)
         assert options.highlighted == 2  # bfq, the current scheduler
         await pilot.press("up", "enter")
+        await settle(pilot)
         assert isinstance(app.screen, ConfirmDialog)
         assert text(app.screen, "#confirm-command") == "echo kyber > /sys/block/sda/queue/scheduler"
         await pilot.press("n")
@@ -155,6 +164,7 @@ async def test_a_refused_value_keeps_the_dialog_open_with_the_reason(root, sessi
         screen = await open_tuning(pilot, root, session, device="sda")
         await highlight(pilot, screen, "read_ahead_kb")
         await pilot.press("enter", *"130", "enter")
+        await settle(pilot)
         assert isinstance(app.screen, ChangeDialog)
         assert "130 would become 128; use a multiple of 4" in text(app.screen, "#change-error")
         await pilot.press("escape")
@@ -171,11 +181,13 @@ async def test_a_speed_limit_during_a_rebuild_shows_the_predicted_eta(root, sess
         assert "mkfs.xfs -d su=512k,sw=2 /dev/md6" in text(screen, "#array-align")
         await highlight(pilot, screen, "sync_speed_max")
         await pilot.press("enter", *"6000")
+        await settle(pilot)
         preview = text(app.screen, "#change-preview")
         # Not 22 s x 2: md first stalls until its speed window (10 marks, each taken at a check
         # after 500 ms sleeps) has let go of the faster progress.
         assert "Predicted: md6 recover: 11.7M/s now, ETA 22s → 6000K/s, ETA 58s" in preview
         await pilot.press("enter")
+        await settle(pilot)
         assert "Predicted: md6" in text(app.screen, "#confirm-details")
         await pilot.press("y")
         await settle(pilot)
@@ -202,6 +214,7 @@ async def test_without_root_the_command_to_run_with_sudo_is_shown(root, tmp_path
         await highlight(pilot, screen, "nr_requests")
         assert text(screen, "#detail-command") == "echo 64 | sudo tee /sys/block/sda/queue/nr_requests"
         await pilot.press("enter", *"128", "enter")
+        await settle(pilot)
         assert isinstance(app.screen, CommandDialog)
         assert text(app.screen, "#command-text") == "echo 128 | sudo tee /sys/block/sda/queue/nr_requests"
         await pilot.press("escape")
@@ -216,12 +229,14 @@ async def test_change_log_and_make_permanent(root, session):
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_tuning(pilot, root, session, device="sda")
         await pilot.press("L")
+        await settle(pilot)
         assert isinstance(app.screen, ChangeLogScreen)
         rows = app.screen.query_one(TextTable).rows
         assert [(r.cells[1], r.cells[2], r.cells[3], r.cells[4]) for r in rows] == [
             ("raid", "speed_limit_min", "1000", "30000"), ("sda", "nomerges", "0", "2")]
         await pilot.press("escape")
         await pilot.press("g")
+        await settle(pilot)
         assert isinstance(app.screen, PersistDialog)
         udev = app.screen.query_one("#persist-udev-text").text
         assert 'ACTION=="add|change", SUBSYSTEM=="block", KERNEL=="sda", ATTR{queue/nomerges}="2"' in udev
@@ -230,11 +245,13 @@ async def test_change_log_and_make_permanent(root, session):
         app.screen.query_one("#persist-udev-path", Input).value = str(target)
         app.screen.save("udev")
         await pilot.pause()
+        await settle(pilot)
         assert target.read_text() == udev
         # /etc needs an explicit yes naming the file; "no" leaves it unwritten.
         app.screen.query_one("#persist-udev-path", Input).value = "/etc/raidtop-test-never/70-raidtop-tuning.rules"
         app.screen.save("udev")
         await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, ConfirmDialog)
         assert text(app.screen, "#confirm-title") == "Write /etc/raidtop-test-never/70-raidtop-tuning.rules?"
         await pilot.press("n")
@@ -305,11 +322,13 @@ async def test_on_a_loop_device_change_and_undo(loop_device, tmp_path):
         await pilot.press("enter")
         app.screen.query_one(OptionList).highlighted = offered.index(wanted)
         await pilot.press("enter")
+        await settle(pilot)
         assert text(app.screen, "#confirm-command") == f"echo {wanted} > /sys/block/{loop_device}/queue/scheduler"
         await pilot.press("y")
         await settle(pilot)
         assert f"[{wanted}]" in path.read_text()
         await pilot.press("u")
+        await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
         assert f"[{active}]" in path.read_text()

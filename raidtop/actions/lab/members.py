@@ -261,17 +261,7 @@ class LabMemberActions:
         status = read_status(name, self.lab.root)
         if not status.idle:
             raise ActionRefused(f"{name} is busy ({status.sync or 'a sync is pending'}): wait until it is idle")
-        path = f"/sys/block/{name}/md/sync_action"
-        command = f"echo {action} > {path}"
-
-        def execute() -> str:
-            self.lab.runner.python(command, lambda: write_setting(self.lab.root, name, "sync_action", action, by="lab",
-                                                                 log=self.lab.runner.log),
-                                   array=name)
-            self.lab.observe(name)
-            return command
-
-        return MemberPlan(action, name, None, command, execute)
+        return self._md_setting_plan(action, name, "sync_action", action, lambda: self.lab.observe(name))
 
     def _plan_check(self, checked: CheckedArray, member: str | None) -> MemberPlan:
         return self._plan_sync(checked, "check")
@@ -288,18 +278,24 @@ class LabMemberActions:
         array = array.removeprefix("/dev/")
         check_array(array, self.lab.state(), self.lab.root)
         value = "system" if kib_s is None else str(int(kib_s))
-        path = f"/sys/block/{array}/md/sync_speed_max"
-        command = f"echo {value} > {path}"
+        detail = "system default" if kib_s is None else f"{kib_s} KiB/s"
+        return self._md_setting_plan("speed_limit", array, "sync_speed_max", value,
+                                     lambda: self.lab.record_event(array, "speed_limit", detail=detail))
+
+    def _md_setting_plan(self, verb: str, array: str, attr: str, value: str,
+                         afterwards: Callable[[], object]) -> MemberPlan:
+        """A plan that writes one md sysfs setting through the shared sysfs writer, in the lab's runner
+        (so it is shown, logged and undoable like any tuning change), then records what happened."""
+        command = f"echo {value} > /sys/block/{array}/md/{attr}"
 
         def execute() -> str:
-            self.lab.runner.python(command, lambda: write_setting(self.lab.root, array, "sync_speed_max", value, by="lab",
+            self.lab.runner.python(command, lambda: write_setting(self.lab.root, array, attr, value, by="lab",
                                                                  log=self.lab.runner.log),
                                    array=array)
-            detail = "system default" if kib_s is None else f"{kib_s} KiB/s"
-            self.lab.record_event(array, "speed_limit", detail=detail)
+            afterwards()
             return command
 
-        return MemberPlan("speed_limit", array, None, command, execute)
+        return MemberPlan(verb, array, None, command, execute)
 
     def _discard(self, path: str) -> None:
         # A fresh disk mdadm would not take is of no use: detach and delete it now, as teardown would.

@@ -25,18 +25,45 @@ SCENARIOS = {"stop": "md30", "replace": "md31", "raid10_broken": "md32", "raid0_
              "readonly_pending": "md34"}
 
 
-@pytest.fixture(scope="module")
-def monitor_run(vm_image, tmp_path_factory):
+def _boot(vm_image, results) -> dict:
     from .vm import run_in_guest
 
     python = raidtop_python()
-    results = tmp_path_factory.mktemp("monitor") / "results"
     guest = run_in_guest(reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_monitor\n",
                          timeout=300, results_dir=results, image=vm_image)
     assert guest.returncode == 0, guest.describe_failure()
-    out = {name: json.loads((results / f"monitor_{name}.json").read_text()) for name in SCENARIOS}
-    if os.environ.get("REALMD_UPDATE_DATA") == "1" and all(r["error"] is None for r in out.values()):
-        save_results(results, "monitor_")
+    return {name: json.loads((results / f"monitor_{name}.json").read_text()) for name in SCENARIOS}
+
+
+def _verdict(result: dict, name: str) -> dict:
+    steps = [step_from_driver(step) for step in result["steps"]]
+    return compare(steps, SCENARIOS[name], result["mdadm_events"])
+
+
+@pytest.fixture(scope="module")
+def monitor_run(vm_image, tmp_path_factory):
+    """The scenarios' results; a second boot where the first one's event lists disagree.
+
+    mdadm polls every second and raidtop every half second, each in its own
+    process on a TCG guest, and either can miss a state that lasts less than
+    its poll: in 2 of 6 boots here (readonly_pending, and once replace with the
+    host loaded) one list differed and the next boot agreed. Which sample
+    caught a short state is not a difference between the tools; a real
+    difference repeats in the second boot. The same for a scenario whose own
+    wait timed out in the guest (seen once: readonly_pending's). Both verdicts are kept for the
+    failure message. (Left to do: say which states were missed.)
+    """
+    first = tmp_path_factory.mktemp("monitor") / "results"
+    out = _boot(vm_image, first)
+    disagree = [name for name in SCENARIOS if out[name]["error"] is not None or not _verdict(out[name], name)["agree"]]
+    if disagree:
+        again = _boot(vm_image, tmp_path_factory.mktemp("monitor-again") / "results")
+        for name in disagree:
+            first_error = out[name]["error"]
+            again[name]["first_run_verdict"] = first_error if first_error else _verdict(out[name], name)
+            out[name] = again[name]
+    if os.environ.get("REALMD_UPDATE_DATA") == "1" and not disagree and all(r["error"] is None for r in out.values()):
+        save_results(first, "monitor_")
     return out
 
 
@@ -44,10 +71,9 @@ def monitor_run(vm_image, tmp_path_factory):
 def test_raidtop_events_match_mdadm_monitor(monitor_run, name):
     result = monitor_run[name]
     assert result["error"] is None, result["error"]
-    steps = [step_from_driver(step) for step in result["steps"]]
-    verdict = compare(steps, SCENARIOS[name], result["mdadm_events"])
+    verdict = _verdict(result, name)
     print(json.dumps(verdict))
-    assert verdict["agree"], verdict
+    assert verdict["agree"], json.dumps({"second_run": verdict, "first_run": result.get("first_run_verdict")})
 
 
 def test_replace_ends_with_an_expected_fail(monitor_run):

@@ -97,14 +97,14 @@ class Recorder:
         self.active = (root, writer)
         self.app.dashboard.query_one("#status").badge = "REC"
         self._switching = False
-        self.app.notify(plain(f"recording to {writer.path}"), title="Recording", timeout=5, markup=False)
+        self.app.notify(f"recording to {writer.path}", title="Recording", timeout=5)
 
     def _announce(self, text: str, severity: str) -> None:
         self._switching = False
         if severity == "error":
-            self.app.notify(text, severity="error", markup=False)
+            self.app.notify(text, severity="error")
         else:
-            self.app.notify(text, title="Recording", timeout=10, markup=False)
+            self.app.notify(text, title="Recording", timeout=10)
 
     def add_frame(self, snapshot: Snapshot) -> None:
         """Store what ``snapshot`` was read from (called in the sampler thread)."""

@@ -44,7 +44,7 @@ class ReplayPlayer:
             markers += [(frame.time, a.get("kind", "action")) for a in frame.actions]
         bar.markers = tuple(markers)
         for note in recording.notes:
-            self.app.notify(plain(note), title="Recording", severity="warning", timeout=10, markup=False)
+            self.app.notify(note, title="Recording", severity="warning", timeout=10)
 
     def start(self) -> None:
         """Play from the first frame, as the app's exclusive sampler worker."""
@@ -54,7 +54,7 @@ class ReplayPlayer:
         position = self.position
         frames = self.replayer.recording.frames
         if not frames:
-            self.app.notify("the recording has no samples to replay", severity="error", markup=False)
+            self.app.notify("the recording has no samples to replay", severity="error")
             return
         await self._show_frame(0)
         while True:
@@ -84,8 +84,8 @@ class ReplayPlayer:
         except Exception as exc:  # a recorded input no reader expected must not end the replay
             self.position.index = max(0, min(index, len(self.replayer) - 1))
             self.update_time_bar()
-            self.app.notify(plain(f"sample {index + 1} cannot be shown: {exc!r}"), title="Recording",
-                            severity="error", timeout=10, markup=False)
+            self.app.notify(f"sample {index + 1} cannot be shown: {exc!r}", title="Recording",
+                            severity="error", timeout=10)
             return
         self.position.index = self.replayer.index
         self.update_time_bar()
@@ -128,8 +128,8 @@ class ReplayPlayer:
                 return
             target = parse_jump(text, recording.start, recording.end, bar.position)
             if target is None:
-                self.app.notify(plain(f"cannot read {text!r} as a time: try +30s, -2m, 50% or 14:05"),
-                                severity="warning", markup=False)
+                self.app.notify(f"cannot read {text!r} as a time: try +30s, -2m, 50% or 14:05",
+                                severity="warning")
                 return
             self._seek_to = recording.index_at(target)
             self._wake.set()

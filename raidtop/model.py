@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from raidtop.model_md import MdArray, MdEvent, MdReading, RaidSpeedLimit
+from raidtop.model_smart import RebuildRisk, SmartHealth
 
 # ---------------------------------------------------------------- counters
 
@@ -321,6 +322,12 @@ class Snapshot:
     degraded_alerts: frozenset[str] = frozenset()
     """Arrays whose degraded alert stands (cleared when whole again)."""
     md_threads: tuple[MdThreadCpu, ...] = ()
+    smart: dict[str, SmartHealth] = field(default_factory=dict, compare=False)
+    """Whole-disk name -> its latest SMART reading (empty until the poller answers)."""
+    smart_disk_of: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    """Any block device (partition, dm, md member) -> the whole disks under it."""
+    rebuild_risks: tuple[RebuildRisk, ...] = ()
+    """Arrays without redundancy (or rebuilding) whose survivors are not healthy."""
     notes: tuple[str, ...] = ()
     version: int = 1
     raw: RawSample | None = field(default=None, compare=False, repr=False)

@@ -78,10 +78,42 @@ def compare(steps: list[dict[str, Any]], array: str, mdadm_events: list[dict[str
     if level in UNMONITORED_LEVELS:
         # mdadm watches nothing here; raidtop's own events are all it has.
         return {"array": array, "level": level, "raidtop": raidtop, "mdadm": mdadm, "extra": [], "agree": mdadm == []}
+    if not _left(steps, array):
+        mdadm = without_transient_reopen(mdadm)
     extra = unmatched(raidtop, mdadm)
     agree = extra is not None and all(allowed_extra(raidtop, index) for index in extra)
     return {"array": array, "level": level, "raidtop": raidtop, "mdadm": mdadm,
             "extra": None if extra is None else [raidtop[i] for i in extra], "agree": agree}
+
+
+def without_transient_reopen(mdadm: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """mdadm's list without a DeviceDisappeared immediately followed by NewArray.
+
+    Around ``mdadm --readonly`` (3 of 8 boots) mdadm's poll failed to read an
+    array that never left: the kernel's files listed it at every step raidtop
+    and the trace took. Only used when raidtop saw the array at every step
+    (README: "raidtop and mdadm --monitor").
+    """
+    out: list[tuple[str, str | None]] = []
+    index = 0
+    while index < len(mdadm):
+        if mdadm[index][0] == "DeviceDisappeared" and index + 1 < len(mdadm) and mdadm[index + 1][0] == "NewArray":
+            index += 2
+            continue
+        out.append(mdadm[index])
+        index += 1
+    return out
+
+
+def _left(steps: list[dict[str, Any]], array: str) -> bool:
+    """True if some step after the array's first appearance lacks it (it really went away)."""
+    seen = False
+    for step in steps:
+        present = any(reported["name"] == array for reported in step["reported"]["arrays"])
+        if seen and not present:
+            return True
+        seen = seen or present
+    return False
 
 
 def unmatched(raidtop: list[tuple[str, str | None]], mdadm: list[tuple[str, str | None]]) -> list[int] | None:

@@ -55,8 +55,8 @@ def monitor_run(vm_image, tmp_path_factory):
     """
     first = tmp_path_factory.mktemp("monitor") / "results"
     out = _boot(vm_image, first)
-    disagree = [name for name in SCENARIOS if name not in QUARANTINED
-                and (out[name]["error"] is not None or not _verdict(out[name], name)["agree"])]
+    disagree = [name for name in SCENARIOS
+                if out[name]["error"] is not None or not _verdict(out[name], name)["agree"]]
     if disagree:
         again = _boot(vm_image, tmp_path_factory.mktemp("monitor-again") / "results")
         for name in disagree:
@@ -68,18 +68,7 @@ def monitor_run(vm_image, tmp_path_factory):
     return out
 
 
-# readonly_pending disagreed in 3 of 8 boots: in those, mdadm --monitor reported
-# DeviceDisappeared + NewArray around `mdadm --readonly` (the array never left;
-# mdadm's poll caught it mid-switch), raidtop did not. That is mdadm's artefact,
-# to be added to the documented differences in monitor_compare.py and the README;
-# until then the case runs and reports but does not fail (issue 13 stays open).
-QUARANTINED = {"readonly_pending": "mdadm may report DeviceDisappeared+NewArray around --readonly (issue 13)"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(reason=QUARANTINED[name], strict=False)) if name in QUARANTINED else name
-    for name in SCENARIOS
-])
+@pytest.mark.parametrize("name", list(SCENARIOS))
 def test_raidtop_events_match_mdadm_monitor(monitor_run, name):
     result = monitor_run[name]
     assert result["error"] is None, result["error"]

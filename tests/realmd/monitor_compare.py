@@ -80,6 +80,7 @@ def compare(steps: list[dict[str, Any]], array: str, mdadm_events: list[dict[str
         return {"array": array, "level": level, "raidtop": raidtop, "mdadm": mdadm, "extra": [], "agree": mdadm == []}
     if not _left(steps, array):
         mdadm = without_transient_reopen(mdadm)
+    mdadm = replace_end_in_kernel_order(mdadm)
     extra = unmatched(raidtop, mdadm)
     agree = extra is not None and all(allowed_extra(raidtop, index) for index in extra)
     return {"array": array, "level": level, "raidtop": raidtop, "mdadm": mdadm,
@@ -102,6 +103,22 @@ def without_transient_reopen(mdadm: list[tuple[str, str | None]]) -> list[tuple[
             continue
         out.append(mdadm[index])
         index += 1
+    return out
+
+
+def replace_end_in_kernel_order(mdadm: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """mdadm's ``Fail X, SpareActive Y, RebuildFinished`` at the end of a replace, as the kernel ordered it.
+
+    md ends the copy and then swaps the disks; when both fall within one of
+    mdadm's polls (2 boots of 12, host load ~7) mdadm reported the swap first.
+    raidtop, sampling twice as often, reports RebuildFinished first (README:
+    "raidtop and mdadm --monitor").
+    """
+    out = list(mdadm)
+    for index in range(len(out) - 2):
+        (first, replaced), (second, new), (third, _) = out[index:index + 3]
+        if (first, second, third) == ("Fail", "SpareActive", "RebuildFinished"):
+            out[index:index + 3] = [("RebuildFinished", None), ("Fail", replaced), ("SpareActive", new)]
     return out
 
 

@@ -72,7 +72,7 @@ class RaidtopApp(App[None]):
             self.demo = DemoController()
             self.sampler = Sampler(self.demo.root)
         else:
-            self.sampler = Sampler(self.config.root)
+            self.sampler = Sampler(self.config.root, smart=self._smart_poller())
         self._wake = asyncio.Event()
         self.player: ReplayPlayer | None = None
         """Plays --replay's recording in the sampler's place."""
@@ -182,10 +182,21 @@ class RaidtopApp(App[None]):
             from raidtop.actions.tuning import session_for
 
             self.run_worker(session_for(self.config.root).capture_start, thread=True, group="tuning-start", exit_on_error=False)
+            if self.sampler.smart is not None:
+                self.sampler.smart.start()
             self.run_sampler()
             self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
             reason = self._watcher.start()
             self.device_events_note = reason or f"watching {self._watcher.source} block device events"
+
+    def _smart_poller(self):
+        """SMART for the live system only (not the demo, a replay or a --root tree), unless off."""
+        if self.config.smart_interval <= 0 or self.config.replay is not None or str(self.config.root) != "/":
+            return None
+        from raidtop.collect.smart_poller import SmartPoller
+        from raidtop.collect.source import Root
+
+        return SmartPoller(Root("/"), interval=self.config.smart_interval)
 
     def _device_event_from_thread(self, action: str, device: str) -> None:
         # pyudev calls from its own thread; post_message is the thread-safe way in.
@@ -223,6 +234,8 @@ class RaidtopApp(App[None]):
         watcher = getattr(self, "_watcher", None)
         if watcher is not None:
             watcher.stop()
+        if getattr(self.sampler, "smart", None) is not None:
+            self.sampler.smart.stop()
         self.session_recorder.close()
 
     # -------------------------------------------------------------- sampling

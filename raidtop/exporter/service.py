@@ -41,8 +41,16 @@ QUEUE_EVERY_S = 30.0
 class LiveSource:
     """Snapshots of a root (``/`` or ``--root DIR``), one per call."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.sampler = Sampler(root)
+    def __init__(self, root: str | os.PathLike[str], smart_interval: float = 0.0) -> None:
+        poller = None
+        if smart_interval > 0 and str(root) == "/":
+            # SMART in its own thread: a slow smartctl never delays a sample or a scrape.
+            from raidtop.collect.smart_poller import SmartPoller
+            from raidtop.collect.source import Root
+
+            poller = SmartPoller(Root("/"), interval=smart_interval)
+            poller.start()
+        self.sampler = Sampler(root, smart=poller)
         self.root = self.sampler.root
         self._queues: dict[str, QueueSettings] = {}
         self._queues_read_at = float("-inf")

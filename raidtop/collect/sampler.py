@@ -48,7 +48,7 @@ class Sampler:
         self.root = as_root(root)
         self.smart = smart
         """The SMART poller whose latest results each snapshot carries (None: SMART off)."""
-        # device name -> ((major, minor), the whole disks under it); see _with_smart
+        # device name -> ((major, minor), the whole disks under it); see _tell_smart
         self._whole: dict[str, tuple[tuple[int, int], tuple[str, ...]]] = {}
         self._disk_of: dict[str, tuple[str, ...]] = {}
         self._member_roles: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -169,7 +169,8 @@ class Sampler:
             since_boot=since_boot,
         )
         arrays, events, alerts, md_threads = self._md.advance(prev, raw, interval)
-        if self.smart is not None:
+        smart = self.root.smart_answers(self.smart.results() if self.smart is not None else {})
+        if self.smart is not None or smart:
             self._tell_smart(raw, arrays, notes)
         return Snapshot(
             raw=raw,
@@ -187,7 +188,7 @@ class Sampler:
             events=events,
             degraded_alerts=alerts,
             md_threads=md_threads,
-            smart=self.smart.results() if self.smart is not None else {},
+            smart=smart,
             smart_disk_of=self._disk_of,
             notes=tuple(notes),
         )
@@ -200,7 +201,6 @@ class Sampler:
         device list and the members' roles and does nothing else.
         """
         smart = self.smart
-        assert smart is not None
         devices = {d.name: (d.major, d.minor) for d in raw.disks}
         changed = devices.keys() != self._whole.keys() or any(
             self._whole[name][0] != number for name, number in devices.items()
@@ -219,6 +219,8 @@ class Sampler:
                 if self._member_roles.get(key) != value:
                     urgent.update(self._disk_of.get(key[1], ()))
             self._member_roles = roles
+        if smart is None:
+            return  # a replay: the recorded results, no poller to tell
         if changed or urgent:
             smart.notice({d for disks in self._disk_of.values() for d in disks}, urgent)
         if smart.note:

@@ -21,9 +21,10 @@ No Textual, no Rich, no I/O: the verdict is ``raidtop.smart_rules``'s job.
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from typing import Any
 
-from raidtop.model_smart import SmartAttribute, SmartHealth
+from raidtop.model_smart import READ_STATES, VERDICTS, SmartAttribute, SmartHealth, SmartReason
 from raidtop.untrusted import plain
 
 EXIT_BITS = (
@@ -291,3 +292,61 @@ def _text(container: Any, key: str) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return None
     return plain(value.strip()[:_MAX_TEXT])
+
+
+# ------------------------------------------------------------------ recordings
+
+
+def health_from_dict(data: Any, disk: str) -> SmartHealth | None:
+    """A SmartHealth back from its ``dataclasses.asdict`` form (a recording), or ``None``.
+
+    A recording is untrusted: each field is kept only with the type the
+    dataclass declares (else its default), strings are made plain, and an
+    unknown state or verdict makes the whole entry ``None``.
+    """
+    if not isinstance(data, dict) or not isinstance(disk, str):
+        return None
+    values = _typed_fields(SmartHealth, data)
+    if values.get("state") not in READ_STATES or values.get("verdict", "unknown") not in VERDICTS:
+        return None
+    values["disk"] = plain(disk)[:64]
+    values.setdefault("read_at", 0.0)
+    reasons = data.get("reasons")
+    values["reasons"] = tuple(
+        SmartReason(**fields) for r in (reasons if isinstance(reasons, list) else [])[:64]
+        if len(fields := _typed_fields(SmartReason, r)) == 3
+    )
+    attributes = data.get("attributes")
+    values["attributes"] = tuple(
+        SmartAttribute(**fields) for a in (attributes if isinstance(attributes, list) else [])[:_MAX_ATTRIBUTES]
+        if {"id", "name", "raw_string"} <= (fields := _typed_fields(SmartAttribute, a)).keys()
+        and {"value", "worst", "thresh", "raw_value"} <= fields.keys()
+    )
+    try:
+        return SmartHealth(**values)
+    except TypeError:
+        return None
+
+
+def _typed_fields(cls: type, data: Any) -> dict[str, Any]:
+    """The entries of ``data`` whose type matches ``cls``'s declared field type (others left out)."""
+    if not isinstance(data, dict):
+        return {}
+    out: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in data or f.name in ("reasons", "attributes"):
+            continue
+        value, kind = data[f.name], str(f.type)
+        if value is None and "None" in kind:
+            out[f.name] = None
+        elif kind.startswith("str") and isinstance(value, str):
+            out[f.name] = plain(value)[:_MAX_TEXT]
+        elif kind.startswith("int") and isinstance(value, int) and not isinstance(value, bool):
+            out[f.name] = value
+        elif kind.startswith("float") and isinstance(value, (int, float)) and not isinstance(value, bool):
+            out[f.name] = float(value)
+        elif kind.startswith("bool") and isinstance(value, bool):
+            out[f.name] = value
+        elif kind.startswith("tuple[str") and isinstance(value, list):
+            out[f.name] = tuple(plain(v)[:_MAX_TEXT] for v in value[:64] if isinstance(v, str))
+    return out

@@ -15,6 +15,7 @@ of failure or a fault worth looking at, but drives live for years with it"
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from raidtop.collect.smart_json import NVME_CRITICAL_WARNING_BITS
@@ -81,10 +82,12 @@ REALLOCATED_FAILING = 100
 RATE_CONSUMER_HDD = 1e14
 RATE_ENTERPRISE_HDD = 1e15
 RATE_SSD = 1e16
-ENTERPRISE_FAMILIES = (
-    "enterprise", "ultrastar", "constellation", "exos", "western digital re", "wd gold", "ironwolf pro",
-    "nytro", "dc ", "mg0", "toshiba 3.5\" mg", "savvio", "cheetah",
+ENTERPRISE_FAMILY = re.compile(
+    r"\b(enterprise|ultrastar|constellation|exos|re[34]?|gold|ironwolf pro|nytro|savvio|cheetah|mg\d\d\w*)\b",
+    re.IGNORECASE,
 )
+"""Words in smartctl's model family that mark an enterprise (10^15) hard drive: "Western Digital RE4",
+"Seagate Exos 7E8", "Toshiba MG04ACA... Enterprise HDD". "Western Digital Red" is not one."""
 
 
 def judge(health: SmartHealth) -> SmartHealth:
@@ -115,7 +118,7 @@ def error_rate(health: SmartHealth) -> tuple[float, str]:
         return RATE_SSD, "solid-state drive (rotation rate 0): 1 in 10^16 bits"
     if health.protocol == "SCSI":
         return RATE_ENTERPRISE_HDD, "SAS/SCSI hard drive: enterprise class, 1 in 10^15 bits"
-    if family and any(word in family for word in ENTERPRISE_FAMILIES):
+    if family and ENTERPRISE_FAMILY.search(family):
         return RATE_ENTERPRISE_HDD, f"enterprise hard drive ({health.model_family}): 1 in 10^15 bits"
     if family and health.rotation_rate:
         return RATE_CONSUMER_HDD, f"consumer hard drive ({health.model_family}): 1 in 10^14 bits"

@@ -193,10 +193,10 @@ class RaidtopApp(App[None]):
         """SMART for the live system only (not the demo, a replay or a --root tree), unless off."""
         if self.config.smart_interval <= 0 or self.config.replay is not None or str(self.config.root) != "/":
             return None
-        from raidtop.collect.smart_poller import SmartPoller
+        from raidtop.collect.smart_poller import START_DELAY_S, SmartPoller
         from raidtop.collect.source import Root
 
-        return SmartPoller(Root("/"), interval=self.config.smart_interval)
+        return SmartPoller(Root("/"), interval=self.config.smart_interval, start_delay=START_DELAY_S)
 
     def _device_event_from_thread(self, action: str, device: str) -> None:
         # pyudev calls from its own thread; post_message is the thread-safe way in.

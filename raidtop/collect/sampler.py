@@ -201,11 +201,11 @@ class Sampler:
         device list and the members' roles and does nothing else.
         """
         smart = self.smart
-        devices = {d.name: (d.major, d.minor) for d in raw.disks}
-        changed = devices.keys() != self._whole.keys() or any(
-            self._whole[name][0] != number for name, number in devices.items()
-        )
+        parser = self._diskstats
+        # The steady state: the parser says the device list is the one it had last time.
+        changed = not (parser.same_devices and self._whole and len(raw.disks) == len(self._whole))
         if changed:
+            devices = {d.name: (d.major, d.minor) for d in raw.disks}
             whole = {}
             for name, number in devices.items():
                 known = self._whole.get(name)

@@ -25,6 +25,9 @@ from raidtop.collect.source import Root
 from raidtop.model_smart import SmartHealth
 
 DEFAULT_INTERVAL_S = 600.0
+START_DELAY_S = 1.5
+"""The dashboard's poller waits this long before its first smartctl call: starting a
+process while the first frame is drawn competed with it for the CPU (bench/smart_cost.py)."""
 
 
 class SmartPoller:
@@ -37,12 +40,14 @@ class SmartPoller:
         timeout: float = DEFAULT_TIMEOUT_S,
         reader: Callable[[Root, str], SmartHealth] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        start_delay: float = 0.0,
     ) -> None:
         self.root = root
         self.interval = interval
         self.timeout = timeout
         self._reader = reader or (lambda r, name: read_disk(r, name, timeout=self.timeout))
         self._clock = clock
+        self._start_delay = start_delay
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -95,6 +100,7 @@ class SmartPoller:
         self._wake.set()
 
     def _run(self) -> None:
+        self._stop.wait(self._start_delay)
         while not self._stop.is_set():
             disk, wait = self._next_due()
             if disk is None:

@@ -19,6 +19,9 @@ from raidtop.collect.source import Root, SourceError
 
 NO_SMART_PREFIXES = ("loop", "zram", "ram", "md", "dm-", "nbd", "sr", "fd")
 """Kernel names of devices that are never a physical disk smartctl could read."""
+_NOTHING_UNDER = ("loop", "zram", "ram", "nbd", "sr", "fd")
+# Devices with no disk under them at all: answered from the name, no sysfs walk
+# (a test machine has hundreds of loop devices; the first sample must stay fast).
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:!+-]{0,63}$")
 _MAX_DEPTH = 8
@@ -31,6 +34,8 @@ def valid_name(name: str) -> bool:
 
 def whole_disks(root: Root, name: str) -> tuple[str, ...]:
     """The whole disks under ``name``, sorted; ``()`` for loop/zram and unknown devices."""
+    if name.startswith(_NOTHING_UNDER):
+        return ()
     found: set[str] = set()
     _walk(root, name.replace("/", "!"), found, 0)
     return tuple(sorted(found))

@@ -47,13 +47,10 @@ def fake_smartctl(directory: Path, delay: float) -> Path:
 def sample_times(smart: bool, count: int) -> tuple[list[float], float]:
     """(each sample's seconds, first snapshot's seconds) with SMART on or off."""
     from raidtop.collect.sampler import Sampler
-    from raidtop.collect.smart_poller import START_DELAY_S, SmartPoller
-    from raidtop.collect.source import Root
+    from raidtop.collect.smart_poller import START_DELAY_S, poller_for
 
     started = time.perf_counter()
-    poller = SmartPoller(Root("/"), interval=600, start_delay=START_DELAY_S) if smart else None
-    if poller is not None:
-        poller.start()
+    poller = poller_for("/", 600.0 if smart else 0.0, start_delay=START_DELAY_S)
     sampler = Sampler("/", smart=poller)
     sampler.sample()
     first = time.perf_counter() - started

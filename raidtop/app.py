@@ -18,6 +18,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from raidtop.collect.sampler import Sampler
+from raidtop.collect.smart_poller import START_DELAY_S, poller_for
 from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.config import Config, next_interval
 from raidtop.hangup import catch_exit_signals, detach_from_terminal
@@ -72,7 +73,10 @@ class RaidtopApp(App[None]):
             self.demo = DemoController()
             self.sampler = Sampler(self.demo.root)
         else:
-            self.sampler = Sampler(self.config.root, smart=self._smart_poller())
+            # SMART only for the live system, when the app samples it (tests feed snapshots by hand).
+            live = self.config.replay is None and self.config.autostart_sampler
+            self.sampler = Sampler(self.config.root, smart=poller_for(
+                self.config.root, self.config.smart_interval if live else 0.0, start_delay=START_DELAY_S))
         self._wake = asyncio.Event()
         self.player: ReplayPlayer | None = None
         """Plays --replay's recording in the sampler's place."""
@@ -182,21 +186,10 @@ class RaidtopApp(App[None]):
             from raidtop.actions.tuning import session_for
 
             self.run_worker(session_for(self.config.root).capture_start, thread=True, group="tuning-start", exit_on_error=False)
-            if self.sampler.smart is not None:
-                self.sampler.smart.start()
             self.run_sampler()
             self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
             reason = self._watcher.start()
             self.device_events_note = reason or f"watching {self._watcher.source} block device events"
-
-    def _smart_poller(self):
-        """SMART for the live system only (not the demo, a replay or a --root tree), unless off."""
-        if self.config.smart_interval <= 0 or self.config.replay is not None or str(self.config.root) != "/":
-            return None
-        from raidtop.collect.smart_poller import START_DELAY_S, SmartPoller
-        from raidtop.collect.source import Root
-
-        return SmartPoller(Root("/"), interval=self.config.smart_interval, start_delay=START_DELAY_S)
 
     def _device_event_from_thread(self, action: str, device: str) -> None:
         # pyudev calls from its own thread; post_message is the thread-safe way in.

@@ -46,13 +46,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"raidtop: cannot write {plain(str(args.output))}: {plain(exc.strerror or exc)}", file=sys.stderr)
         return 1
-    poller = None
-    if args.smart_interval > 0 and str(args.root) == "/":
-        from raidtop.collect.smart_poller import SmartPoller
+    from raidtop.collect.smart_poller import poller_for
 
-        poller = SmartPoller(Root("/"), interval=args.smart_interval)
-        poller.start()
-    sampler = Sampler(recorder, smart=poller)
+    sampler = Sampler(recorder, smart=poller_for(args.root, args.smart_interval))
     stop = False
 
     def request_stop(*_: object) -> None:

@@ -32,13 +32,9 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"raidtop: --root {root}: not a directory", file=sys.stderr)
         return 2
-    poller = None
-    if args.smart_wait > 0 and str(root) == "/":
-        from raidtop.collect.smart_poller import SmartPoller
-        from raidtop.collect.source import Root
+    from raidtop.collect.smart_poller import poller_for
 
-        poller = SmartPoller(Root("/"))
-        poller.start()
+    poller = poller_for(root, 600.0 if args.smart_wait > 0 else 0.0)
     sampler = Sampler(root, smart=poller)
     first = sampler.sample()
     time.sleep(max(0.0, args.interval))

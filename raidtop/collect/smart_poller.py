@@ -155,3 +155,12 @@ class SmartPoller:
                     return True
             time.sleep(0.05)
         return False
+
+
+def poller_for(root: object, interval: float, start_delay: float = 0.0) -> SmartPoller | None:
+    """A started poller for the live system's ``/``; ``None`` for a ``--root`` tree or interval 0 (SMART off)."""
+    if interval <= 0 or str(root) != "/":
+        return None
+    poller = SmartPoller(Root("/"), interval=interval, start_delay=start_delay)
+    poller.start()
+    return poller

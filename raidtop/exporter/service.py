@@ -27,6 +27,7 @@ from raidtop.collect.queue_settings import QueueSettings, read_queue_settings
 from raidtop.collect.recording import Recording
 from raidtop.collect.replayer import Replayer
 from raidtop.collect.sampler import Sampler
+from raidtop.collect.smart_poller import poller_for
 from raidtop.exporter.exposition import CachedExposition, FamilyFormatter
 from raidtop.exporter.metrics import MdMetrics
 from raidtop.model import Snapshot
@@ -42,15 +43,8 @@ class LiveSource:
     """Snapshots of a root (``/`` or ``--root DIR``), one per call."""
 
     def __init__(self, root: str | os.PathLike[str], smart_interval: float = 0.0) -> None:
-        poller = None
-        if smart_interval > 0 and str(root) == "/":
-            # SMART in its own thread: a slow smartctl never delays a sample or a scrape.
-            from raidtop.collect.smart_poller import SmartPoller
-            from raidtop.collect.source import Root
-
-            poller = SmartPoller(Root("/"), interval=smart_interval)
-            poller.start()
-        self.sampler = Sampler(root, smart=poller)
+        # SMART in its own thread: a slow smartctl never delays a sample or a scrape.
+        self.sampler = Sampler(root, smart=poller_for(root, smart_interval))
         self.root = self.sampler.root
         self._queues: dict[str, QueueSettings] = {}
         self._queues_read_at = float("-inf")

@@ -26,7 +26,7 @@ import subprocess
 import time
 from typing import Callable
 
-from raidtop.collect.smart_json import is_smartctl_document, messages, parse_smartctl
+from raidtop.collect.smart_json import EXIT_BITS, bit_meanings, is_smartctl_document, messages, parse_smartctl
 from raidtop.collect.source import Root
 from raidtop.collect.whole_disk import is_physical_disk, valid_name
 from raidtop.model_smart import SmartHealth
@@ -106,12 +106,13 @@ def health_from_output(name: str, read_at: float, output: bytes) -> SmartHealth:
     said = messages(doc)
     text = "; ".join(said)
     if status & 2 and any(word in text.lower() for word in ("standby", "sleep")):
-        return SmartHealth(disk=name, read_at=read_at, state="standby", message=STANDBY, exit_status=status)
+        return SmartHealth(disk=name, read_at=read_at, state="standby", message=STANDBY, exit_status=status,
+                           exit_meanings=bit_meanings(status, EXIT_BITS))
     support = doc.get("smart_support")
     no_smart = isinstance(support, dict) and support.get("available") is False
     if (status & 3 and not isinstance(doc.get("device"), dict)) or no_smart:
-        return SmartHealth(disk=name, read_at=read_at, state="unsupported",
-                           message=text or "no SMART on this device", exit_status=status)
+        return SmartHealth(disk=name, read_at=read_at, state="unsupported", message=text or "no SMART on this device",
+                           exit_status=status, exit_meanings=bit_meanings(status, EXIT_BITS))
     return judge(parse_smartctl(doc, name, read_at))
 
 

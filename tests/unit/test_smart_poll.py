@@ -241,3 +241,34 @@ def test_a_recording_keeps_smart_and_the_replay_shows_it_at_that_time(tmp_path) 
     last = replay.snapshot_at(5)
     some = next(iter(last.smart.values()))
     assert some == failing(some.disk) and last.smart_disk_of
+
+
+def sysfs_tree(base: Path) -> Root:
+    """sysfs as the kernel lays it out: md0 over dm-0 (over sdb1) and sdc; a cycle md9 <-> md8."""
+    devices = base / "sys/devices/pci0000:00/host0"
+    for disk in ("sdb", "sdc"):
+        (devices / disk).mkdir(parents=True)
+        (base / "sys/block").mkdir(parents=True, exist_ok=True)
+        (base / "sys/block" / disk).symlink_to(devices / disk)
+        (base / "sys/class/block").mkdir(parents=True, exist_ok=True)
+        (base / "sys/class/block" / disk).symlink_to(f"../../devices/pci0000:00/host0/{disk}")
+    (devices / "sdb" / "sdb1").mkdir()
+    (devices / "sdb" / "sdb1" / "partition").write_text("1\n")
+    (base / "sys/class/block/sdb1").symlink_to("../../devices/pci0000:00/host0/sdb/sdb1")
+    for virtual, slaves in (("dm-0", ["sdb1"]), ("md0", ["dm-0", "sdc"]), ("md9", ["md8"]), ("md8", ["md9"]),
+                            ("loop0", [])):
+        (base / "sys/block" / virtual / "slaves").mkdir(parents=True)
+        for slave in slaves:
+            (base / "sys/block" / virtual / "slaves" / slave).mkdir()
+    return Root(base)
+
+
+def test_whole_disks_through_partitions_dm_and_md(tmp_path) -> None:
+    root = sysfs_tree(tmp_path)
+    assert whole_disks(root, "md0") == ("sdb", "sdc")
+    assert whole_disks(root, "dm-0") == ("sdb",)
+    assert whole_disks(root, "sdb1") == ("sdb",)
+    assert whole_disks(root, "sdc") == ("sdc",)
+    assert whole_disks(root, "loop0") == () and whole_disks(root, "md9") == ()  # a cycle ends, empty
+    assert whole_disks(root, "../etc") == ()
+    assert is_physical_disk(root, "sdb") and not is_physical_disk(root, "sdb1") and not is_physical_disk(root, "md0")

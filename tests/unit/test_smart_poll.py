@@ -38,6 +38,15 @@ def failing(disk: str = "vda") -> SmartHealth:
     return judge(parse_smartctl(doc, disk, 1000.0))
 
 
+def smartctl_first_on_path(tmp_path: Path, monkeypatch, body: str) -> None:
+    """A shell script named smartctl, first on PATH for this test."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "smartctl").write_text(f"#!/bin/sh\n{body}\n")
+    (bin_dir / "smartctl").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+
+
 @pytest.fixture
 def loop_device(tmp_path):
     """A real loop device on a sparse file with a sentinel; detached (only this one) afterwards."""
@@ -71,13 +80,8 @@ def test_a_loop_device_has_no_disk_under_it_and_smartctl_is_never_run(loop_devic
     name = Path(dev).name
     root = Root("/")
     assert whole_disks(root, name) == () and not is_physical_disk(root, name)
-    # A smartctl that leaves a mark if anyone runs it.
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
     mark = tmp_path / "ran"
-    (bin_dir / "smartctl").write_text(f"#!/bin/sh\ntouch {mark}\n")
-    (bin_dir / "smartctl").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    smartctl_first_on_path(tmp_path, monkeypatch, f"touch {mark}")  # leaves a mark if anyone runs it
     h = read_disk(root, name)
     assert h.state == "unsupported" and "not a whole physical disk" in h.message
     assert not mark.exists()
@@ -103,12 +107,8 @@ def test_a_dev_node_that_is_not_the_disk_sysfs_names_is_refused(tmp_path) -> Non
 def test_a_slow_smartctl_is_killed_at_its_timeout(tmp_path, monkeypatch) -> None:
     if not Path("/sys/block/vda").exists() or os.geteuid() != 0:
         pytest.skip("needs root and /dev/vda")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
     pid_file = tmp_path / "pid"
-    (bin_dir / "smartctl").write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 300\n")
-    (bin_dir / "smartctl").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    smartctl_first_on_path(tmp_path, monkeypatch, f"echo $$ > {pid_file}\nexec sleep 300")
     h = read_disk(Root("/"), "vda", timeout=0.5)
     assert h.state == "error" and "killed" in h.message
     pid = int(pid_file.read_text())

@@ -46,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"raidtop: cannot write {plain(str(args.output))}: {plain(exc.strerror or exc)}", file=sys.stderr)
         return 1
-    from raidtop.collect.smart_poller import poller_for
+    from raidtop.collect.smart_poller import START_DELAY_S, poller_for
 
-    sampler = Sampler(recorder, smart=poller_for(args.root, args.smart_interval))
+    sampler = Sampler(recorder, smart=poller_for(args.root, args.smart_interval, start_delay=START_DELAY_S))
     stop = False
 
     def request_stop(*_: object) -> None:

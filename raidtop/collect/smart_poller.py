@@ -26,8 +26,9 @@ from raidtop.model_smart import SmartHealth
 
 DEFAULT_INTERVAL_S = 600.0
 START_DELAY_S = 1.5
-"""The dashboard's poller waits this long before its first smartctl call: starting a
-process while the first frame is drawn competed with it for the CPU (bench/smart_cost.py)."""
+"""The dashboard's, the recorder's and the exporter's poller wait this long before their
+first smartctl call: starting a process while the first frame is drawn (or the first
+samples taken) competed with it for the CPU (bench/smart_cost.py)."""
 
 
 class SmartPoller:

@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true", help="classroom demo: a simulated array to fail, remove and add disks on (no root, no md)")
     parser.add_argument("--web", action="store_true", help="serve the dashboard to a browser on localhost (textual-serve)")
     parser.add_argument("--port", type=options.PORT, default=8000, help="port for --web (default 8000)")
+    parser.add_argument("--smart-interval", type=options.SMART_INTERVAL, default=600.0, metavar="S",
+                        help="ask smartctl about each disk at most every S seconds (default 600; 0 = off)")
     parser.add_argument("--replay", type=Path, default=None, metavar="FILE", help="replay a recording made with `raidtop record` or R")
     sub = parser.add_subparsers(dest="command")
     for name in SUBCOMMANDS:
@@ -63,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
 
-    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay, demo=args.demo),
+    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay, demo=args.demo,
+                            smart_interval=args.smart_interval),
                      recording=recording)
     app.run()
     # 129/143 after SIGHUP/SIGTERM, 1 after a crash: a script sees how it ended.
@@ -84,6 +87,7 @@ def serve_web(args: argparse.Namespace) -> int:
         print("raidtop: --web needs textual-serve (pip install textual-serve)", file=sys.stderr)
         return 1
     command = [sys.executable, "-m", "raidtop", "--root", str(args.root), "--interval", str(args.interval)]
+    command += ["--smart-interval", str(args.smart_interval)]
     if args.theme:
         command += ["--theme", args.theme]
     if args.replay:

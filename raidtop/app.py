@@ -18,6 +18,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from raidtop.collect.sampler import Sampler
+from raidtop.collect.smart_poller import START_DELAY_S, poller_for
 from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.config import Config, next_interval
 from raidtop.hangup import catch_exit_signals, detach_from_terminal
@@ -72,7 +73,10 @@ class RaidtopApp(App[None]):
             self.demo = DemoController()
             self.sampler = Sampler(self.demo.root)
         else:
-            self.sampler = Sampler(self.config.root)
+            # SMART only for the live system, when the app samples it (tests feed snapshots by hand).
+            live = self.config.replay is None and self.config.autostart_sampler
+            self.sampler = Sampler(self.config.root, smart=poller_for(
+                self.config.root, self.config.smart_interval if live else 0.0, start_delay=START_DELAY_S))
         self._wake = asyncio.Event()
         self.player: ReplayPlayer | None = None
         """Plays --replay's recording in the sampler's place."""
@@ -223,6 +227,8 @@ class RaidtopApp(App[None]):
         watcher = getattr(self, "_watcher", None)
         if watcher is not None:
             watcher.stop()
+        if getattr(self.sampler, "smart", None) is not None:
+            self.sampler.smart.stop()
         self.session_recorder.close()
 
     # -------------------------------------------------------------- sampling

@@ -24,6 +24,8 @@ class Config:
     """A recording to replay instead of reading the system."""
     demo: bool = False
     """Show a simulated array (and a recorded real rebuild) instead of the system."""
+    smart_interval: float = 600.0
+    """Seconds between smartctl calls per disk; 0 turns SMART polling off."""
 
 
 def xdg_dir(kind: str) -> Path:

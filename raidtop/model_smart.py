@@ -69,6 +69,8 @@ class SmartHealth:
     protocol: str | None = None
     """``ATA``, ``NVMe`` or ``SCSI`` (smartctl's ``device.protocol``)."""
     model: str | None = None
+    model_family: str | None = None
+    """smartctl's drive-database family ("Seagate Exos 7E8"), used to tell enterprise from consumer."""
     serial: str | None = None
     firmware: str | None = None
     capacity_bytes: int | None = None

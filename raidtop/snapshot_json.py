@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from raidtop.collect.mdjson import md_to_json
 from raidtop.model import CpuUsage, DiskIO, Sensor, Snapshot, VmStat
 from raidtop.model_md import MdEvent
+from raidtop.model_smart import RebuildRisk, SmartHealth
 
 _DISK_KEYS = (
     "r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "rrqm_pct", "wrqm_pct", "r_await_ms",
@@ -58,6 +60,16 @@ def sensor_json(s: Sensor) -> dict[str, Any]:
     }
 
 
+def smart_json(h: SmartHealth) -> dict[str, Any]:
+    """One disk's SMART reading: every SmartHealth field, reasons as {severity, text, rule}."""
+    return asdict(h)
+
+
+def rebuild_risk_json(r: RebuildRisk) -> dict[str, Any]:
+    """One array at risk, with its survivors."""
+    return asdict(r)
+
+
 def snapshot_json(snap: Snapshot, earlier_events: tuple[MdEvent, ...] = ()) -> dict[str, Any]:
     """The whole document for one snapshot.
 
@@ -79,6 +91,9 @@ def snapshot_json(snap: Snapshot, earlier_events: tuple[MdEvent, ...] = ()) -> d
         "md_threads": [
             {"array": t.array, "thread": t.thread, "pid": t.pid, "cpu_pct": _round(t.cpu_pct)} for t in snap.md_threads
         ],
+        "smart": {name: smart_json(h) for name, h in sorted(snap.smart.items())},
+        "smart_disk_of": {name: list(disks) for name, disks in sorted(snap.smart_disk_of.items())},
+        "rebuild_risks": [rebuild_risk_json(r) for r in snap.rebuild_risks],
         "notes": list(snap.notes),
     }
 

@@ -28,6 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
     p.add_argument("--replay", type=Path, default=None, metavar="FILE",
                    help="serve a recording made with `raidtop record` instead of this system")
+    p.add_argument("--smart-interval", type=options.SMART_INTERVAL, default=600.0, metavar="S",
+                   help="ask smartctl about each disk at most every S seconds (default 600; 0 = off)")
     p.add_argument("--replay-speed", type=SPEED, default=1.0, metavar="X", help="replay X times faster (default 1)")
     p.add_argument("--textfile", type=Path, default=None, metavar="DIR",
                    help="write DIR/raidtop.prom atomically for node_exporter's textfile collector "
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         except RecordingError as exc:
             return _fail(str(exc))
     else:
-        source = LiveSource(args.root)
+        source = LiveSource(args.root, smart_interval=args.smart_interval)
     exporter = Exporter(source, args.interval, args.textfile)
     try:
         exporter.sample_once()

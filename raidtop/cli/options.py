@@ -142,6 +142,8 @@ DURATION = seconds(0.05, 366 * 86400)
 TIMEOUT = seconds(0.1, 7 * 86400)
 """How long to wait for md: up to a week."""
 PORT = integer(1, 65535, "a TCP port")
+SMART_INTERVAL = seconds(0, 7 * 86400)
+"""Seconds between two smartctl calls for one disk: 0 turns SMART off, up to a week."""
 FIO_RUNTIME = integer(1, 86400, "seconds per pass")
 """fio's --runtime: up to a day per pass."""
 RUNS = integer(1, 1000, "a number of passes")

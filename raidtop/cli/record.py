@@ -19,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rec.add_argument("--interval", type=options.INTERVAL, default=argparse.SUPPRESS, metavar="S", help="seconds between samples (default 1)")
     rec.add_argument("--duration", type=options.DURATION, default=None, metavar="D", help="stop after D seconds (default: until Ctrl+C)")
     rec.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
+    rec.add_argument("--smart-interval", type=options.SMART_INTERVAL, default=600.0, metavar="S",
+                     help="record SMART, asking smartctl about each disk at most every S seconds (default 600; 0 = off)")
     rec.set_defaults(func=run)
 
 
@@ -44,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"raidtop: cannot write {plain(str(args.output))}: {plain(exc.strerror or exc)}", file=sys.stderr)
         return 1
-    sampler = Sampler(recorder)
+    from raidtop.collect.smart_poller import START_DELAY_S, poller_for
+
+    sampler = Sampler(recorder, smart=poller_for(args.root, args.smart_interval, start_delay=START_DELAY_S))
     stop = False
 
     def request_stop(*_: object) -> None:

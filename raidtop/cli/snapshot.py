@@ -18,6 +18,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     snap.add_argument("--interval", type=options.INTERVAL, default=argparse.SUPPRESS, metavar="S",
                       help="seconds between the two samples (default 1)")
     snap.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
+    snap.add_argument("--smart-wait", type=options.SMART_INTERVAL, default=30.0, metavar="S",
+                      help="wait up to S seconds for every disk's SMART reading (default 30; 0 = no SMART)")
     snap.set_defaults(func=run)
 
 
@@ -30,9 +32,15 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         print(f"raidtop: --root {root}: not a directory", file=sys.stderr)
         return 2
-    sampler = Sampler(root)
+    from raidtop.collect.smart_poller import poller_for
+
+    poller = poller_for(root, 600.0 if args.smart_wait > 0 else 0.0)
+    sampler = Sampler(root, smart=poller)
     first = sampler.sample()
     time.sleep(max(0.0, args.interval))
+    if poller is not None and not poller.wait_for_all(args.smart_wait):
+        print(f"raidtop: some disks gave no SMART answer within {args.smart_wait:g} s; they are left out",
+              file=sys.stderr)
     doc = snapshot_json(sampler.sample(), first.events)
     try:
         json.dump(doc, sys.stdout, indent=1)

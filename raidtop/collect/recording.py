@@ -16,7 +16,8 @@ line is one frame ``{"t": time, "d": {key: value}, "events": [...],
 frame (most files change little, and xz's large window compresses the rest).
 Keys are ``f:<path>`` (file text, or ``{"error": msg}``), ``d:<path>``
 (directory listing or error), ``l:<path>`` (symlink target or null) and
-``e:<path>`` (exists). The first frame of every stream holds every answer
+``e:<path>`` (exists); ``s:<disk>`` is a disk's SMART reading (SmartHealth as
+a dict, stored when it changes) and ``S:`` the disks that had one. The first frame of every stream holds every answer
 known so far and is marked ``"k": true``, so the streams after a damaged one
 replay exactly (older readers simply apply it as a delta). Reading a file
 back, within limits and past damage, is :mod:`raidtop.collect.recording_read`.
@@ -30,11 +31,13 @@ import lzma
 import os
 import socket
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from raidtop import __version__
 from raidtop.collect.recording_read import FORMAT, VERSION, Frame, Recording, RecordingError, read_recording
+from raidtop.collect.smart_json import health_from_dict
 from raidtop.collect.source import Root, SourceError
 from raidtop.safeio import UnsafeFile
 
@@ -51,6 +54,7 @@ class RecordingRoot(Root):
         super().__init__(inner.path)
         self._inner = inner
         self.frame: dict[str, Any] = {}
+        self._smart_dicts: dict[str, tuple[Any, dict]] = {}
 
     @property
     def is_live(self) -> bool:
@@ -95,6 +99,18 @@ class RecordingRoot(Root):
         self.frame[f"l:{abs_path}"] = target
         return target
 
+    def smart_answers(self, results: dict) -> dict:
+        """Keep each disk's SMART result as ``s:<disk>`` (written only when it changed) and ``S:`` (the disks)."""
+        converted = {}
+        for disk, health in results.items():
+            known = self._smart_dicts.get(disk)
+            # The poller publishes a new object only for a new reading: convert once per reading.
+            converted[disk] = known if known is not None and known[0] is health else (health, asdict(health))
+            self.frame[f"s:{disk}"] = converted[disk][1]
+        self._smart_dicts = converted
+        self.frame["S:"] = sorted(results)
+        return results
+
 
 class ReplayRoot(Root):
     """Answers the readers from a recorded state instead of the filesystem."""
@@ -138,6 +154,19 @@ class ReplayRoot(Root):
     def readlink(self, abs_path: str) -> str | None:
         value = self.state.get(f"l:{abs_path}")
         return value if isinstance(value, str) else None
+
+    def smart_answers(self, results: dict) -> dict:
+        """The SMART results recorded at this frame (a recording without SMART: none)."""
+        disks = self.state.get("S:")
+        if not isinstance(disks, list):
+            return {}
+        found = {}
+        for disk in disks[:4096]:
+            if isinstance(disk, str):
+                health = health_from_dict(self.state.get(f"s:{disk}"), disk)
+                if health is not None:
+                    found[health.disk] = health
+        return found
 
 
 class RecordingWriter:

@@ -23,7 +23,7 @@ VERSION = 1
 MAX_TIME = 253402300799.0
 """The last second of year 9999: later times cannot be shown as a date."""
 
-_KEY_KINDS = ("f:", "d:", "l:", "e:")
+_KEY_KINDS = ("f:", "d:", "l:", "e:", "s:", "S:")
 _BAD = object()
 
 
@@ -105,6 +105,11 @@ def _reading(key: str, value: Any) -> Any:
         return value if isinstance(value, list) and all(isinstance(v, str) for v in value) else _BAD
     if kind == "l:":
         return value if value is None or isinstance(value, str) else _BAD
+    if kind == "s:":
+        # One disk's SMART reading; raidtop.collect.smart_json.health_from_dict checks each field.
+        return value if isinstance(value, dict) else _BAD
+    if kind == "S:":
+        return value if isinstance(value, list) and all(isinstance(v, str) for v in value) else _BAD
     return value if isinstance(value, bool) else _BAD
 
 

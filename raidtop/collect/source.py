@@ -101,6 +101,10 @@ class Root:
         except OSError:
             return None
 
+    def smart_answers(self, results: dict) -> dict:
+        """The SMART results this sample shows: the poller's (a recording root also keeps them)."""
+        return results
+
 
 def as_root(root: Root | str | os.PathLike[str]) -> Root:
     """Accept a :class:`Root` or a path."""

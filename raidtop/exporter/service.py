@@ -27,6 +27,7 @@ from raidtop.collect.queue_settings import QueueSettings, read_queue_settings
 from raidtop.collect.recording import Recording
 from raidtop.collect.replayer import Replayer
 from raidtop.collect.sampler import Sampler
+from raidtop.collect.smart_poller import START_DELAY_S, poller_for
 from raidtop.exporter.exposition import CachedExposition, FamilyFormatter
 from raidtop.exporter.metrics import MdMetrics
 from raidtop.model import Snapshot
@@ -41,8 +42,9 @@ QUEUE_EVERY_S = 30.0
 class LiveSource:
     """Snapshots of a root (``/`` or ``--root DIR``), one per call."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.sampler = Sampler(root)
+    def __init__(self, root: str | os.PathLike[str], smart_interval: float = 0.0) -> None:
+        # SMART in its own thread: a slow smartctl never delays a sample or a scrape.
+        self.sampler = Sampler(root, smart=poller_for(root, smart_interval, start_delay=START_DELAY_S))
         self.root = self.sampler.root
         self._queues: dict[str, QueueSettings] = {}
         self._queues_read_at = float("-inf")

@@ -71,6 +71,7 @@ class RaidtopApp(App[None]):
 
             self.demo = DemoController()
             self.sampler = Sampler(self.demo.root)
+            self.sampler.health.source = self.demo.smart.reading
         else:
             self.sampler = Sampler(self.config.root)
         self._wake = asyncio.Event()

@@ -20,6 +20,7 @@ from raidtop.collect.cpustat import parse_stat
 from raidtop.collect.diskstats import DiskstatsParser
 from raidtop.collect.hwmon import SensorReader
 from raidtop.collect.mdtrack import MdTracker
+from raidtop.collect.smart_events import HealthTracker
 from raidtop.collect.memory import (
     parse_loadavg,
     parse_meminfo,
@@ -55,6 +56,8 @@ class Sampler:
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
         self._md = MdTracker()
         self._sensors = SensorReader()
+        self.health = HealthTracker()
+        """SmartWarning events and rebuild risks from the snapshot's SMART readings."""
 
     # -------------------------------------------------------------- reading
 
@@ -160,7 +163,7 @@ class Sampler:
             since_boot=since_boot,
         )
         arrays, events, alerts, md_threads = self._md.advance(prev, raw, interval)
-        return Snapshot(
+        snapshot = Snapshot(
             raw=raw,
             raw_previous=prev,
             time=raw.time,
@@ -178,6 +181,8 @@ class Sampler:
             md_threads=md_threads,
             notes=tuple(notes),
         )
+        # Beside the md events: SmartWarning and the rebuild risk need this sample's arrays and SMART readings.
+        return self.health.apply(snapshot)
 
     def _disk_rows(self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]) -> list[DiskIO]:
         """One ``iostat -x`` row per device, in ``raw``'s order."""
@@ -273,6 +278,7 @@ class Sampler:
         self._idle_rows = {}
         self._last_rows = None
         self._md.reset()
+        self.health.reset()
 
 
 def _interval(prev: RawSample | None, raw: RawSample, notes: list[str]) -> float | None:

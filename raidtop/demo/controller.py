@@ -10,6 +10,7 @@ from raidtop.collect.recording import ReplayRoot, read_recording
 from raidtop.collect.source import Root
 from raidtop.demo.root import DemoRoot
 from raidtop.demo.simulator import SimulatedArray, SimulationRefused
+from raidtop.demo.smart import DemoSmart
 
 DEMO_VERBS = frozenset({"fail", "remove", "add"})
 """The member verbs the simulated array implements; the others' keys stay hidden."""
@@ -50,6 +51,8 @@ class DemoController:
         if self.replay is not None:
             self.replay.tick()
         self.root = DemoRoot(base, self.sim)
+        self.smart = DemoSmart(self.sim)
+        """The simulated disks' SMART readings (the sampler's SMART source in the demo)."""
         self._last = time.monotonic()
 
     @property

@@ -204,8 +204,10 @@ def banner_lines(risks: tuple[RebuildRisk, ...]) -> list[str]:
                 head = f"{risk.array} degraded: its last copy of your data sits on {s.disk} ({why})"
             else:
                 head = f"{risk.array} rebuilding: it reads every sector of {s.disk} ({why})"
-            lines.append(
-                f"⚠ {head} — back up now; prefer mdadm --replace · {size_bytes(s.bytes_to_read)} left to read · "
-                f"{percent(s.ure_probability)} chance of a read error at {rate_text(s.error_rate_bits, s.rate_assumed)} · x explains"
-            )
+            if s.bytes_to_read is None:
+                numbers = "how much is left to read is unknown"
+            else:
+                numbers = (f"{size_bytes(s.bytes_to_read)} left to read · {percent(s.ure_probability)} chance of a read "
+                           f"error at {rate_text(s.error_rate_bits, s.rate_assumed)}")
+            lines.append(f"⚠ {head} — back up now; prefer mdadm --replace · {numbers} · x explains")
     return lines

@@ -43,8 +43,8 @@ MEMBER_COLUMNS = [
     Column("member", "Member", 12, "left"),
     Column("slot", "Slot", 5),
     Column("roles", " Roles", 26, "left"),
-    Column("errors", "Err", 5),
     Column("health", "Health", HEALTH_WIDTH, "left"),
+    Column("errors", "Err", 5),
     Column("r_s", "r/s", 8),
     Column("w_s", "w/s", 8),
     Column("rkb_s", "rkB/s", 10),
@@ -100,18 +100,16 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
             member.name,
             "" if member.slot is None else str(member.slot),
             " " + roles,
-            "" if member.errors is None else str(member.errors),
         ]
         tones: list[str | None] = [
             "dim",
             None,
             None,
             "crit" if member.is_faulty else "warn" if member.is_spare else "dim" if not member.roles else "good",
-            "warn" if member.errors else "dim",
         ]
         verdict, verdict_tone = health_cell(health_of(member.name, snap.smart, snap.smart_disk_of) if snap.smart else None)
-        cells.append(verdict)
-        tones.append(verdict_tone)
+        cells += [verdict, "" if member.errors is None else str(member.errors)]
+        tones += [verdict_tone, "warn" if member.errors else "dim"]
         for key in ("r_s", "w_s", "rkb_s", "wkb_s", "r_await_ms", "w_await_ms", "util_pct"):
             value = getattr(io, key) if io is not None else None
             cells.append(num(value))

@@ -36,6 +36,8 @@ def degraded_raid5(tmp_path: Path, **verdicts: str):
     (tmp_path / "proc").mkdir(parents=True)
     shutil.copy(MDSTAT / "nicolargo-pymdstat__mdstat.03", tmp_path / "proc" / "mdstat")
     snap = Sampler(tmp_path).sample()
+    # mdstat alone has no component size; sysfs would say 1465151808 KiB / 3 data disks.
+    snap = replace(snap, arrays=tuple(replace(a, component_size_kib=488_383_936) for a in snap.arrays))
     smart = {d: reading(d, v, pending_sectors=8 if v == "watch" else 0) for d, v in verdicts.items()}
     disk_of = {"sda1": ("sda",), "sdb1": ("sdb",), "sdd1": ("sdd",)}
     return tmp_path, HealthTracker().apply(replace(snap, smart=smart, smart_disk_of=disk_of))
@@ -66,7 +68,8 @@ async def test_member_grid_health_and_the_banner_shown_then_hidden(tmp_path):
         assert banner.display and banner.region.height >= 1
         (line,) = banner.lines
         assert line.startswith("⚠ md0 degraded: its last copy of your data sits on sdb (8 pending sectors) — back up now; prefer mdadm --replace")
-        assert "chance of a read error at 1 in 10^14 bits (assumed)" in line
+        # 488383936 KiB = 5.0011e11 bytes = 4.0008e12 bits: 1 − e^−0.040008 = 3.9 %.
+        assert "· 465.8G left to read · 3.9 % chance of a read error at 1 in 10^14 bits (assumed) · x explains" in line
         await pilot.press("enter")  # into md0's member grid
         assert cell(app, "member-table", "md0/sdb1", "Health") == "▲ watch"
         assert cell(app, "member-table", "md0/sda1", "Health") == "✓ ok"

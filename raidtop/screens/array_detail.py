@@ -195,7 +195,7 @@ def _smart_panel() -> Panel:
     table = TextTable([Column("member", "Member", 10, "left"), Column("disk", "Disk", 9, "left"),
                        Column("health", "Health", 9, "left"), Column("why", "Why · key numbers", 60, "left")], id="detail-smart")
     panel = Panel(table, id="detail-smart-panel")
-    panel.border_title = "SMART of the members' disks (the dashboard's h shows all of one)"
+    panel.border_title = "SMART of the members' disks"
     return panel
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -16,7 +16,7 @@ from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 ATTRIBUTE_COLUMNS = [
-    Column("id", "ID", 4),
+    Column("id", "ID", 5, "left"),
     Column("name", "Attribute", 26, "left"),
     Column("value", "Value", 6),
     Column("worst", "Worst", 6),
@@ -47,8 +47,9 @@ class SmartScreen(Screen[None]):
     ]
     DEFAULT_CSS = """
     SmartScreen #smart-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
-    SmartScreen #smart-summary-panel { width: 74; }
-    SmartScreen #smart-attributes-panel { width: 1fr; }
+    SmartScreen #smart-summary-panel { height: auto; max-height: 60%; }
+    SmartScreen #smart-summary { height: auto; }
+    SmartScreen #smart-attributes-panel { height: 1fr; min-height: 6; }
     """
 
     def __init__(self, disk: str) -> None:
@@ -57,11 +58,11 @@ class SmartScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(content(f" SMART {self.disk}"), id="smart-title")
-        with Horizontal():
+        with Vertical():
             summary = Panel(id="smart-summary-panel")
             summary.border_title = "Health"
             with summary:
-                yield TextTable([Column("k", "", 22, "left"), Column("v", "", 48, "left")], id="smart-summary", show_header=False)
+                yield TextTable([Column("k", "", 22, "left"), Column("v", "", 90, "left")], id="smart-summary", show_header=False)
             attributes = Panel(id="smart-attributes-panel")
             attributes.border_title = "Attributes (smartctl -A; NVMe and SCSI log fields)"
             with attributes:
@@ -94,5 +95,5 @@ class SmartScreen(Screen[None]):
         failed = {"now": "crit", "past": "warn"}
         attributes.set_rows(
             [Row(f"{i}", c, ("dim", None, None, "dim", "dim", "accent", failed.get(c[6]))) for i, c in enumerate(cells)],
-            "no ATA attributes (see the health log fields on the left)" if health.state == "read" else "nothing read",
+            "no ATA attributes (NVMe and SCSI drives report the health log fields above)" if health.state == "read" else "nothing read",
         )

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 from raidtop.format import num
 from raidtop.model import CpuCounters, DiskCounters, Snapshot
+from raidtop.model_md import MdArray
+from raidtop.model_smart import RebuildRisk
+from raidtop.smartview import percent, rate_text
 
 UTIL_CAVEAT = (
     "%util on NVMe, md and dm devices does not mean saturation: they serve many requests in "
@@ -177,7 +180,42 @@ def explain_array(snap: Snapshot, name: str) -> Explanation | None:
                  "steady where finish= jumps", num(sync.eta_s, 0) + " s"),
         ]
     caveats = ["For raid4/5/6 recovery the total is the per-device size, not the array size."]
+    risk = next((r for r in snap.rebuild_risks if r.array == name), None)
+    if risk is not None:
+        risk_lines, risk_caveats = explain_rebuild_risk(array, risk)
+        lines += risk_lines
+        caveats = risk_caveats + caveats
     return Explanation(f"{name}: md sysfs and /proc/mdstat", tuple(lines), tuple(caveats))
+
+
+URE_ASSUMPTIONS = (
+    "Rebuild risk, an estimate: P(at least one unrecoverable read error) = 1 − exp(−bits read / rated bits per error). "
+    "It assumes errors are independent and arrive at the drive's rated rate (1 in 10^14 bits when its class is "
+    "unknown), and that the whole remaining range is read once. A disk with pending sectors already has errors, so "
+    "the real chance is higher; a drive that beats its rating makes it lower.",
+    "raid1/raid10 read each remaining block from one copy, raid4/5/6 from every survivor: the bytes are what a "
+    "survivor is read over if md reads it. Back up now; prefer mdadm --replace to fail + add while the disk still reads.",
+)
+
+
+def explain_rebuild_risk(array: MdArray, risk: RebuildRisk) -> tuple[list[Line], list[str]]:
+    """The rebuild-risk banner's numbers for one array: bytes left and the URE chance per survivor."""
+    sync = array.sync
+    if risk.why == "rebuilding" or (sync is not None and sync.running and sync.total_kib is not None):
+        source = ("(sync_completed total − done) × 1024", f"({sync.total_kib} − {sync.done_kib}) KiB" if sync else "—")
+    else:
+        source = ("component_size × 1024 (a rebuild reads it all)", f"{array.component_size_kib} KiB")
+    lines: list[Line] = []
+    for s in risk.survivors:
+        size = "—" if s.bytes_to_read is None else str(s.bytes_to_read)
+        lines.append(Line(f"{s.disk} left", source[0], source[1], f"{size} B"))
+        bits = "—" if s.bytes_to_read is None else f"{s.bytes_to_read * 8:.4g}"
+        lines.append(Line(f"{s.disk} URE", "1 − exp(−bytes × 8 / rate)", f"1 − exp(−{bits} / {s.error_rate_bits:.3g})",
+                          percent(s.ure_probability)))
+        lines.append(Line(f"{s.disk} rate", "rated bits per unrecoverable error", rate_text(s.error_rate_bits, s.rate_assumed), ""))
+    why = f"{risk.array} is {risk.why}; survivors that are not ok: " + ", ".join(
+        f"{s.disk} ({s.verdict}: {', '.join(s.reasons) or 'no reason given'})" for s in risk.survivors)
+    return lines, [why, *URE_ASSUMPTIONS]
 
 
 def _disk(disks: tuple[DiskCounters, ...], name: str) -> DiskCounters | None:

@@ -15,6 +15,7 @@ EVENT_SEVERITY = {
     "ArrayFailed": "error",
     "DeviceDisappeared": "error",
     "SparesMissing": "warning",
+    "SmartWarning": "warning",
 }
 
 
@@ -44,6 +45,7 @@ def describe_event(event: MdEvent) -> str:
         "CheckStarted": "check started",
         "CheckFinished": "check finished",
         "SparesMissing": f"spare{member} removed",
+        "SmartWarning": f"disk{member} health worsened",
     }
     text = words.get(event.event) or (f"rebuild passed {event.event[7:]}%" if event.event.startswith("Rebuild") else event.event)
     return text + (f" — {event.detail}" if event.detail else "")
@@ -69,7 +71,12 @@ def announcements(snapshot: Snapshot, previous_alerts: frozenset[str]) -> tuple[
                 text = f"{text}: {verdict.text}"
         # An event raidtop expected (the lab's own fail, a check it started) is news, not an alarm.
         severity = "information" if event.expected else EVENT_SEVERITY.get(event.event, "information")
-        said.append(Announcement(text, f"{event.array}: {event.event}", severity, 10 if severity == "error" else 5))
+        title = f"{event.array}: {event.event}"
+        if event.event == "SmartWarning":
+            health = snapshot.smart.get(event.member or "")
+            severity = "error" if health is not None and health.verdict == "failing" else severity
+            title = f"{event.member}: SmartWarning" + (f" ({event.array})" if event.array else "")
+        said.append(Announcement(text, title, severity, 10 if severity == "error" else 5))
         ring = ring or rings_bell(event)
     for name in sorted(previous_alerts - snapshot.degraded_alerts):
         # Only an array still present is "whole again"; one that vanished has its own event.

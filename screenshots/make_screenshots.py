@@ -24,6 +24,7 @@ from raidtop.collect.source import Root  # noqa: E402
 from raidtop.config import Config  # noqa: E402
 from raidtop.demo.root import DemoRoot  # noqa: E402
 from raidtop.demo.simulator import SimulatedArray  # noqa: E402
+from raidtop.demo.smart import DemoSmart  # noqa: E402
 
 UI_DATA = REPO / "tests" / "data" / "ui"
 EPOCH = 1_600_000_000.0
@@ -45,17 +46,22 @@ class _Clock:
         return self.now
 
 
-def rebuilding_snapshots():
+def rebuilding_snapshots(bad_survivor: bool = False):
     """A raid5 that lost a disk and is 40 % into its recovery (the demo's simulator).
 
     Returns several snapshots a second apart so sparklines, the sync plot and
-    raidtop's own ETA have history.
+    raidtop's own ETA have history. ``bad_survivor``: the demo's SMART
+    readings, one survivor with 8 pending sectors (the rebuild-risk banner).
     """
     clock = _Clock()
     sim = SimulatedArray(name="md0", level="raid5", disks=4, component_kib=4 * 1024 * 1024, speed_limit_kib_s=60_000)
     sim.advance(10 * sim.component_kib)  # the initial build is long done
     root = DemoRoot(Root(UI_DATA / "root1"), sim, clock=lambda: clock.now - EPOCH)
     sampler = Sampler(root, clock=clock)
+    if bad_survivor:
+        smart = DemoSmart(sim)
+        smart.go_bad()
+        sampler.health.source = smart.reading
     snapshots = [sampler.sample()]
     failed = sim.members[2].name
     for step in (lambda: sim.fail(failed), lambda: sim.remove(failed), sim.add):
@@ -208,6 +214,7 @@ async def main() -> None:
         ("rebuild-raid5-120x40", (120, 40), rebuild, ("enter",)),
         ("array-detail", (120, 40), rebuild, ("d",)),
         ("explain-disk", (120, 40), recorded, ("tab", "down", "down", "down", "down", "down", "x")),
+        ("rebuild-risk-120x40", (120, 40), rebuilding_snapshots(bad_survivor=True), ("enter",)),
     ]
     for name, size, snapshots, keys in shots:
         print(await shoot(name, size, snapshots, keys))

@@ -49,7 +49,7 @@ from raidtop.collect.mdlevel import NO_REDUNDANCY, natural_key
 from raidtop.model_md import MdArray, MdEvent, MdMember, MdSync, MismatchVerdict
 
 MILESTONES = (20, 40, 60, 80)
-BELL_EVENTS = frozenset({"Fail", "DegradedArray", "ArrayFailed"})
+BELL_EVENTS = frozenset({"Fail", "DegradedArray", "ArrayFailed", "SmartWarning"})
 """Events that ring the terminal bell by default (unless marked expected)."""
 _BAD = ("degraded", "failed")
 

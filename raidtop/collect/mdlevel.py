@@ -79,20 +79,24 @@ def _raid10_copies(layout: str | None) -> tuple[int, int] | None:
     return near, far
 
 
-def _raid10_lost_data(status: str, layout: str | None) -> bool | None:
-    """True if some chunk has lost every copy; ``None`` when the layout is unknown."""
+def raid10_copy_sets(layout: str | None, disks: int) -> list[frozenset[int]] | None:
+    """The slots holding the copies of each chunk position; ``None`` when the layout is unknown."""
     copies = _raid10_copies(layout)
-    disks = len(status)
-    if copies is None or disks == 0:
+    if copies is None or disks <= 0:
         return None
     near, far = copies
-    for stripe in range(disks):
-        # raid10_find_phys: near copies sit side by side, each far copy is
-        # shifted by near_copies devices; offset layouts shift the same way.
-        devices = {(stripe * near + j + k * near) % disks for j in range(near) for k in range(far)}
-        if all(status[d] == "_" for d in devices):
-            return True
-    return False
+    # raid10_find_phys: near copies sit side by side, each far copy is
+    # shifted by near_copies devices; offset layouts shift the same way.
+    return [frozenset((stripe * near + j + k * near) % disks for j in range(near) for k in range(far))
+            for stripe in range(disks)]
+
+
+def _raid10_lost_data(status: str, layout: str | None) -> bool | None:
+    """True if some chunk has lost every copy; ``None`` when the layout is unknown."""
+    copy_sets = raid10_copy_sets(layout, len(status))
+    if copy_sets is None:
+        return None
+    return any(all(status[d] == "_" for d in devices) for devices in copy_sets)
 
 
 def tolerated_failures(level: str | None, raid_disks: int | None) -> int | None:

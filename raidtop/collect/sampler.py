@@ -20,6 +20,7 @@ from raidtop.collect.cpustat import parse_stat
 from raidtop.collect.diskstats import DiskstatsParser
 from raidtop.collect.hwmon import SensorReader
 from raidtop.collect.mdtrack import MdTracker
+from raidtop.collect.smart_events import HealthTracker
 from raidtop.collect.memory import (
     parse_loadavg,
     parse_meminfo,
@@ -64,6 +65,8 @@ class Sampler:
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
         self._md = MdTracker()
         self._sensors = SensorReader()
+        self.health = HealthTracker()
+        """SmartWarning events and rebuild risks from the snapshot's SMART readings."""
 
     # -------------------------------------------------------------- reading
 
@@ -172,7 +175,7 @@ class Sampler:
         smart = self.root.smart_answers(self.smart.results() if self.smart is not None else {})
         if self.smart is not None or smart:
             self._tell_smart(raw, arrays, notes)
-        return Snapshot(
+        snapshot = Snapshot(
             raw=raw,
             raw_previous=prev,
             time=raw.time,
@@ -189,9 +192,15 @@ class Sampler:
             degraded_alerts=alerts,
             md_threads=md_threads,
             smart=smart,
-            smart_disk_of=self._disk_of,
+            smart_disk_of=self._smart_disk_of(),
             notes=tuple(notes),
         )
+        # Beside the md events: SmartWarning and the rebuild risk need this sample's arrays and SMART readings.
+        return self.health.apply(snapshot)
+
+    def _smart_disk_of(self) -> dict[str, tuple[str, ...]]:
+        known = self.root.smart_disk_of()
+        return self._disk_of if known is None else known
 
     def _tell_smart(self, raw: RawSample, arrays, notes: list[str]) -> None:
         """Tell the SMART poller which disks exist and which to ask now; never waits for it.
@@ -320,6 +329,7 @@ class Sampler:
         self._idle_rows = {}
         self._last_rows = None
         self._md.reset()
+        self.health.reset()
 
 
 def _interval(prev: RawSample | None, raw: RawSample, notes: list[str]) -> float | None:

@@ -102,8 +102,16 @@ class Root:
             return None
 
     def smart_answers(self, results: dict) -> dict:
-        """The SMART results this sample shows: the poller's (a recording root also keeps them)."""
+        """The SMART results this sample shows: the poller's.
+
+        The one place SMART readings come from: a recording root answers with
+        what was recorded, the demo's root with its simulated disks.
+        """
         return results
+
+    def smart_disk_of(self) -> dict[str, tuple[str, ...]] | None:
+        """Each device's whole disks when this root knows them itself; ``None``: walk sysfs."""
+        return None
 
 
 def as_root(root: Root | str | os.PathLike[str]) -> Root:

@@ -10,6 +10,7 @@ from raidtop.collect.recording import ReplayRoot, read_recording
 from raidtop.collect.source import Root
 from raidtop.demo.root import DemoRoot
 from raidtop.demo.simulator import SimulatedArray, SimulationRefused
+from raidtop.demo.smart import DemoSmart
 
 DEMO_VERBS = frozenset({"fail", "remove", "add"})
 """The member verbs the simulated array implements; the others' keys stay hidden."""
@@ -49,7 +50,9 @@ class DemoController:
         base = self.replay.root if self.replay is not None else Root("/")
         if self.replay is not None:
             self.replay.tick()
-        self.root = DemoRoot(base, self.sim)
+        self.smart = DemoSmart(self.sim)
+        """The simulated disks' SMART readings (the demo root answers the sampler's SMART with them)."""
+        self.root = DemoRoot(base, self.sim, smart=self.smart)
         self._last = time.monotonic()
 
     @property

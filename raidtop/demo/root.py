@@ -7,6 +7,7 @@ from typing import Callable
 
 from raidtop.collect.source import Root, SourceError
 from raidtop.demo.files import diskstats_lines, mdstat_block, sysfs_files
+from raidtop.demo.smart import DemoSmart
 from raidtop.demo.simulator import SimulatedArray
 
 _PERSONALITIES = "Personalities : [raid1] [raid6] [raid5] [raid4] \n"
@@ -19,9 +20,11 @@ class DemoRoot(Root):
     while the base recording loops.
     """
 
-    def __init__(self, base: Root, sim: SimulatedArray, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, base: Root, sim: SimulatedArray, clock: Callable[[], float] = time.monotonic,
+                 smart: DemoSmart | None = None) -> None:
         super().__init__("demo")
         self.base = base
+        self.smart = smart
         self.sim = sim
         self._clock = clock
         self._started = clock()
@@ -29,6 +32,13 @@ class DemoRoot(Root):
         self._links: dict[str, str] = {}
         self._dirs: dict[str, list[str]] = {}
         self.refresh()
+
+    def smart_answers(self, results: dict) -> dict:
+        """The simulated disks' readings (the demo never runs smartctl)."""
+        return {} if self.smart is None else self.smart.reading()[0]
+
+    def smart_disk_of(self) -> dict[str, tuple[str, ...]] | None:
+        return None if self.smart is None else self.smart.reading()[1]
 
     @property
     def is_live(self) -> bool:

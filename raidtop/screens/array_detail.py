@@ -19,6 +19,7 @@ from raidtop.ring_buffers import History, SyncPoint
 from raidtop.mdview import duration, eta_text, state_badge, sync_action_text, sync_speed_text
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
+from raidtop.smartview import member_health_rows
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
@@ -106,6 +107,8 @@ class ArrayDetailScreen(Screen[None]):
     ArrayDetailScreen #detail-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
     ArrayDetailScreen #detail-left { width: 62; }
     ArrayDetailScreen #detail-attrs { height: 1fr; }
+    ArrayDetailScreen #detail-smart-panel { height: auto; max-height: 12; }
+    ArrayDetailScreen #detail-smart { height: auto; max-height: 10; }
     ArrayDetailScreen #detail-right { width: 1fr; }
     ArrayDetailScreen #sync-plot-panel { height: 1fr; min-height: 10; }
     ArrayDetailScreen #sync-plot { height: 1fr; background: $surface; }
@@ -125,6 +128,7 @@ class ArrayDetailScreen(Screen[None]):
                 panel.border_title = "mdadm --detail (from sysfs)"
                 with panel:
                     yield TextTable([Column("k", "", 20, "left"), Column("v", "", 40, "left")], id="detail-attrs", show_header=False)
+                yield _smart_panel()
             with Vertical(id="detail-right"):
                 plot_panel = Panel(id="sync-plot-panel")
                 plot_panel.border_title = "Sync speed and progress"
@@ -164,6 +168,7 @@ class ArrayDetailScreen(Screen[None]):
         title.update(content(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}"))
         self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit))
         self._draw_plot(history.sync(array.name), history.events_of(array.name))
+        self.query_one("#detail-smart", TextTable).set_rows(smart_rows(array, snap), "no SMART readings (yet) for this array's disks")
         threads = [
             Row(str(t.pid), (t.thread, str(t.pid), num(t.cpu_pct)), (None, "dim", None))
             for t in snap.md_threads
@@ -184,3 +189,18 @@ class ArrayDetailScreen(Screen[None]):
         marker_rgb = Color.parse(theme.error or "red").rgb
         width, height = plot.size
         plot.update(sync_plot(points, width or 60, height or 10, speed_rgb, progress_rgb, events, marker_rgb))
+
+
+def _smart_panel() -> Panel:
+    table = TextTable([Column("member", "Member", 10, "left"), Column("disk", "Disk", 9, "left"),
+                       Column("health", "Health", 9, "left"), Column("why", "Why · key numbers", 60, "left")], id="detail-smart")
+    panel = Panel(table, id="detail-smart-panel")
+    panel.border_title = "SMART of the members' disks"
+    return panel
+
+
+def smart_rows(array: MdArray, snap: Snapshot) -> list[Row]:
+    """Each member's disk: verdict, reasons and the key numbers."""
+    members = [(m.name, snap.smart_disk_of.get(m.name, ())) for m in array.members]
+    return [Row(f"{member}/{disk}", (member, disk, verdict, why), (None, "dim", tone, tone if tone in ("warn", "crit") else None))
+            for member, disk, verdict, why, tone in member_health_rows(members, snap.smart)]

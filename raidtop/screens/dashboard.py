@@ -49,6 +49,8 @@ class DashboardScreen(Screen[None]):
         Binding("n", "notes", "Notes", show=False, id="notes", tooltip="List what the last sample could not read"),
         Binding("d", "array_detail", "Array detail", id="array-detail", tooltip="Open the detail screen of the highlighted md array"),
         Binding("e", "events", "Events", id="events", tooltip="Show the md event timeline of this session"),
+        Binding("h", "smart", "Health", id="smart-health", tooltip="SMART health of the highlighted disk or member: every attribute, raw values, self-test"),
+        Binding("B", "demo_disk_bad", "Make a disk go bad", id="demo-disk-bad", tooltip="Demo only: give a survivor of the demo array 8 pending sectors (raises the rebuild-risk banner)"),
         Binding("x", "explain", "Explain", id="explain", tooltip="Show the formulas and raw counter deltas behind the highlighted row"),
         Binding("t", "tuning", "Tune", id="tuning", tooltip="Open the Tuning screen for the highlighted disk or array"),
         Binding("b", "bench", "Benchmarks", id="bench", tooltip="fio presets, live benchmark runs, results history and comparisons"),
@@ -228,6 +230,8 @@ class DashboardScreen(Screen[None]):
             # Greyed out (not hidden) so users learn the key exists.
             snap = self.last_snapshot
             return True if snap is not None and snap.arrays else None
+        if action == "demo_disk_bad":
+            return getattr(self.app, "demo", None) is not None
         return True
 
     def action_array_detail(self) -> None:
@@ -258,11 +262,32 @@ class DashboardScreen(Screen[None]):
         elif panel.id == "vm":
             result = explain.explain_vm(snap)
         elif panel.id == "arrays" and key:
-            result = explain.explain_array(snap, key)
+            result = explain.explain_array(snap, key.partition("/")[0])
         if result is None:
             self.notify("nothing to explain here: pick a row in Arrays, Disks, CPU or Memory", timeout=4)
             return
         self.app.push_screen(ExplainScreen(result))
+
+    def action_smart(self) -> None:
+        """Open the SMART screen for the highlighted disk (Disks) or member's disk (member grid)."""
+        from raidtop.screens.smart import SmartScreen, disk_for
+
+        table = self.focused
+        device = table.cursor_key if isinstance(table, TextTable) and table.id in ("disk-table", "member-table") else None
+        if device and table.id == "member-table":
+            device = device.partition("/")[2]  # a member row's key is "md0/sdb1"
+        snap = self.last_snapshot
+        disk = disk_for(device, snap) if device and snap is not None else None
+        if disk is None:
+            self.notify("highlight a disk in Disks, or a member in the member grid (Enter on an array), then press h", timeout=4)
+            return
+        self.app.push_screen(SmartScreen(disk))
+
+    def action_demo_disk_bad(self) -> None:
+        """Demo only: a survivor of the demo array gets 8 pending sectors."""
+        said = self.app.demo.smart.go_bad()
+        self.notify(said, title="Demo", timeout=6)
+        self.app.sample_now()
 
     def action_tuning(self) -> None:
         """Open the Tuning screen on the highlighted disk or array."""

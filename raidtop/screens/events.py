@@ -12,7 +12,7 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 _TONES = {"Fail": "crit", "FailSpare": "crit", "DegradedArray": "crit", "DeviceDisappeared": "crit",
-          "RebuildFinished": "good", "SpareActive": "good", "CheckFinished": "good"}
+          "SmartWarning": "warn", "RebuildFinished": "good", "SpareActive": "good", "CheckFinished": "good"}
 
 
 class EventsScreen(ModalScreen[None]):

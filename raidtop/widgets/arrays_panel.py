@@ -19,8 +19,10 @@ from raidtop.mdview import (
 )
 from raidtop.model import DiskIO, Snapshot
 from raidtop.model_md import MdArray
+from raidtop.smartview import HEALTH_WIDTH, health_cell, health_of
 from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
+from raidtop.widgets.risk_banner import RiskBanner
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 BAR_WIDTH = 14
@@ -41,6 +43,7 @@ MEMBER_COLUMNS = [
     Column("member", "Member", 12, "left"),
     Column("slot", "Slot", 5),
     Column("roles", " Roles", 26, "left"),
+    Column("health", "Health", HEALTH_WIDTH, "left"),
     Column("errors", "Err", 5),
     Column("r_s", "r/s", 8),
     Column("w_s", "w/s", 8),
@@ -97,15 +100,16 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
             member.name,
             "" if member.slot is None else str(member.slot),
             " " + roles,
-            "" if member.errors is None else str(member.errors),
         ]
         tones: list[str | None] = [
             "dim",
             None,
             None,
             "crit" if member.is_faulty else "warn" if member.is_spare else "dim" if not member.roles else "good",
-            "warn" if member.errors else "dim",
         ]
+        verdict, verdict_tone = health_cell(health_of(member.name, snap.smart, snap.smart_disk_of) if snap.smart else None)
+        cells += [verdict, "" if member.errors is None else str(member.errors)]
+        tones += [verdict_tone, "warn" if member.errors else "dim"]
         for key in ("r_s", "w_s", "rkb_s", "wkb_s", "r_await_ms", "w_await_ms", "util_pct"):
             value = getattr(io, key) if io is not None else None
             cells.append(num(value))
@@ -159,6 +163,7 @@ class ArraysPanel(Panel):
         self._offers: dict[str, frozenset[str]] = {}
 
     def compose(self) -> ComposeResult:
+        yield RiskBanner(id="risk-banner")
         table = TextTable(ARRAY_COLUMNS, id="array-table")
         table.placeholder = "waiting for the first sample…"
         yield table
@@ -167,6 +172,7 @@ class ArraysPanel(Panel):
     def show(self, snap: Snapshot) -> None:
         """Render arrays and the member grids of expanded arrays."""
         self._snapshot = snap
+        self.query_one(RiskBanner).risks = snap.rebuild_risks
         self._refresh_rows()
 
     @property

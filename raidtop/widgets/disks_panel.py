@@ -10,6 +10,8 @@ from textual.app import ComposeResult
 from raidtop.format import DASH, num, sparkline
 from raidtop.ring_buffers import History
 from raidtop.model import DiskIO, Snapshot
+from raidtop.model_smart import SmartHealth
+from raidtop.smartview import HEALTH_WIDTH, health_cell, health_of
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
@@ -19,6 +21,7 @@ SPARK_WIDTH = 12
 DISK_COLUMNS = [
     Column("name", "Device", 12, "left"),
     Column("spark", "r+w kB/s", SPARK_WIDTH + 1, "left"),
+    Column("health", "Health", HEALTH_WIDTH, "left"),
     Column("r_s", "r/s", 9),
     Column("w_s", "w/s", 9),
     Column("rkb_s", "rkB/s", 10),
@@ -36,7 +39,7 @@ DISK_COLUMNS = [
     Column("d_s", "d/s", 8),
     Column("f_s", "f/s", 8),
 ]
-SORTABLE = tuple(c.key for c in DISK_COLUMNS if c.key != "spark")
+SORTABLE = tuple(c.key for c in DISK_COLUMNS if c.key not in ("spark", "health"))
 # Devices that exist on every machine but mean nothing until used.
 _QUIET_KINDS = {"loop", "ram", "zram"}
 
@@ -76,11 +79,12 @@ def visible_disks(disks: tuple[DiskIO, ...], view: DiskView) -> tuple[list[DiskI
     return shown, hidden
 
 
-def disk_row(disk: DiskIO, history: list[float]) -> Row:
-    """One device as table cells and tones."""
-    cells = [disk.name, sparkline(history, SPARK_WIDTH)]
-    tones: list[str | None] = [None, "spark"]
-    for column in DISK_COLUMNS[2:]:
+def disk_row(disk: DiskIO, history: list[float], health: SmartHealth | None = None) -> Row:
+    """One device as table cells and tones; ``health`` is the SMART reading that speaks for it."""
+    verdict, verdict_tone = health_cell(health)
+    cells = [disk.name, sparkline(history, SPARK_WIDTH), verdict]
+    tones: list[str | None] = [None, "spark", verdict_tone]
+    for column in DISK_COLUMNS[3:]:
         value = getattr(disk, column.key)
         cells.append(num(value))
         tones.append(_tone(column.key, value))
@@ -147,7 +151,8 @@ class DisksPanel(Panel):
         if snap is None or history is None:
             return
         disks, hidden = visible_disks(snap.disks, self.view)
-        rows = [disk_row(d, history.throughput(d.name)) for d in disks]
+        smart, disk_of = snap.smart, snap.smart_disk_of
+        rows = [disk_row(d, history.throughput(d.name), health_of(d.name, smart, disk_of) if smart else None) for d in disks]
         if not snap.disks:
             placeholder = "no block devices could be read (see notes)"
         elif not rows:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import signal
 import sys
@@ -16,6 +17,8 @@ import time
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[2]
+_SGR = re.compile(rb"\x1b\[[0-9;]*m")
+"""Colour and style codes: a word split between two styled segments is still drawn."""
 EXIT_TIMEOUT = 30.0
 """Generous: only "did it exit at all" is asserted, never how fast."""
 
@@ -53,14 +56,18 @@ class PtyApp:
             if self.poll() is not None:
                 return
 
+    def drew(self, text: bytes) -> bool:
+        """True once ``text`` was drawn, whatever colour codes sit between its letters."""
+        return text in self.output or text in _SGR.sub(b"", self.output)
+
     def wait_for(self, text: bytes, timeout: float = 60.0) -> None:
         """Pump until ``text`` was drawn; fail with the tail of the output if not."""
         end = time.monotonic() + timeout
-        while text not in self.output and time.monotonic() < end:
+        while not self.drew(text) and time.monotonic() < end:
             if self.poll() is not None:
                 raise AssertionError(f"raidtop exited early ({self.status}): {self.output[-2000:]!r}")
             self.pump(0.2)
-        if text not in self.output:
+        if not self.drew(text):
             raise AssertionError(f"{text!r} never drawn: {self.output[-2000:]!r}")
 
     def send(self, data: bytes) -> None:

@@ -58,10 +58,11 @@ async def test_sort_cycles_columns_and_orders_rows(static_config, sample_snapsho
         app.apply_snapshot(sample_snapshot)
         await pilot.press("s")  # Device -> r/s, descending
         table = app.screen.query_one("#disk-table", TextTable)
-        r_s = [float(r.cells[2]) for r in table.rows if r.cells[2] != "—"]
+        at = column("disk-table", app, "r/s")
+        r_s = [float(r.cells[at]) for r in table.rows if r.cells[at] != "—"]
         assert r_s == sorted(r_s, reverse=True) and r_s[0] == 6.42
         await pilot.press("S")
-        r_s = [float(r.cells[2]) for r in table.rows if r.cells[2] != "—"]
+        r_s = [float(r.cells[at]) for r in table.rows if r.cells[at] != "—"]
         assert r_s == sorted(r_s)
 
 

@@ -11,6 +11,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 MEMORY_MIB = 1024
 #: A boot reaches init in ~2-4 s; rarely a TCG boot stalls before that.
@@ -48,8 +49,13 @@ def kernel_args(verbose: bool | None = None) -> str:
     return "console=ttyS0 panic=-1" + ("" if verbose else " quiet")
 
 
-def qemu_command(image: VmImage, share_dir: Path, verbose: bool | None = None) -> list[str]:
-    """The qemu command line for one boot with ``share_dir`` as the writable share."""
+def qemu_command(image: VmImage, share_dir: Path, verbose: bool | None = None,
+                 extra_args: Sequence[str] = ()) -> list[str]:
+    """The qemu command line for one boot with ``share_dir`` as the writable share.
+
+    ``extra_args`` go last: extra devices (``guest_disks.disk_arguments``), a
+    QMP socket.
+    """
 
     def ninep(tag: str, path: Path | str, readonly: bool) -> list[str]:
         # multidevs=remap: the host root spans several filesystems; without it
@@ -73,6 +79,7 @@ def qemu_command(image: VmImage, share_dir: Path, verbose: bool | None = None) -
         "-append", kernel_args(verbose),
         *ninep("hostroot", "/", readonly=True),
         *ninep("share", share_dir, readonly=False),
+        *extra_args,
     ]
 
 
@@ -87,7 +94,7 @@ def _wait_for_init(process: subprocess.Popen[bytes], console_path: Path, deadlin
 
 
 def boot(image: VmImage, share_dir: Path, console_path: Path, timeout: float,
-         verbose: bool | None = None) -> BootOutcome:
+         verbose: bool | None = None, extra_args: Sequence[str] = ()) -> BootOutcome:
     """Run qemu until the guest powers off, ``timeout`` passes or init never comes.
 
     The console goes to ``console_path`` (a file, so a chatty guest can never
@@ -97,7 +104,7 @@ def boot(image: VmImage, share_dir: Path, console_path: Path, timeout: float,
     timed_out = False
     with open(console_path, "wb") as console:
         process = subprocess.Popen(
-            qemu_command(image, share_dir, verbose),
+            qemu_command(image, share_dir, verbose, extra_args),
             stdin=subprocess.DEVNULL,
             stdout=console,
             stderr=subprocess.STDOUT,

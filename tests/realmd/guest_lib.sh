@@ -76,3 +76,52 @@ md_save_attributes() {
 results_tar() {
     tar -C "$2" -cf "$RESULTS/$1.tar" .
 }
+
+# disk_by_serial SERIAL
+#   Print the whole-disk name (nvme0n1, sda) whose serial is SERIAL, for the
+#   disks run_in_guest(disks=...) attached (guest_disks.py). NVMe keeps the
+#   serial in the controller's sysfs; for SATA, sysfs has none without udev,
+#   so smartctl's identify answer is asked.
+disk_by_serial() {
+    local serial=$1 block name line info
+    for block in /sys/block/nvme*n*; do
+        [[ -e $block ]] || continue
+        mapfile -t line < "$block/device/serial"
+        name=${block##*/}
+        [[ ${line[0]%% *} == "$serial" ]] && { echo "$name"; return 0; }
+    done
+    for block in /sys/block/sd*; do
+        [[ -e $block ]] || continue
+        name=${block##*/}
+        # Not a pipe into grep -q: it may close early, and smartctl's SIGPIPE
+        # then fails the pipeline under pipefail.
+        info=$(smartctl -i "/dev/$name") || :
+        if grep -qx "Serial Number: *$serial" <<< "$info"; then
+            echo "$name"; return 0
+        fi
+    done
+    echo "disk_by_serial: no disk with serial $serial" >&2
+    return 1
+}
+
+# qmp_request NAME JSON [TIMEOUT_SECONDS]
+#   Ask the host to run one QMP command on this VM's qemu (run_in_guest(...,
+#   qmp=True); only qom-get, qom-set and query-*). Prints qemu's reply; fails
+#   if it holds an error or none comes within TIMEOUT_SECONDS (default 30).
+#   NAME must be new per call (it names the request and reply files).
+qmp_request() {
+    local name=$1 command=$2 timeout=${3:-30} polls=0 reply
+    mkdir -p "$RESULTS/qmp"
+    printf '%s\n' "$command" > "$RESULTS/qmp/.$name.tmp"
+    mv "$RESULTS/qmp/.$name.tmp" "$RESULTS/qmp/$name.json"
+    until [[ -e $RESULTS/qmp/$name.reply ]]; do
+        realmd_sleep 0.1
+        if ((++polls > timeout * 10)); then
+            echo "qmp_request: no reply to $name after ${timeout}s" >&2
+            return 1
+        fi
+    done
+    reply=$(< "$RESULTS/qmp/$name.reply")
+    printf '%s\n' "$reply"
+    [[ $reply != *'"error"'* ]]
+}

@@ -8,6 +8,7 @@ writable 9p share.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -16,12 +17,15 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from .boot import BootOutcome, VmImage, boot
 from .fetch import PrepareError, ensure_qemu, fetch_guest_tree
+from .guest_disks import GuestDisk, disk_arguments
 from .initramfs import build_initramfs
 from .kernel import boot_kernel
 from .paths import REPO_ROOT
+from .qmp import QmpBridge, qmp_arguments
 
 __all__ = ["GuestResult", "PrepareError", "VmImage", "prepare_image", "run_in_guest"]
 
@@ -44,6 +48,10 @@ class GuestResult:
         timed_out: the host killed qemu after ``timeout`` seconds.
         elapsed: wall seconds qemu ran (the successful boot only).
         stalled_boots: boots retried because the kernel never reached init.
+        qmp_log: ``(name, command, reply)`` for each QMP request the guest
+            made through the bridge (``qmp=True``).
+        device_dir: the host folder that held the disk images and the QMP
+            socket during the boot (removed before this returns).
     """
 
     returncode: int | None
@@ -53,6 +61,8 @@ class GuestResult:
     timed_out: bool = False
     elapsed: float = 0.0
     stalled_boots: int = 0
+    qmp_log: tuple[tuple[str, dict, dict], ...] = ()
+    device_dir: Path | None = None
 
     @property
     def init_at(self) -> float | None:
@@ -116,6 +126,8 @@ def run_in_guest(
     results_dir: Path | None = None,
     cwd: Path = REPO_ROOT,
     image: VmImage | None = None,
+    disks: Sequence[GuestDisk] = (),
+    qmp: bool = False,
 ) -> GuestResult:
     """Boot the VM, run ``script`` with bash as root inside it, power off.
 
@@ -131,6 +143,11 @@ def run_in_guest(
             needed); default: a new temporary folder the caller owns.
         cwd: the folder the script starts in (seen in the guest at the same path).
         image: what to boot; default :func:`prepare_image` (cached per process).
+        disks: emulated NVMe/SATA disks to attach (``guest_disks.GuestDisk``);
+            their sparse images live in a temp folder removed after the boot.
+        qmp: give qemu a QMP socket and run a :class:`qmp.QmpBridge`, so the
+            script can ask the host for ``qom-get``/``qom-set`` (``qmp_request``
+            in guest_lib.sh).
 
     Returns:
         The script's exit status, the console log and the results folder.
@@ -144,19 +161,29 @@ def run_in_guest(
     results_dir.mkdir(parents=True, exist_ok=True)
 
     # The share holds the job, the console log and the results; the results
-    # move to results_dir afterwards, the rest goes with the temp dir.
-    with tempfile.TemporaryDirectory(prefix="realmd-share-") as share_name:
+    # move to results_dir afterwards, the rest goes with the temp dir. Disk
+    # images and the QMP socket get their own folder: the guest need not see
+    # them, and a short path keeps the socket under the 108-byte limit.
+    with tempfile.TemporaryDirectory(prefix="realmd-share-") as share_name, \
+            tempfile.TemporaryDirectory(prefix="realmd-dev-") as device_name:
         share = Path(share_name)
         (share / "script.sh").write_text(script)
         (share / "job.sh").write_text(_job_script(f"{GUEST_SHARE}/results", cwd))
         (share / "results").mkdir()
+        extra_args = disk_arguments(disks, Path(device_name))
+        socket_path = Path(device_name) / "qmp.sock"
+        if qmp:
+            extra_args += qmp_arguments(socket_path)
 
-        outcome = boot(image, share, share / "console.log", timeout)
-        stalled_logs = []
-        if outcome.stalled:
-            # Verbose this time, so a second stall shows where the kernel stops.
-            stalled_logs.append(outcome.console_log)
-            outcome = boot(image, share, share / "console.log", timeout, verbose=True)
+        with QmpBridge(share / "results", socket_path) if qmp else contextlib.nullcontext() as bridge:
+            outcome = boot(image, share, share / "console.log", timeout, extra_args=extra_args)
+            stalled_logs = []
+            if outcome.stalled:
+                # Verbose this time, so a second stall shows where the kernel stops.
+                stalled_logs.append(outcome.console_log)
+                outcome = boot(image, share, share / "console.log", timeout, verbose=True,
+                               extra_args=extra_args)
+        qmp_log = tuple(bridge.handled) if bridge is not None else ()
         console_log = "".join(
             f"{log}\n[realmd: boot stalled before init; retried]\n" for log in stalled_logs
         ) + outcome.console_log
@@ -169,7 +196,7 @@ def run_in_guest(
 
     return GuestResult(
         returncode, console_log, results_dir, dmesg,
-        outcome.timed_out, outcome.elapsed, len(stalled_logs),
+        outcome.timed_out, outcome.elapsed, len(stalled_logs), qmp_log, Path(device_name),
     )
 
 

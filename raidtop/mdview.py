@@ -34,15 +34,22 @@ SLOW_FLOOR_MS = 10.0
 
 
 def state_badge(array: MdArray) -> tuple[str, str | None]:
-    """The one-word state shown in the Arrays panel, and its tone."""
+    """The one-word state shown in the Arrays panel and the detail screen, and its tone.
+
+    A state that needs attention starts with an ASCII marker, ``!`` (degraded,
+    failed) or ``~`` (a sync running): on the Linux console and over 8-colour
+    terminals the tone's colour may be lost, and these two characters are in
+    every console font (``↻`` and ``⚠`` are not).
+    """
     if array.health == "failed":
-        return ("broken" if array.state == "broken" else "FAILED"), "crit"
+        return "! " + ("broken" if array.state == "broken" else "FAILED"), "crit"
     if array.health == "inactive":
         return "inactive", "dim"
     if array.sync is not None and array.sync.running:
-        return _SYNC_BADGE.get(array.sync.action, array.sync.action), "warn" if array.health == "degraded" else "accent"
+        word = _SYNC_BADGE.get(array.sync.action, array.sync.action)
+        return f"~ {word}", "warn" if array.health == "degraded" else "accent"
     if array.health == "degraded":
-        return "degraded", "warn"
+        return "! degraded", "warn"
     if array.auto_read_only:
         return "auto-read-only", "accent"
     if array.read_only:

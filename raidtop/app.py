@@ -21,6 +21,7 @@ from raidtop.collect.sampler import Sampler
 from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.config import Config, next_interval
 from raidtop.hangup import catch_exit_signals, detach_from_terminal
+from raidtop.demo_stage import DEMO_ACTIONS, DEMO_BINDINGS, DemoStageKeys
 from raidtop.md_announcements import announcements
 from raidtop.messages import DeviceEvent, SnapshotReady
 from raidtop.model import Snapshot
@@ -35,7 +36,7 @@ from raidtop.untrusted import plain
 from raidtop.widgets.shown_text import ControlFilter
 
 
-class RaidtopApp(App[None]):
+class RaidtopApp(DemoStageKeys, App[None]):
     """The raidtop dashboard."""
 
     TITLE = "raidtop"
@@ -52,6 +53,7 @@ class RaidtopApp(App[None]):
         Binding("greater_than_sign", "replay_speed(1)", "Faster", id="replay-faster", tooltip="Replay: play faster (up to 60×)"),
         Binding("less_than_sign", "replay_speed(-1)", "Slower", id="replay-slower", tooltip="Replay: play slower (down to 1×)"),
         Binding("j", "replay_jump", "Jump", id="replay-jump", tooltip="Replay: jump to a time (+30s, -2m, 50%, 14:05)"),
+        *DEMO_BINDINGS,
     ]
     REPLAY_ACTIONS = {"replay_step", "replay_speed", "replay_jump"}
     dashboard: DashboardScreen
@@ -254,6 +256,12 @@ class RaidtopApp(App[None]):
     def _sample_once(self) -> Snapshot:
         """One sample (in the worker thread), stored too while recording."""
         if self.demo is not None:
+            if self._demo_reset_asked:
+                # Here, in the sampler's own thread, so no sample sees half a reset; a
+                # fresh Sampler, because the counters start over (not "went backwards").
+                self._demo_reset_asked = False
+                self.demo.reset()
+                self.sampler = Sampler(self.demo.root)
             self.demo.tick()
         snapshot = self.sampler.sample()
         self.session_recorder.add_frame(snapshot)
@@ -299,6 +307,8 @@ class RaidtopApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.REPLAY_ACTIONS:
             return self.player is not None
+        if action in DEMO_ACTIONS:
+            return self.demo is not None
         if action == "toggle_recording":
             return self.player is None and self.demo is None
         return True
@@ -327,7 +337,9 @@ class RaidtopApp(App[None]):
 
     def _announce(self, snapshot: Snapshot, previous_alerts: frozenset[str]) -> None:
         """Turn md events into notifications and, for failures, the bell."""
-        said, ring = announcements(snapshot, previous_alerts)
+        # In the demo only the simulated array speaks: the recording's events are history (still in the timeline).
+        heard = self.demo.handles if self.demo is not None else None
+        said, ring = announcements(snapshot, previous_alerts, heard)
         for announcement in said:
             self.notify(announcement.text, title=announcement.title, severity=announcement.severity,
                         timeout=announcement.timeout)

@@ -10,7 +10,7 @@ from statistics import median
 
 from raidtop.format import DASH
 from raidtop.model import DiskIO, Sensor
-from raidtop.model_md import MdArray, MdSync
+from raidtop.model_md import MdArray, MdMember, MdSync
 
 _SYNC_BADGE = {
     "resync": "resyncing",
@@ -166,3 +166,36 @@ def member_temperature(member: str, disks: dict[str, DiskIO], sensors: tuple[Sen
         if sensor.kind == "temp" and sensor.device in candidates and sensor.value is not None:
             return sensor.value
     return None
+
+
+def member_role_text(member: MdMember, array: MdArray) -> str:
+    """A member's roles in words; the disk being recovered onto reads ``rebuilding 34 %``.
+
+    md calls that disk a ``spare`` (with a slot) until the recovery ends, which
+    told a watcher the opposite of what was happening to it.
+    """
+    sync = array.sync
+    if member.is_spare and member.slot is not None and sync is not None and sync.action == "recover":
+        if sync.running and sync.percent is not None:
+            return f"rebuilding {sync.percent:.0f} %"
+        return "rebuilding (waiting)"
+    return ",".join(member.roles) if member.roles else "(unknown)"
+
+
+EMPTY_SLOT_PREFIX = "#"
+"""Starts the member name in an empty slot's row key (``md0/#2``); no kernel device name does."""
+
+
+def slots_and_members(array: MdArray) -> list[tuple[int | None, MdMember | None]]:
+    """Members in slot order, with ``(slot, None)`` for each slot no member holds.
+
+    A failed-and-removed disk leaves its slot empty; listing the gap keeps the
+    grid's shape ([UU_] has three rows) instead of a row silently vanishing.
+    """
+    members = sorted(array.members, key=lambda m: (m.slot is None, m.slot if m.slot is not None else 0, m.name))
+    held = {m.slot for m in members if m.slot is not None}
+    # Without any slot (mdstat alone says none) a gap cannot be placed: list members only.
+    empty = [(slot, None) for slot in range(array.raid_disks or 0) if held and slot not in held]
+    placed = [(m.slot, m) for m in members if m.slot is not None] + empty
+    placed.sort(key=lambda pair: pair[0])
+    return placed + [(None, m) for m in members if m.slot is None]

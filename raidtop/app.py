@@ -167,10 +167,7 @@ class RaidtopApp(DemoStageKeys, App[None]):
     def dashboard_ready(self) -> None:
         """Called by the dashboard once its panels exist: start sampling."""
         if self.demo is not None:
-            status = self.dashboard.query_one("#status")
-            status.badge = "DEMO — SIMULATED"
-            status.host = f"{self.demo.sim.name} is simulated; the rest is {self.demo.base_description}"
-            self.dashboard.query_one("#arrays").expand_for_actions(self.demo.sim.name)
+            self.show_demo_stage()
             if self.config.autostart_sampler:
                 self.run_sampler()
             return
@@ -327,6 +324,8 @@ class RaidtopApp(DemoStageKeys, App[None]):
         try:
             with self.batch_update():
                 self.dashboard.apply_snapshot(snapshot)
+                if self.player is not None:
+                    self.dashboard.history.set_events(self.player.replayer.events_until(snapshot.time))
                 screen = self.screen
                 if screen is not self.dashboard and hasattr(screen, "apply_snapshot"):
                     screen.apply_snapshot(snapshot)

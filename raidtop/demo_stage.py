@@ -25,6 +25,13 @@ class DemoStageKeys:
 
     _demo_reset_asked = False
 
+    def show_demo_stage(self) -> None:
+        """The DEMO badge, where the numbers come from, and the simulated array's member grid open."""
+        status = self.dashboard.query_one("#status")
+        status.badge = "DEMO — SIMULATED"
+        status.host = f"{self.demo.sim.name} is simulated; the rest is {self.demo.base_description}"
+        self.dashboard.query_one("#arrays").expand_for_actions(self.demo.sim.name)
+
     def action_demo_reset(self) -> None:
         """Put the demo back to its start, also after ``broken``."""
         self._demo_reset_asked = True

@@ -128,9 +128,29 @@ def eta_text(sync: MdSync) -> str:
     return duration(sync.eta_s) + (" (from md's window)" if sync.eta_basis == "md-window" else "")
 
 
-def sync_action_text(action: str | None) -> str:
-    """A last sync action as words: md says ``none`` before any sync ran, raidtop ``no sync yet``."""
-    return "no sync yet" if action in (None, "none") else action
+NO_SYNC_YET = "no sync has run since the array was assembled"
+
+
+def sync_action_text(array: MdArray) -> str:
+    """The last sync action in words: the one running now, the kernel's last one, or none yet.
+
+    md's ``last_sync_action`` reads ``none`` until a sync has finished, also
+    while the first one runs; printing it said "none" during a recovery.
+    """
+    sync = array.sync
+    if sync is not None and sync.running:
+        return f"{sync.action} (running now)"
+    if array.last_sync_action in (None, "", "none", "idle"):
+        return NO_SYNC_YET
+    return array.last_sync_action
+
+
+def counting_action(array: MdArray) -> str | None:
+    """The sync during which ``mismatch_cnt`` was counted: the running one, else the last one."""
+    sync = array.sync
+    if sync is not None and sync.running:
+        return sync.action
+    return None if array.last_sync_action in (None, "", "none", "idle") else array.last_sync_action
 
 
 def member_await(io: DiskIO | None) -> float | None:

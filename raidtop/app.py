@@ -26,8 +26,7 @@ from raidtop.md_announcements import announcements
 from raidtop.messages import DeviceEvent, SnapshotReady
 from raidtop.model import Snapshot
 from raidtop.recorder import Recorder
-from raidtop.replay_control import ReplayPosition
-from raidtop.replay_player import ReplayPlayer
+from raidtop.replay_player import ReplayKeys, ReplayPlayer
 from raidtop.screens.dashboard import DashboardScreen
 from raidtop.screens.help import HelpScreen
 from raidtop.themes import DEFAULT_THEME, load_themes
@@ -36,7 +35,7 @@ from raidtop.untrusted import plain
 from raidtop.widgets.shown_text import ControlFilter
 
 
-class RaidtopApp(DemoStageKeys, App[None]):
+class RaidtopApp(DemoStageKeys, ReplayKeys, App[None]):
     """The raidtop dashboard."""
 
     TITLE = "raidtop"
@@ -177,14 +176,22 @@ class RaidtopApp(DemoStageKeys, App[None]):
                 self.player.start()
             return
         if self.config.autostart_sampler:
-            # "At start" on the Tuning screen means raidtop's start, not the screen's.
-            from raidtop.actions.tuning import session_for
-
-            self.run_worker(session_for(self.config.root).capture_start, thread=True, group="tuning-start", exit_on_error=False)
             self.run_sampler()
-            self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
-            reason = self._watcher.start()
-            self.device_events_note = reason or f"watching {self._watcher.source} block device events"
+            self.run_worker(self._start_in_background, thread=True, group="start-up", exit_on_error=False)
+
+    def _start_in_background(self) -> None:
+        """What the first frame need not wait for (a thread): the tuning baseline and the uevent watcher.
+
+        Importing the tuning package and pyudev on the event loop held the
+        first frame back by up to 0.3 s on a loaded machine (bench/RESULTS.md).
+        """
+        self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
+        reason = self._watcher.start()
+        self.device_events_note = reason or f"watching {self._watcher.source} block device events"
+        from raidtop.actions.tuning import session_for
+
+        # "At start" on the Tuning screen means raidtop's start, not the screen's.
+        session_for(self.config.root).capture_start()
 
     def _device_event_from_thread(self, action: str, device: str) -> None:
         # pyudev calls from its own thread; post_message is the thread-safe way in.
@@ -271,31 +278,9 @@ class RaidtopApp(DemoStageKeys, App[None]):
     # -------------------------------------------------------------- replay and recording
 
     @property
-    def replayer(self):
-        """The recording being replayed (``--replay``), or None."""
-        return self.player.replayer if self.player is not None else None
-
-    @property
-    def replay_position(self) -> ReplayPosition:
-        """Where the replay is and how fast it plays."""
-        return self.player.position if self.player is not None else ReplayPosition()
-
-    @property
     def recorder(self):
         """(RecordingRoot, RecordingWriter) while recording, else None."""
         return self.session_recorder.active
-
-    def action_replay_step(self, step: int) -> None:
-        """Show the next (or previous) recorded sample and pause."""
-        self.player.step(step)
-
-    def action_replay_speed(self, direction: int) -> None:
-        """Play faster or slower."""
-        self.player.change_speed(direction)
-
-    def action_replay_jump(self) -> None:
-        """Ask for a time and jump there."""
-        self.player.ask_jump()
 
     def action_toggle_recording(self) -> None:
         """Start or stop recording the raw inputs into the XDG data dir."""

@@ -57,7 +57,9 @@ def test_the_palette_arithmetic_matches_wcag():
     assert contrast((0, 0, 0), (255, 255, 255)) == pytest.approx(21.0)
     # The two pairs the issue saw: light grey on a white highlight, grey on grey.
     assert contrast((0xC0, 0xC0, 0xC0), (0xFF, 0xFF, 0xFF)) < 2
-    assert contrast(rgb(RichColor.parse("color(8)"), DEFAULT_FOREGROUND), rgb(RichColor.parse("color(8)"), DEFAULT_BACKGROUND)) == 1
+    # The old 16-colour theme: faint text (bright black) on its white highlight, through the VGA palette.
+    faint, highlight = rgb(RichColor.parse("color(8)"), DEFAULT_FOREGROUND), rgb(RichColor.parse("color(7)"), DEFAULT_BACKGROUND)
+    assert (faint, highlight) == ((0x55, 0x55, 0x55), (0xAA, 0xAA, 0xAA)) and contrast(faint, highlight) < 4.5
 
 
 class _TableApp(App[None]):

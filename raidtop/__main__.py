@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -64,8 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         return serve_web(args)
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
+    from raidtop.themes import theme_for_terminal
 
-    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=args.theme, bell=not args.no_bell, replay=args.replay, demo=args.demo,
+    # Only for a real terminal run: tests and --web (a browser) keep truecolor.
+    theme = args.theme or (theme_for_terminal(dict(os.environ)) if sys.stdout.isatty() else None)
+    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=theme, bell=not args.no_bell, replay=args.replay, demo=args.demo,
                             smart_interval=args.smart_interval),
                      recording=recording)
     app.run()

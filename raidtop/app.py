@@ -22,12 +22,12 @@ from raidtop.collect.smart_poller import START_DELAY_S, poller_for
 from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.config import Config, next_interval
 from raidtop.hangup import catch_exit_signals, detach_from_terminal
+from raidtop.demo_stage import DEMO_ACTIONS, DEMO_BINDINGS, DemoStageKeys
 from raidtop.md_announcements import announcements
 from raidtop.messages import DeviceEvent, SnapshotReady
 from raidtop.model import Snapshot
 from raidtop.recorder import Recorder
-from raidtop.replay_control import ReplayPosition
-from raidtop.replay_player import ReplayPlayer
+from raidtop.replay_player import ReplayKeys, ReplayPlayer
 from raidtop.screens.dashboard import DashboardScreen
 from raidtop.screens.help import HelpScreen
 from raidtop.themes import DEFAULT_THEME, load_themes
@@ -36,7 +36,7 @@ from raidtop.untrusted import plain
 from raidtop.widgets.shown_text import ControlFilter
 
 
-class RaidtopApp(App[None]):
+class RaidtopApp(DemoStageKeys, ReplayKeys, App[None]):
     """The raidtop dashboard."""
 
     TITLE = "raidtop"
@@ -53,6 +53,7 @@ class RaidtopApp(App[None]):
         Binding("greater_than_sign", "replay_speed(1)", "Faster", id="replay-faster", tooltip="Replay: play faster (up to 60×)"),
         Binding("less_than_sign", "replay_speed(-1)", "Slower", id="replay-slower", tooltip="Replay: play slower (down to 1×)"),
         Binding("j", "replay_jump", "Jump", id="replay-jump", tooltip="Replay: jump to a time (+30s, -2m, 50%, 14:05)"),
+        *DEMO_BINDINGS,
     ]
     REPLAY_ACTIONS = {"replay_step", "replay_speed", "replay_jump"}
     dashboard: DashboardScreen
@@ -169,10 +170,7 @@ class RaidtopApp(App[None]):
     def dashboard_ready(self) -> None:
         """Called by the dashboard once its panels exist: start sampling."""
         if self.demo is not None:
-            status = self.dashboard.query_one("#status")
-            status.badge = "DEMO — SIMULATED"
-            status.host = f"{self.demo.sim.name} is simulated; the rest is {self.demo.base_description}"
-            self.dashboard.query_one("#arrays").expand_for_actions(self.demo.sim.name)
+            self.show_demo_stage()
             if self.config.autostart_sampler:
                 self.run_sampler()
             return
@@ -182,14 +180,22 @@ class RaidtopApp(App[None]):
                 self.player.start()
             return
         if self.config.autostart_sampler:
-            # "At start" on the Tuning screen means raidtop's start, not the screen's.
-            from raidtop.actions.tuning import session_for
-
-            self.run_worker(session_for(self.config.root).capture_start, thread=True, group="tuning-start", exit_on_error=False)
             self.run_sampler()
-            self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
-            reason = self._watcher.start()
-            self.device_events_note = reason or f"watching {self._watcher.source} block device events"
+            self.run_worker(self._start_in_background, thread=True, group="start-up", exit_on_error=False)
+
+    def _start_in_background(self) -> None:
+        """What the first frame need not wait for (a thread): the tuning baseline and the uevent watcher.
+
+        Importing the tuning package and pyudev on the event loop held the
+        first frame back by up to 0.3 s on a loaded machine (bench/RESULTS.md).
+        """
+        self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
+        reason = self._watcher.start()
+        self.device_events_note = reason or f"watching {self._watcher.source} block device events"
+        from raidtop.actions.tuning import session_for
+
+        # "At start" on the Tuning screen means raidtop's start, not the screen's.
+        session_for(self.config.root).capture_start()
 
     def _device_event_from_thread(self, action: str, device: str) -> None:
         # pyudev calls from its own thread; post_message is the thread-safe way in.
@@ -260,6 +266,12 @@ class RaidtopApp(App[None]):
     def _sample_once(self) -> Snapshot:
         """One sample (in the worker thread), stored too while recording."""
         if self.demo is not None:
+            if self._demo_reset_asked:
+                # Here, in the sampler's own thread, so no sample sees half a reset; a
+                # fresh Sampler, because the counters start over (not "went backwards").
+                self._demo_reset_asked = False
+                self.demo.reset()
+                self.sampler = Sampler(self.demo.root)
             self.demo.tick()
         snapshot = self.sampler.sample()
         self.session_recorder.add_frame(snapshot)
@@ -272,31 +284,9 @@ class RaidtopApp(App[None]):
     # -------------------------------------------------------------- replay and recording
 
     @property
-    def replayer(self):
-        """The recording being replayed (``--replay``), or None."""
-        return self.player.replayer if self.player is not None else None
-
-    @property
-    def replay_position(self) -> ReplayPosition:
-        """Where the replay is and how fast it plays."""
-        return self.player.position if self.player is not None else ReplayPosition()
-
-    @property
     def recorder(self):
         """(RecordingRoot, RecordingWriter) while recording, else None."""
         return self.session_recorder.active
-
-    def action_replay_step(self, step: int) -> None:
-        """Show the next (or previous) recorded sample and pause."""
-        self.player.step(step)
-
-    def action_replay_speed(self, direction: int) -> None:
-        """Play faster or slower."""
-        self.player.change_speed(direction)
-
-    def action_replay_jump(self) -> None:
-        """Ask for a time and jump there."""
-        self.player.ask_jump()
 
     def action_toggle_recording(self) -> None:
         """Start or stop recording the raw inputs into the XDG data dir."""
@@ -305,6 +295,8 @@ class RaidtopApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self.REPLAY_ACTIONS:
             return self.player is not None
+        if action in DEMO_ACTIONS:
+            return self.demo is not None
         if action == "toggle_recording":
             return self.player is None and self.demo is None
         return True
@@ -323,6 +315,8 @@ class RaidtopApp(App[None]):
         try:
             with self.batch_update():
                 self.dashboard.apply_snapshot(snapshot)
+                if self.player is not None:
+                    self.dashboard.history.set_events(self.player.replayer.events_until(snapshot.time))
                 screen = self.screen
                 if screen is not self.dashboard and hasattr(screen, "apply_snapshot"):
                     screen.apply_snapshot(snapshot)
@@ -333,7 +327,9 @@ class RaidtopApp(App[None]):
 
     def _announce(self, snapshot: Snapshot, previous_alerts: frozenset[str]) -> None:
         """Turn md events into notifications and, for failures, the bell."""
-        said, ring = announcements(snapshot, previous_alerts)
+        # In the demo only the simulated array speaks: the recording's events are history (still in the timeline).
+        heard = self.demo.handles if self.demo is not None else None
+        said, ring = announcements(snapshot, previous_alerts, heard)
         for announcement in said:
             self.notify(announcement.text, title=announcement.title, severity=announcement.severity,
                         timeout=announcement.timeout)

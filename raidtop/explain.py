@@ -166,7 +166,7 @@ def explain_array(snap: Snapshot, name: str) -> Explanation | None:
     array = next((a for a in snap.arrays if a.name == name), None)
     if array is None:
         return None
-    lines: list[Line] = [Line("[n/m]", "raid_disks / (raid_disks − degraded)", f"{array.raid_disks} / {array.degraded}",
+    lines: list[Line] = [Line("[n/m]", "raid_disks / (raid_disks − degraded)", f"{array.raid_disks} / ({array.raid_disks} − {array.degraded})",
                               array.counts_string or "—")]
     sync = array.sync
     if sync is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from raidtop.collect.mdevents import mismatch_verdict, rings_bell
 from raidtop.model import Snapshot
@@ -51,16 +52,20 @@ def describe_event(event: MdEvent) -> str:
     return text + (f" — {event.detail}" if event.detail else "")
 
 
-def announcements(snapshot: Snapshot, previous_alerts: frozenset[str]) -> tuple[list[Announcement], bool]:
+def announcements(snapshot: Snapshot, previous_alerts: frozenset[str],
+                  heard: Callable[[str], bool] | None = None) -> tuple[list[Announcement], bool]:
     """The notifications ``snapshot``'s md events call for, and whether a failure rings the bell.
 
     ``previous_alerts`` are the degraded alerts of the sample before: an array
-    that left them is announced as whole again.
+    that left them is announced as whole again. ``heard``, when given, says
+    which arrays may be announced at all (the demo: only its simulated one).
     """
     said: list[Announcement] = []
     ring = False
     arrays = {a.name: a for a in snapshot.arrays}
     for event in snapshot.events:
+        if heard is not None and not heard(event.array):
+            continue
         text = describe_event(event)
         array = arrays.get(event.array)
         if event.event == "CheckFinished" and array is not None:
@@ -80,6 +85,6 @@ def announcements(snapshot: Snapshot, previous_alerts: frozenset[str]) -> tuple[
         ring = ring or rings_bell(event)
     for name in sorted(previous_alerts - snapshot.degraded_alerts):
         # Only an array still present is "whole again"; one that vanished has its own event.
-        if name in arrays:
+        if name in arrays and (heard is None or heard(name)):
             said.append(Announcement(f"{name} is whole again; the degraded alert is cleared.", name, timeout=8))
     return said, ring

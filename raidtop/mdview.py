@@ -10,7 +10,7 @@ from statistics import median
 
 from raidtop.format import DASH
 from raidtop.model import DiskIO, Sensor
-from raidtop.model_md import MdArray, MdSync
+from raidtop.model_md import MdArray, MdMember, MdSync
 
 _SYNC_BADGE = {
     "resync": "resyncing",
@@ -34,15 +34,22 @@ SLOW_FLOOR_MS = 10.0
 
 
 def state_badge(array: MdArray) -> tuple[str, str | None]:
-    """The one-word state shown in the Arrays panel, and its tone."""
+    """The one-word state shown in the Arrays panel and the detail screen, and its tone.
+
+    A state that needs attention starts with an ASCII marker, ``!`` (degraded,
+    failed) or ``~`` (a sync running): on the Linux console and over 8-colour
+    terminals the tone's colour may be lost, and these two characters are in
+    every console font (``↻`` and ``⚠`` are not).
+    """
     if array.health == "failed":
-        return ("broken" if array.state == "broken" else "FAILED"), "crit"
+        return "! " + ("broken" if array.state == "broken" else "FAILED"), "crit"
     if array.health == "inactive":
         return "inactive", "dim"
     if array.sync is not None and array.sync.running:
-        return _SYNC_BADGE.get(array.sync.action, array.sync.action), "warn" if array.health == "degraded" else "accent"
+        word = _SYNC_BADGE.get(array.sync.action, array.sync.action)
+        return f"~ {word}", "warn" if array.health == "degraded" else "accent"
     if array.health == "degraded":
-        return "degraded", "warn"
+        return "! degraded", "warn"
     if array.auto_read_only:
         return "auto-read-only", "accent"
     if array.read_only:
@@ -121,9 +128,29 @@ def eta_text(sync: MdSync) -> str:
     return duration(sync.eta_s) + (" (from md's window)" if sync.eta_basis == "md-window" else "")
 
 
-def sync_action_text(action: str | None) -> str:
-    """A last sync action as words: md says ``none`` before any sync ran, raidtop ``no sync yet``."""
-    return "no sync yet" if action in (None, "none") else action
+NO_SYNC_YET = "no sync has run since the array was assembled"
+
+
+def sync_action_text(array: MdArray) -> str:
+    """The last sync action in words: the one running now, the kernel's last one, or none yet.
+
+    md's ``last_sync_action`` reads ``none`` until a sync has finished, also
+    while the first one runs; printing it said "none" during a recovery.
+    """
+    sync = array.sync
+    if sync is not None and sync.running:
+        return f"{sync.action} (running now)"
+    if array.last_sync_action in (None, "", "none", "idle"):
+        return NO_SYNC_YET
+    return array.last_sync_action
+
+
+def counting_action(array: MdArray) -> str | None:
+    """The sync during which ``mismatch_cnt`` was counted: the running one, else the last one."""
+    sync = array.sync
+    if sync is not None and sync.running:
+        return sync.action
+    return None if array.last_sync_action in (None, "", "none", "idle") else array.last_sync_action
 
 
 def member_await(io: DiskIO | None) -> float | None:
@@ -159,3 +186,36 @@ def member_temperature(member: str, disks: dict[str, DiskIO], sensors: tuple[Sen
         if sensor.kind == "temp" and sensor.device in candidates and sensor.value is not None:
             return sensor.value
     return None
+
+
+def member_role_text(member: MdMember, array: MdArray) -> str:
+    """A member's roles in words; the disk being recovered onto reads ``rebuilding 34 %``.
+
+    md calls that disk a ``spare`` (with a slot) until the recovery ends, which
+    told a watcher the opposite of what was happening to it.
+    """
+    sync = array.sync
+    if member.is_spare and member.slot is not None and sync is not None and sync.action == "recover":
+        if sync.running and sync.percent is not None:
+            return f"rebuilding {sync.percent:.0f} %"
+        return "rebuilding (waiting)"
+    return ",".join(member.roles) if member.roles else "(unknown)"
+
+
+EMPTY_SLOT_PREFIX = "#"
+"""Starts the member name in an empty slot's row key (``md0/#2``); no kernel device name does."""
+
+
+def slots_and_members(array: MdArray) -> list[tuple[int | None, MdMember | None]]:
+    """Members in slot order, with ``(slot, None)`` for each slot no member holds.
+
+    A failed-and-removed disk leaves its slot empty; listing the gap keeps the
+    grid's shape ([UU_] has three rows) instead of a row silently vanishing.
+    """
+    members = sorted(array.members, key=lambda m: (m.slot is None, m.slot if m.slot is not None else 0, m.name))
+    held = {m.slot for m in members if m.slot is not None}
+    # Without any slot (mdstat alone says none) a gap cannot be placed: list members only.
+    empty = [(slot, None) for slot in range(array.raid_disks or 0) if held and slot not in held]
+    placed = [(m.slot, m) for m in members if m.slot is not None] + empty
+    placed.sort(key=lambda pair: pair[0])
+    return placed + [(None, m) for m in members if m.slot is None]

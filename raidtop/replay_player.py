@@ -14,6 +14,34 @@ if TYPE_CHECKING:  # both imported by the app only when a replay is asked for
     from raidtop.collect.replayer import Replayer
 
 
+class ReplayKeys:
+    """Mixed into RaidtopApp: the replay keys' actions and what screens ask about the replay."""
+
+    player: ReplayPlayer | None = None
+
+    @property
+    def replayer(self):
+        """The recording being replayed (``--replay``), or None."""
+        return self.player.replayer if self.player is not None else None
+
+    @property
+    def replay_position(self) -> ReplayPosition:
+        """Where the replay is and how fast it plays."""
+        return self.player.position if self.player is not None else ReplayPosition()
+
+    def action_replay_step(self, step: int) -> None:
+        """Show the next (or previous) recorded sample and pause."""
+        self.player.step(step)
+
+    def action_replay_speed(self, direction: int) -> None:
+        """Play faster or slower."""
+        self.player.change_speed(direction)
+
+    def action_replay_jump(self) -> None:
+        """Ask for a time and jump there."""
+        self.player.ask_jump()
+
+
 class ReplayPlayer:
     """Shows recorded frames at the recording's pace times the speed, in the sampler's place.
 

@@ -68,6 +68,10 @@ class History:
             del self._sync[gone]
         self.events.extend(snap.events)
 
+    def set_events(self, events: list[MdEvent]) -> None:
+        """Replace the event list (a replay's events follow its position, not the path to it)."""
+        self.events = deque(events, maxlen=self.events.maxlen)
+
     def throughput(self, name: str) -> list[float]:
         """The device's recent read+write kB/s, oldest first."""
         series = self._throughput.get(name)

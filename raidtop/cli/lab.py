@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -129,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
         elif not event.ok:
             print(f"  failed: {event.error}", flush=True)
 
+    import sqlite3  # here, not at the top: every `raidtop` start builds this parser
+
     lab = Lab(args.lab_dir)
     lab.runner.add_listener(show)
     handler = globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
@@ -145,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sentence(exc: Exception) -> str:
+    import sqlite3
+
     from raidtop.untrusted import plain
 
     if isinstance(exc, OSError) and exc.strerror and exc.filename:

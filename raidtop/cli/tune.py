@@ -54,9 +54,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    from raidtop.actions.tuning import GLOBAL_TARGET
+# raidtop.actions.tuning.knobs.GLOBAL_TARGET, spelled out: importing the tuning
+# package to build --help cost every `raidtop` start ~0.2 s (bench/RESULTS.md).
+GLOBAL_TARGET = "raid"
 
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("words", nargs="*", metavar="DEVICE ATTR VALUE",
                         help=f"what to change; DEVICE {GLOBAL_TARGET!r} means /proc/sys/dev/raid")
     mode = parser.add_mutually_exclusive_group()

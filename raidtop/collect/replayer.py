@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
 import os
 
 from raidtop.collect.recording import Recording, RecordingError, ReplayRoot, read_recording
 from raidtop.collect.sampler import Sampler
 from raidtop.model import Snapshot
+from raidtop.model_md import MdEvent
 
 PRIME_FRAMES = 30
 """Frames replayed before a jump target, so rates, events and ETAs have history."""
@@ -37,6 +39,14 @@ class Replayer:
         self.index = -1
         self._sampler: Sampler | None = None
         self._now = recording.start
+        # The live run's events, as it recorded them (recording_lines checked each
+        # field: plain text or None), in time order: what happened up to a position
+        # does not depend on how one got there.
+        self._events = sorted((
+            MdEvent(frame.time, e.get("array") or "?", e.get("event") or "?", e.get("member"), e.get("detail"))
+            for frame in recording.frames for e in frame.events
+        ), key=lambda event: event.time)
+        self._event_times = [e.time for e in self._events]
 
     def __len__(self) -> int:
         return len(self.recording.frames)
@@ -56,6 +66,15 @@ class Replayer:
             self.index = i - 1
             snapshot = self._advance(i)
         return snapshot
+
+    def events_until(self, when: float) -> list[MdEvent]:
+        """Every recorded event up to time ``when`` (a frame's time), oldest first.
+
+        Scrubbing back and forth replayed priming frames whose events were
+        added again, and a jump skipped the events before its priming window;
+        the event list is this function of the position instead.
+        """
+        return self._events[: bisect.bisect_right(self._event_times, when)]
 
     def _advance(self, index: int) -> Snapshot:
         frame = self.recording.frames[index]

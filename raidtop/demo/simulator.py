@@ -179,6 +179,13 @@ class SimulatedArray:
         if self.sync_done_kib >= self.component_kib:
             self._finish()
 
+    def settle(self) -> None:
+        """Finish the running sync at once, as if it had run to the end and been reaped."""
+        if self.sync_action is not None and not self.broken:
+            self._finish()
+            self._reap()
+            self._use_spare()
+
     @property
     def sync_speed_kib_s(self) -> int | None:
         """The current sync speed (the configured limit while one runs)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 import time
 
 import plotext as plt
@@ -16,7 +17,7 @@ from textual.widgets import Footer, Static
 from raidtop.collect.mdevents import mismatch_verdict
 from raidtop.format import DASH, kib, num
 from raidtop.ring_buffers import History, SyncPoint
-from raidtop.mdview import duration, eta_text, state_badge, sync_action_text, sync_speed_text
+from raidtop.mdview import counting_action, duration, eta_text, state_badge, sync_action_text, sync_speed_text
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.smartview import member_health_rows
@@ -28,7 +29,7 @@ from raidtop.widgets.text_table import Column, Row, TextTable
 def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
     """Everything mdadm --detail shows that sysfs (or mdstat) has, as label/value rows."""
     badge, tone = state_badge(array)
-    verdict = mismatch_verdict(array.level, array.mismatch_cnt, size_kib=array.size_kib, last_sync_action=array.last_sync_action)
+    verdict = mismatch_verdict(array.level, array.mismatch_cnt, size_kib=array.size_kib, last_sync_action=counting_action(array))
 
     def val(value, unit: str = "") -> str:
         return DASH if value is None else f"{value}{unit}"
@@ -47,7 +48,7 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
         ("Bitmap", val(array.bitmap), None),
         ("Consistency policy", val(array.consistency_policy), None),
         ("Events", val(array.events) if array.events is not None else "not in sysfs (mdadm --detail)", "dim" if array.events is None else None),
-        ("Last sync action", sync_action_text(array.last_sync_action), None),
+        ("Last sync action", sync_action_text(array), None),
         ("mismatch_cnt", val(array.mismatch_cnt), {"warning": "warn", "info": None, "ok": "good"}.get(verdict.severity) if verdict else None),
         ("Stripe cache", val(array.stripe_cache_size, " pages"), None),
         ("sync_speed_min", val(array.sync_speed_min, " K/s"), None),
@@ -67,7 +68,10 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
         ]
     rows = [Row(label, (label, value), ("dim", tone)) for label, value, tone in pairs]
     if verdict is not None:
-        rows.append(Row("verdict", ("", verdict.text[:60]), ("dim", "warn" if verdict.severity == "warning" else "dim")))
+        tone = "warn" if verdict.severity == "warning" else "dim"
+        # Wrapped, not cut: the sentence's point (which sync counted it) is at its end.
+        for i, line in enumerate(textwrap.wrap(verdict.text, 40)):
+            rows.append(Row(f"verdict{i}", ("", line), ("dim", tone)))
     return rows
 
 
@@ -79,7 +83,6 @@ def sync_plot(points: list[SyncPoint], width: int, height: int, speed_rgb: tuple
     so cause and effect sit on one time axis.
     """
     plt.clear_figure()
-    plt.plotsize(max(20, width), max(6, height))
     plt.theme("clear")
     plt.frame(False)
     running = [p for p in points if p.percent is not None]
@@ -87,14 +90,35 @@ def sync_plot(points: list[SyncPoint], width: int, height: int, speed_rgb: tuple
         return Text("no sync has run while raidtop watched this array", style="italic")
     start = running[0].time
     xs = [p.time - start for p in running]
-    plt.plot(xs, [(p.speed_kib_s or 0) / 1024 for p in running], label="speed MiB/s", color=speed_rgb, marker="braille")
-    plt.plot(xs, [p.percent for p in running], label="progress %", color=progress_rgb, yside="right", marker="braille")
+    speeds = [(p.speed_kib_s or 0) / 1024 for p in running]
+    percents = [p.percent for p in running]
+    # Our own legend line and axis labels: plotext's legend marks each series'
+    # side with "L"/"⅃" glyphs, and its right-axis labels were cut to "88.".
+    plt.plotsize(max(20, width), max(6, height - 1))
+    plt.plot(xs, speeds, color=speed_rgb, marker="braille")
+    plt.plot(xs, percents, color=progress_rgb, yside="right", marker="braille")
+    for values, unit, side in ((speeds, "", "left"), (percents, "%", "right")):
+        ticks, labels = _axis(values, unit)
+        # plotext cuts the last character of right-side labels: give it a space to cut.
+        plt.yticks(ticks, [label + " " if side == "right" else label for label in labels], yside=side)
     for event in events or ():
         at = event.time - start
         if xs[0] <= at <= xs[-1] and not event.event.startswith("Rebuild"):
             plt.vline(at, color=marker_rgb)
     plt.xlabel("seconds  (| marks an md event)" if events else "seconds")
-    return Text.from_ansi(plt.build())
+    legend = Text.assemble(("━ speed MiB/s (left axis)", f"rgb{tuple(speed_rgb)}"), "   ",
+                           ("━ progress % (right axis)", f"rgb{tuple(progress_rgb)}"))
+    return Text("\n").join([legend, Text.from_ansi(plt.build())])
+
+
+def _axis(values: list[float], unit: str) -> tuple[list[float], list[str]]:
+    """Five evenly spaced ticks over ``values`` with labels of at most six characters."""
+    low, high = min(values), max(values)
+    if high - low < 1e-9:
+        high = low + 1
+    ticks = [low + (high - low) * i / 4 for i in range(5)]
+    decimals = 0 if high - low >= 10 else 1
+    return ticks, [f"{tick:.{decimals}f}{unit}" for tick in ticks]
 
 
 class ArrayDetailScreen(Screen[None]):

@@ -26,6 +26,7 @@ from raidtop.untrusted import plain
 BUILTIN_DIR: Traversable = resources.files(__name__)
 """The built-in themes' folder: a directory on disk, or a folder inside a zip."""
 DEFAULT_THEME = "raidtop-dark"
+SIXTEEN_COLOUR_THEME = "raidtop-16color"
 _COLOUR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
                 "success", "warning", "error")
 _NON_COLOUR_VARIABLES = {"input-cursor-text-style", "footer-key-style", "button-focus-text-style"}
@@ -102,6 +103,24 @@ def theme_from_toml(raw: bytes, shown: str) -> Theme:
         return Theme(**data)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{shown}: {plain(exc)}") from None
+
+
+def theme_for_terminal(environ: dict[str, str]) -> str | None:
+    """The 16-colour theme when the terminal has no more than 16 colours, else None (the default).
+
+    The test is the one Textual itself uses to choose how it writes colours
+    (rich's detection: TEXTUAL_COLOR_SYSTEM, then COLORTERM=truecolor/24bit,
+    then a TERM ending in -256color). TERM=linux, TERM=screen and a bare
+    TERM=xterm come out as 8/16 colours, where Textual turns the truecolor
+    themes' greens, yellows and reds into the same plain white.
+    """
+    from rich.console import Console
+    from textual import constants
+
+    if environ.get("NO_COLOR"):
+        return None  # colour is off anyway: the markers carry the meaning
+    system = Console(color_system=constants.COLOR_SYSTEM, force_terminal=True, _environ=environ).color_system
+    return SIXTEEN_COLOUR_THEME if system in ("standard", "windows") else None
 
 
 def load_themes(dirs: list[Path | Traversable] | None = None) -> ThemeLoad:

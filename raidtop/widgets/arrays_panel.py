@@ -10,9 +10,12 @@ from textual.message import Message
 from raidtop.format import kib, num
 from raidtop.member_verbs import ARRAY_VERBS
 from raidtop.mdview import (
+    EMPTY_SLOT_PREFIX,
     duration,
+    member_role_text,
     member_temperature,
     progress_bar,
+    slots_and_members,
     slow_members,
     state_badge,
     sync_speed_cell,
@@ -91,10 +94,13 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
     """The member grid of one array: roles plus each member's live iostat row."""
     slow = slow_members(array, disks)
     rows = []
-    for member in sorted(array.members, key=lambda m: (m.slot is None, m.slot if m.slot is not None else 0, m.name)):
+    for slot, member in slots_and_members(array):
+        if member is None:
+            rows.append(empty_slot_row(array.name, slot))
+            continue
         io = disks.get(member.name)
         temp = member_temperature(member.name, disks, snap.sensors)
-        roles = ",".join(member.roles) if member.roles else "(unknown)"
+        roles = member_role_text(member, array)
         cells = [
             array.name,
             member.name,
@@ -121,6 +127,12 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
         tones.append("crit" if flag else None)
         rows.append(Row(f"{array.name}/{member.name}", tuple(cells), tuple(tones)))
     return rows
+
+
+def empty_slot_row(array: str, slot: int) -> Row:
+    """The row of a slot no member holds: the gap a removed disk left."""
+    return Row(f"{array}/{EMPTY_SLOT_PREFIX}{slot}", (array, "(empty)", str(slot), " missing: add a disk"),
+               ("dim", "crit", None, "crit"))
 
 
 class ArraysPanel(Panel):

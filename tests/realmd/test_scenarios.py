@@ -376,7 +376,7 @@ def test_live_ui_screenshot_during_recovery(realmd, record_property):
     assert report.get("error") is None, report.get("error")
     assert report["condition_met"], "the arrays panel never showed the recovery with both ETAs"
     row = next(cells for cells in report["rows"] if cells[0].endswith("md6"))
-    assert row[2] == "recovering" and "%" in row[6]
+    assert row[2] == "~ recovering" and "%" in row[6]
     assert any("spare" in m["roles"] for m in report["members"])
     svg = (realmd.results_dir / report["screenshot"]).read_text()
     assert "md6" in svg and "recovering" in svg

@@ -37,7 +37,7 @@ async def test_degraded_raid5_badge_and_member_grid(tmp_path):
         arrays = rows(app, "array-table")
         (name, level, badge, counts, status, *_rest) = arrays["md0"]
         assert name == "! md0"  # the degraded alert stands
-        assert (level, badge, counts, status) == ("raid5", "degraded", "[4/3]", "[UUU_]")
+        assert (level, badge, counts, status) == ("raid5", "! degraded", "[4/3]", "[UUU_]")
         panel = app.screen.query_one(ArraysPanel)
         assert panel.has_class("-alert")
         assert not panel.has_class("-expanded")
@@ -57,7 +57,7 @@ async def test_recovering_array_shows_progress_speed_and_eta(tmp_path):
         app.apply_snapshot(Sampler(root).sample())
         await pilot.pause()
         _n, _l, badge, counts, status, size, sync, speed, eta, finish = rows(app, "array-table")["md127"]
-        assert badge == "recovering"
+        assert badge == "~ recovering"
         assert (counts, status) == ("[6/5]", "[UUUUU_]")
         assert sync.endswith("12.7%") and sync.lstrip().startswith("█")  # from the counts: 12.65 %
         assert speed == "32.7M/s"  # 33440 KiB/s

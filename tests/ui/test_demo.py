@@ -33,6 +33,7 @@ async def test_demo_fail_remove_add_goes_degraded_recovering_clean():
         sim = app.demo.sim
         sim.advance(sim.component_kib)  # let the initial build finish now
         await _wait(pilot, lambda: md9(app).health == "ok" and md9(app).sync is None)
+        await _wait(pilot, lambda: app.focused is not None and app.focused.id == "member-table")
         assert app.focused.id == "member-table"
         table = app.screen.query_one("#member-table", TextTable)
         victim = sim.members[1].name
@@ -49,7 +50,7 @@ async def test_demo_fail_remove_add_goes_degraded_recovering_clean():
         await pilot.press("a")
         await _wait(pilot, lambda: md9(app).sync is not None)
         new = sim.members[-1].name
-        assert member_roles(app)[new] == "spare"
+        assert member_roles(app)[new].startswith("rebuilding ")
         states.append("recovering" if md9(app).sync.action == "recover" else md9(app).sync.action)
         sim.advance(sim.component_kib)
         await _wait(pilot, lambda: md9(app).health == "ok")

@@ -96,6 +96,10 @@ def _fill(lab: argparse.ArgumentParser) -> None:
     study.add_argument("--runtime", type=options.FIO_RUNTIME, default=5, metavar="S", help="seconds per fio preset (default 5)")
     study.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the table as CSV")
 
+    from raidtop.cli import lab_experiments
+
+    lab_experiments.fill(sub)
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser for ``python -m raidtop.cli.lab``."""
@@ -131,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
 
     lab = Lab(args.lab_dir)
     lab.runner.add_listener(show)
-    handler = globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
+    from raidtop.cli import lab_experiments
+
+    handler = lab_experiments.handler(args.lab_command) or globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
     try:
         return handler(lab, args)
     except BrokenPipeError:

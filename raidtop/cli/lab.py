@@ -127,11 +127,14 @@ def run(args: argparse.Namespace) -> int:
         build_parser().print_help()
         return EXIT_USAGE
 
+    # With --json, stdout is the document alone: the commands go to stderr.
+    shown = sys.stderr if getattr(args, "json", False) else sys.stdout
+
     def show(event: CommandEvent) -> None:
         if event.ok is None:
-            print(f"$ {event.command}", flush=True)
+            print(f"$ {event.command}", file=shown, flush=True)
         elif not event.ok:
-            print(f"  failed: {event.error}", flush=True)
+            print(f"  failed: {event.error}", file=shown, flush=True)
 
     lab = Lab(args.lab_dir)
     lab.runner.add_listener(show)

@@ -262,11 +262,12 @@ def fio_job(name: str, rw: str, bs: str, *, iodepth: int = 16, numjobs: int = 1,
 
 
 def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
-            until: threading.Event | None = None) -> JobFigures:
+            until: threading.Event | None = None, running: threading.Event | None = None) -> JobFigures:
     """Run ``preset`` on the lab device through raidtop's fio module (guards, opened target, log, history).
 
     With ``until``, the job runs until that event is set (at most
     :data:`LOAD_CEILING_S`), then stops: fio's SIGINT result covers exactly the time it ran.
+    ``running`` is set at fio's first status report (its jobs are doing I/O).
     """
     from raidtop.actions.fio.guards import TargetRefused
     from raidtop.actions.fio.presets import PresetSet
@@ -282,7 +283,8 @@ def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
     batch = control.new_batch()
     if until is not None:
         threading.Thread(target=lambda: (until.wait(), batch.cancel()), daemon=True).start()
-    record = execute(plan, RunStore(), batch=batch, log=lab.runner.log)
+    record = execute(plan, RunStore(), batch=batch, log=lab.runner.log,
+                     on_point=(lambda _point: running.set()) if running is not None else None)
     control.check()
     outcome = record.outcome
     if outcome.result is None:

@@ -3,10 +3,11 @@
 One lab array is built and filled; a fio load runs undisturbed for the
 baseline. Then, for each speed limit: the limit is set on that array only
 (its own ``md/sync_speed_min`` and ``md/sync_speed_max``, never the system's
-``/proc/sys/dev/raid``), the load starts, a member is failed and removed and
-a fresh disk added, and the load runs until the rebuild ends. fio is then
-stopped, so its result (IOPS, p50/p99 completion latency) covers exactly the
-rebuild, give or take fio's own start.
+``/proc/sys/dev/raid``), the load starts, and at fio's first status report
+(about a second in) a member is failed and removed and a fresh disk added;
+the load runs until the rebuild ends and fio is then stopped. Its result
+(IOPS, p50/p99 completion latency) covers the rebuild plus that first
+second, when the array was still whole.
 
 Why the floor too: while the array is busy md slows a rebuild down to
 ``sync_speed_min``, whatever the maximum; a limit that set only the maximum
@@ -165,19 +166,26 @@ def _restore_limits(actions: LabMemberActions, name: str) -> None:
 
 def _rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, control: Control):
     """Start the load, fail and replace a member, wait for the rebuild, stop the load."""
-    done = threading.Event()
+    done, running = threading.Event(), threading.Event()
     outcome: dict[str, object] = {}
 
     def load() -> None:
         try:
-            outcome["figures"] = run_fio(lab, preset, f"/dev/{name}", 0, control, until=done)
+            outcome["figures"] = run_fio(lab, preset, f"/dev/{name}", 0, control, until=done, running=running)
         except BaseException as exc:  # handed to the waiting thread
             outcome["error"] = exc
+        finally:
+            running.set()
 
     worker = threading.Thread(target=load, name="lab-tradeoff-load", daemon=True)
     worker.start()
     rebuild_s = None
     try:
+        # The member fails once fio reports its jobs running: a short rebuild must not end before the load starts.
+        while not running.wait(0.1):
+            control.check()
+        if "error" in outcome:
+            raise outcome["error"]  # type: ignore[misc]
         victim = in_sync_member(lab, name)
         actions.run("fail", name, victim)
         actions.run("remove", name, victim)

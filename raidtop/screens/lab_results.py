@@ -1,7 +1,9 @@
 """The Lab's experiments: every stored sweep, trade-off, bitmap study and grow, its table and its plot.
 
-Opened from the Lab screen (``x``). The list is the lab history
-(``raidtop lab results``); Enter shows one: a sweep as a heat-map per
+Opened from the Lab screen (``x``). ``s``, ``o`` and ``b`` start a sweep,
+a trade-off or a bitmap study with their defaults (confirmed with what they
+run; progress shows in the title line; ``X`` stops one, tearing down what it
+made). The list is the lab history (``raidtop lab results``); Enter shows one: a sweep as a heat-map per
 pattern (chunk × block size, the best cell marked, tones from the theme),
 a trade-off as rebuild time against the load's p99 latency (one point per
 limit), a bitmap study as resync bars, a grow as its table. The rows and
@@ -16,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.results import (
@@ -28,6 +30,8 @@ from raidtop.actions.lab.results import (
     summary,
     sweep_grid,
 )
+from raidtop.screens.lab_experiment_jobs import ExperimentJobs
+from raidtop.untrusted import plain
 from raidtop.widgets.lab_plots import ExperimentPlot, PlotSpec, Series
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic
@@ -106,6 +110,14 @@ class LabResultsScreen(Screen[None]):
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="lab-results-back", tooltip="Return to the Lab screen"),
         Binding("r", "reload", "Reload", id="lab-results-reload", tooltip="Read the lab history again"),
+        Binding("s", "start('sweep')", "Sweep", id="lab-results-sweep",
+                tooltip="Run the chunk × block-size sweep with its defaults (shows what it runs first)"),
+        Binding("o", "start('tradeoff')", "Trade-off", id="lab-results-tradeoff",
+                tooltip="Run the rebuild-speed trade-off with its defaults (shows what it runs first)"),
+        Binding("b", "start('bitmap')", "Bitmap", id="lab-results-bitmap",
+                tooltip="Run the bitmap study with its defaults (shows what it runs first)"),
+        Binding("X", "stop", "Stop", id="lab-results-stop",
+                tooltip="Stop the running experiment: it tears down what it made and keeps what it measured"),
     ]
     DEFAULT_CSS = """
     LabResultsScreen #lab-results-list-panel { height: auto; max-height: 12; }
@@ -122,7 +134,8 @@ class LabResultsScreen(Screen[None]):
         self.shown: ExperimentResult | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("Lab experiments", id="lab-results-title")
+        yield PlainStatic("Lab experiments", id="lab-results-title")
+        yield ExperimentJobs(self.lab)
         with Vertical():
             with Panel(id="lab-results-list-panel") as panel:
                 panel.border_title = "History"
@@ -143,6 +156,40 @@ class LabResultsScreen(Screen[None]):
     def action_back(self) -> None:
         """Back to the Lab screen."""
         self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Start keys while nothing runs, Stop while something does."""
+        running = self.query_one(ExperimentJobs).running if self.is_mounted else False
+        if action == "start":
+            return not running
+        if action == "stop":
+            return running
+        return True
+
+    def action_start(self, kind: str) -> None:
+        """Confirm and run one experiment with its defaults."""
+        self.query_one(ExperimentJobs).ask(kind)
+
+    def action_stop(self) -> None:
+        """Stop the running experiment."""
+        self.query_one(ExperimentJobs).stop()
+
+    @on(ExperimentJobs.Progress)
+    def _progress(self, message: ExperimentJobs.Progress) -> None:
+        self.query_one("#lab-results-title", PlainStatic).update(f"Lab experiments — running: {message.line}")
+        self.refresh_bindings()
+
+    @on(ExperimentJobs.Finished)
+    def _finished(self, message: ExperimentJobs.Finished) -> None:
+        self.query_one("#lab-results-title", PlainStatic).update("Lab experiments")
+        self.refresh_bindings()
+        if message.error:
+            self.notify(plain(message.error, multiline=True), title=f"The {message.kind} did not run",
+                        severity="error", timeout=10, markup=False)
+        else:
+            state = "stopped early; kept" if message.stopped else "stored"
+            self.notify(f"{message.kind} {state} as experiment {message.experiment_id}", markup=False)
+        self.action_reload()
 
     def action_reload(self) -> None:
         """Read the history again (in a worker)."""

@@ -75,3 +75,28 @@ async def test_x_opens_the_experiments_with_the_latest_shown_and_enter_shows_ano
 def test_every_key_has_an_id_and_a_tooltip():
     for binding in LabResultsScreen.BINDINGS:
         assert binding.id and binding.tooltip, binding
+
+
+async def test_s_shows_what_the_sweep_runs_and_a_replay_root_refuses_it(tmp_path: Path):
+    from raidtop.screens.dialogs import ConfirmDialog
+
+    root = tmp_path / "root"
+    (root / "proc").mkdir(parents=True)
+    lab = Lab(tmp_path / "lab", root=root, log=ActionLog(tmp_path / "a.log"), euid=0, which=lambda name: None)
+    app = RaidtopApp(Config(root=root, autostart_sampler=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.push_screen(LabResultsScreen(lab))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        assert "mdadm --create /dev/md1NN --level=5 --raid-devices=3 --chunk=C" in dialog._command
+        assert "fio --rw=RW --bs=BS" in dialog._command and "16K, 64K, 256K, 1024K" in dialog._command
+        await pilot.press("y")
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        assert any("live system only" in n.message for n in app._notifications)
+        assert not (tmp_path / "lab" / "images").exists()

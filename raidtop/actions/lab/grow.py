@@ -117,11 +117,10 @@ def run_grow(lab: Lab, plan: GrowPlan, control: Control | None = None, timeout: 
             with lab.registry.edit() as draft:
                 draft.put_image(ImageRecord(backup, 0, time.time(), name, "planned"))
             control.step(f"{name}: reshape onto {plan.disks_to} disks")
-            try:
-                rows.append(_reshape(lab, name, _grow_disks_argv(name, plan.disks_to, backup),
-                                     f"raid-devices {plan.disks_from} → {plan.disks_to}", control, timeout))
-            finally:
-                lab.discard_image(backup)
+            rows.append(_reshape(lab, name, _grow_disks_argv(name, plan.disks_to, backup),
+                                 f"raid-devices {plan.disks_from} → {plan.disks_to}", control, timeout))
+            # Only once md is idle: mid-reshape mdadm may still need it; stopped early, teardown deletes it.
+            lab.discard_image(backup)
     except ExperimentStopped:
         stopped = True
     from raidtop.actions.lab.experiment import tuning_in_force

@@ -195,3 +195,15 @@ def test_results_lists_exports_and_refuses_a_missing_id(capsys, tmp_path: Path):
     assert lab_main(["--lab-dir", str(tmp_path / "lab"), "results", "7"]) == 1
     assert "no experiment 7" in capsys.readouterr().err
     assert lab_main(["--lab-dir", str(tmp_path / "lab"), "results", "--csv", str(tmp_path / "x.csv")]) == 2
+
+
+def test_the_bitmap_study_asks_for_a_bitmap_bit_per_mib():
+    from raidtop.actions.lab.spec import LabSpec, mdadm_create_argv, validate
+
+    spec = validate(LabSpec("raid1", 2, 64 << 20, bitmap=True, bitmap_chunk_kib=bitmap_study.BITMAP_CHUNK_KIB))
+    argv = mdadm_create_argv(spec, "md100", ["loop1", "loop2"])
+    assert argv[-4:] == ["--bitmap=internal", "--bitmap-chunk=1024", "/dev/loop1", "/dev/loop2"]
+    # Without a bitmap the chunk is not passed; with mdadm's default it is not either.
+    assert not any(a.startswith("--bitmap-chunk") for a in mdadm_create_argv(validate(LabSpec("raid1", 2, 64 << 20)), "md1", ["l"]))
+    with pytest.raises(SpecError):
+        validate(LabSpec("raid1", 2, 64 << 20, bitmap=True, bitmap_chunk_kib=2))

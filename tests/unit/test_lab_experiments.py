@@ -207,3 +207,17 @@ def test_the_bitmap_study_asks_for_a_bitmap_bit_per_mib():
     assert not any(a.startswith("--bitmap-chunk") for a in mdadm_create_argv(validate(LabSpec("raid1", 2, 64 << 20)), "md1", ["l"]))
     with pytest.raises(SpecError):
         validate(LabSpec("raid1", 2, 64 << 20, bitmap=True, bitmap_chunk_kib=2))
+
+
+def test_grow_refuses_an_array_the_lab_did_not_make(tmp_path: Path):
+    from raidtop.actions.action_log import ActionLog
+    from raidtop.actions.lab.core import Lab, LabError
+    from raidtop.actions.lab.grow import plan_grow
+
+    root = tmp_path / "root"
+    (root / "sys" / "block" / "md0" / "md").mkdir(parents=True)
+    (root / "sys" / "block" / "md0" / "md" / "level").write_text("raid5\n")
+    lab = Lab(tmp_path / "lab", root=root, log=ActionLog(tmp_path / "a.log"), euid=0)
+    with pytest.raises(LabError, match="md0 was not created by raidtop's lab"):
+        plan_grow(lab, "/dev/md0", disks=4)
+    assert not (tmp_path / "a.log").exists()  # nothing ran, nothing logged

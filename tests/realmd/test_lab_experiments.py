@@ -118,6 +118,11 @@ def runs(vm_image, tmp_path_factory) -> Path:
     print(f"\nlab experiments boot: qemu wall {outcome.elapsed:.1f}s")
     for name in sorted(results.glob("*.seconds")):
         print(f"  {name.stem}: {name.read_text().strip()} s")
+    for name in ("sweep", "tradeoff", "bitmap", "grow5", "grow1"):
+        try:
+            print(f"  {name} rows: {json.loads((results / f'{name}.out').read_text())['rows']}")
+        except (OSError, ValueError, KeyError):
+            pass
     assert outcome.returncode == 0, outcome.describe_failure()
     return results
 

@@ -95,6 +95,10 @@ def _fill(lab: argparse.ArgumentParser) -> None:
     study.add_argument("--runtime", type=options.FIO_RUNTIME, default=5, metavar="S", help="seconds per fio preset (default 5)")
     study.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the table as CSV")
 
+    from raidtop.cli import lab_experiments
+
+    lab_experiments.fill(sub)
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser for ``python -m raidtop.cli.lab``."""
@@ -122,17 +126,22 @@ def run(args: argparse.Namespace) -> int:
         build_parser().print_help()
         return EXIT_USAGE
 
+    # With --json, stdout is the document alone: the commands go to stderr.
+    shown = sys.stderr if getattr(args, "json", False) else sys.stdout
+
     def show(event: CommandEvent) -> None:
         if event.ok is None:
-            print(f"$ {event.command}", flush=True)
+            print(f"$ {event.command}", file=shown, flush=True)
         elif not event.ok:
-            print(f"  failed: {event.error}", flush=True)
+            print(f"  failed: {event.error}", file=shown, flush=True)
 
     import sqlite3  # here, not at the top: every `raidtop` start builds this parser
 
     lab = Lab(args.lab_dir)
     lab.runner.add_listener(show)
-    handler = globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
+    from raidtop.cli import lab_experiments
+
+    handler = lab_experiments.handler(args.lab_command) or globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
     try:
         return handler(lab, args)
     except BrokenPipeError:

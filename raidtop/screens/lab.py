@@ -78,8 +78,8 @@ class LabScreen(Screen[None]):
         Binding("t", "teardown", "Teardown", show=False, id="lab-teardown",
                 tooltip="Stop every lab array, detach its loop devices, delete its images (asks first)"),
         *member_bindings("member"),
-        Binding("m", "members", "Dashboard", show=False, id="lab-members",
-                tooltip="Open the highlighted array's members on the dashboard"),
+        Binding("m", "members", "Dashboard", show=False, id="lab-members", tooltip="Open the highlighted array's members on the dashboard"),
+        Binding("x", "experiments", "Experiments", id="lab-experiments", tooltip="Stored sweeps, trade-offs, bitmap studies, grows: plotted"),
     ]
     DEFAULT_CSS = """
     LabScreen #lab-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
@@ -384,6 +384,11 @@ class LabScreen(Screen[None]):
             return
         self.app.pop_screen()
         dashboard.query_one("#arrays").expand_for_actions(name)
+
+    def action_experiments(self) -> None:
+        """The lab history's experiments (raidtop lab sweep, tradeoff, bitmap, grow), plotted."""
+        from raidtop.screens.lab_results import LabResultsScreen
+        self.app.push_screen(LabResultsScreen(self.lab))
 
     def _explain_unavailable(self) -> None:
         if self.read_only:

@@ -273,13 +273,19 @@ class LabMemberActions:
         return self.speed_limit_plan(checked.record.name, next_speed_limit(
             self.lab.root.read_optional(f"/sys/block/{checked.record.name}/md/sync_speed_max")))
 
-    def speed_limit_plan(self, array: str, kib_s: int | None) -> MemberPlan:
-        """Set ``array``'s rebuild speed limit to ``kib_s`` KiB/s (``None``: the system default)."""
+    def speed_limit_plan(self, array: str, kib_s: int | None, attr: str = "sync_speed_max") -> MemberPlan:
+        """Set ``array``'s rebuild speed limit to ``kib_s`` KiB/s (``None``: the system default).
+
+        ``attr`` ``sync_speed_min`` sets the floor md keeps even while the array is busy.
+        """
+        if attr not in ("sync_speed_max", "sync_speed_min"):
+            raise ActionRefused(f"{attr} is not a rebuild speed limit")
         array = array.removeprefix("/dev/")
         check_array(array, self.lab.state(), self.lab.root)
         value = "system" if kib_s is None else str(int(kib_s))
         detail = "system default" if kib_s is None else f"{kib_s} KiB/s"
-        return self._md_setting_plan("speed_limit", array, "sync_speed_max", value,
+        detail += " (floor)" if attr == "sync_speed_min" else ""
+        return self._md_setting_plan("speed_limit", array, attr, value,
                                      lambda: self.lab.record_event(array, "speed_limit", detail=detail))
 
     def _md_setting_plan(self, verb: str, array: str, attr: str, value: str,

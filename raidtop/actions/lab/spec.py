@@ -82,6 +82,8 @@ class LabSpec:
     fs: str | None = None
     """``ext4``, ``xfs`` or ``None``."""
     mount_point: str | None = None
+    bitmap_chunk_kib: int | None = None
+    """KiB of array per bitmap bit; ``None``: mdadm's default (64 MiB, which makes a small lab disk one bit)."""
 
     @property
     def uses_chunk(self) -> bool:
@@ -117,8 +119,10 @@ def validate(spec: LabSpec) -> LabSpec:
             raise SpecError("a mount point needs a filesystem (ext4 or xfs)")
         if not os.path.isabs(spec.mount_point):
             raise SpecError(f"the mount point must be an absolute path, not {spec.mount_point}")
+    if spec.bitmap_chunk_kib is not None and not 4 <= spec.bitmap_chunk_kib <= 1 << 20:
+        raise SpecError(f"the bitmap chunk must be 4 KiB to 1 GiB, not {spec.bitmap_chunk_kib} KiB")
     return LabSpec(level, spec.disks, spec.disk_size_bytes, chunk, spec.bitmap and level != "raid0", spec.fs,
-                   spec.mount_point or None)
+                   spec.mount_point or None, spec.bitmap_chunk_kib)
 
 
 def usable_bytes(level: str, disks: int, disk_size_bytes: int) -> int:
@@ -136,6 +140,8 @@ def mdadm_create_argv(spec: LabSpec, array: str, loops: list[str]) -> list[str]:
         argv.append(f"--chunk={spec.chunk_kib}")
     if spec.level != "raid0":
         argv.append("--bitmap=internal" if spec.uses_bitmap else "--bitmap=none")
+        if spec.uses_bitmap and spec.bitmap_chunk_kib:
+            argv.append(f"--bitmap-chunk={spec.bitmap_chunk_kib}")
     return argv + [f"/dev/{loop}" for loop in loops]
 
 

@@ -1,4 +1,4 @@
-"""What outlives a lab array: measured rebuilds, finished timelines and study tables.
+"""What outlives a lab array: measured rebuilds, finished timelines, study tables and experiments.
 
 ``lab.sqlite`` next to the registry. The registry forgets an array at
 teardown; its timeline and every rebuild measured on it stay here, and so
@@ -33,6 +33,9 @@ CREATE TABLE IF NOT EXISTS studies (
 );
 CREATE TABLE IF NOT EXISTS study_rows (
     study_id INTEGER NOT NULL REFERENCES studies(id), position INTEGER NOT NULL, row TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS experiments (
+    id INTEGER PRIMARY KEY, kind TEXT NOT NULL, started REAL NOT NULL, finished REAL, document TEXT NOT NULL
 );
 """
 
@@ -130,3 +133,27 @@ class LabStore:
                 return None
             rows = db.execute("SELECT row FROM study_rows WHERE study_id = ? ORDER BY position", (found[0],)).fetchall()
         return json.loads(found[1]), [json.loads(r[0]) for r in rows]
+
+    def add_experiment(self, document: dict) -> int:
+        """Store one experiment's JSON document (:meth:`ExperimentResult.to_dict`); returns its id."""
+        with self._connect() as db:
+            cursor = db.execute("INSERT INTO experiments (kind, started, finished, document) VALUES (?,?,?,?)",
+                                (document["kind"], document["started"], document["finished"], json.dumps(document)))
+            return int(cursor.lastrowid)
+
+    def experiments(self, experiment_id: int | None = None) -> list[dict]:
+        """Every stored experiment document (only ``experiment_id``'s when given), oldest first, ids filled in."""
+        query, args = "SELECT id, document FROM experiments", ()
+        if experiment_id is not None:
+            query, args = query + " WHERE id = ?", (experiment_id,)
+        with self._connect() as db:
+            rows = db.execute(query + " ORDER BY id", args).fetchall()
+        found = []
+        for row_id, text in rows:
+            try:
+                document = json.loads(text)
+            except ValueError:
+                continue  # one damaged row must not hide the others
+            if isinstance(document, dict):
+                found.append({**document, "id": row_id})
+        return found

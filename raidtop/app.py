@@ -72,7 +72,8 @@ class RaidtopApp(App[None]):
             self.demo = DemoController()
             self.sampler = Sampler(self.demo.root)
         else:
-            self.sampler = Sampler(self.config.root)
+            # Thousands of devices: their udev/model/serial walk is spread over the first ticks.
+            self.sampler = Sampler(self.config.root, identify_per_sample=256)
         self._wake = asyncio.Event()
         self.player: ReplayPlayer | None = None
         """Plays --replay's recording in the sampler's place."""

@@ -170,8 +170,12 @@ class DisksPanel(Panel):
 
     def set_view(self, view: DiskView) -> None:
         """Change sorting, filter or the show-all toggle and repaint."""
+        resorted = (view.sort_key, view.reverse) != (self.view.sort_key, self.view.reverse)
         self.view = view
-        self._refresh_rows()
+        # A new sort shows its top rows; otherwise the cursor keeps its device.
+        self._refresh_rows(follow_cursor=not resorted)
+        if resorted:
+            self.query_one(TextTable).action_cursor_to(0)
 
     def sort_by(self, key: str | None = None, reverse: bool | None = None) -> None:
         if key is None:
@@ -181,7 +185,7 @@ class DisksPanel(Panel):
             return
         self.set_view(replace(self.view, sort_key=key, reverse=self.view.reverse if reverse is None else reverse))
 
-    def _refresh_rows(self) -> None:
+    def _refresh_rows(self, follow_cursor: bool = True) -> None:
         table = self.query_one(TextTable)
         table.set_sort_marker(self.view.sort_key, self.view.reverse)
         snap, history = self._snapshot, self._history
@@ -199,7 +203,7 @@ class DisksPanel(Panel):
         else:
             placeholder = ""
         # Rows are made by _row_at, and only for the lines on screen.
-        table.set_row_source(keys, self._row_at, placeholder)
+        table.set_row_source(keys, self._row_at, placeholder, follow_cursor=follow_cursor)
         parts = [f"{len(keys)} shown"]
         if hidden:
             parts.append(f"{hidden} hidden (a: all)" if not self.view.show_all or self.view.filter else f"{hidden} hidden")

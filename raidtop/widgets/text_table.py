@@ -1,15 +1,13 @@
 """A light, fixed-header table that repaints only the rows whose text changed.
 
 Textual's DataTable re-renders whole rows and caches per cell; updating a
-20×12 table every second already costs more CPU than glances. Monitoring rows
-change a few cells at a time, so this widget keeps one rendered line per row
-and asks the compositor to repaint only the lines whose content differs from
-the previous update: less CPU and far fewer bytes to the terminal.
+20×12 table every second already costs more CPU than glances. This widget
+keeps one rendered line per row and repaints only lines whose content
+changed; with a row source it makes rows only for the lines on screen.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from rich.segment import Segment
@@ -23,33 +21,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from raidtop.untrusted import plain
+from raidtop.widgets.table_cells import Column, Row, fit_cell, text_only_style
 
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """One column: its key, header label, width and alignment."""
-
-    key: str
-    label: str
-    width: int
-    align: str = "right"
-    """``left`` or ``right``."""
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One row: a stable key and its cells as already-formatted text.
-
-    ``styles`` names a tone per cell (``dim``, ``good``, ``warn``, ``crit``,
-    ``accent``, ``spark``) that maps to a theme-driven component class;
-    ``None`` means the table's normal text colour.
-    """
-
-    key: str
-    cells: tuple[str, ...]
-    styles: tuple[str | None, ...] = ()
-
-
+__all__ = ["Column", "Row", "TextTable"]
 _TONES = ("dim", "good", "warn", "crit", "accent", "spark")
 
 
@@ -159,11 +133,9 @@ class TextTable(ScrollView, can_focus=True):
     @property
     def row_count(self) -> int:
         """How many rows the table holds."""
-        return self._count
-
-    @property
-    def _count(self) -> int:
         return len(self._keys) if self._keys is not None else len(self._rows)
+
+    _count = row_count
 
     def _row(self, index: int) -> Row:
         """The row at ``index``; from a row source, made once per update and only when asked."""
@@ -216,15 +188,16 @@ class TextTable(ScrollView, can_focus=True):
                 self.refresh_lines(index + self._top, 1)
         self._clamp_cursor()
 
-    def set_row_source(self, keys: Sequence[str], row_at: Callable[[int], Row], placeholder: str = "") -> None:
+    def set_row_source(
+        self, keys: Sequence[str], row_at: Callable[[int], Row], placeholder: str = "", *, follow_cursor: bool = True
+    ) -> None:
         """Show ``len(keys)`` rows made by ``row_at(index)``, only for the lines on screen.
 
-        For tables with many more rows than lines: rows off screen are never
-        made, styled or measured; of the lines on screen only those whose row
-        differs from what they show are repainted. The cursor stays on the
-        same key when the order changes.
+        Rows off screen are never made, styled or measured; lines on screen
+        repaint only when their row changed. The cursor stays on its key
+        (with ``follow_cursor``) or on its line.
         """
-        cursor_key = self.cursor_key
+        cursor_key = self.cursor_key if follow_cursor else None
         old_count, old_fetched = self._count, self._fetched
         was_lazy = self._row_at is not None
         self._keys, self._row_at, self._fetched, self._rows = keys, row_at, {}, []
@@ -298,7 +271,7 @@ class TextTable(ScrollView, can_focus=True):
                 if column.key == self._sorted_key:
                     label = label + ("▲" if self._sort_reverse else "▼")
                     style = sorted_style
-                segments.append(Segment(_fit(label, column.width, column.align), style))
+                segments.append(Segment(fit_cell(label, column.width, column.align), style))
             segments.append(Segment(" " * max(0, self.size.width - self._total_width), normal))
             # One segment per run of equally styled cells: fewer escape codes to the terminal.
             self._header = Strip(segments).simplify()
@@ -318,7 +291,7 @@ class TextTable(ScrollView, can_focus=True):
             text = row.cells[i] if i < len(row.cells) else ""
             tone = styles[i] if i < len(styles) else None
             style = toned[tone] if tone else base
-            segments.append(Segment(_fit(text, column.width, column.align), style))
+            segments.append(Segment(fit_cell(text, column.width, column.align), style))
         pad = max(0, self.size.width - self._total_width)
         if pad:
             segments.append(Segment(" " * pad, base))
@@ -329,14 +302,13 @@ class TextTable(ScrollView, can_focus=True):
     def _line_styles(self) -> tuple[tuple[Style, dict[str, Style]], tuple[Style, dict[str, Style]]]:
         """(normal, cursor) line styles, each with its tones, computed once per style change.
 
-        Resolving ``rich_style`` walks the ancestors for their backgrounds and
-        each component style is a CSS lookup; doing that for every repainted
-        line was the bulk of this widget's rendering time.
+        Resolving ``rich_style`` walks the ancestors and each component style
+        is a CSS lookup: doing that per repainted line was most of the cost.
         """
         if self._line_style_cache is None:
             normal = self.rich_style
             cursor = normal + self.get_component_rich_style("text-table--cursor")
-            tones = {tone: _without_background(self.get_component_rich_style(f"text-table--{tone}")) for tone in _TONES}
+            tones = {tone: text_only_style(self.get_component_rich_style(f"text-table--{tone}")) for tone in _TONES}
             self._line_style_cache = tuple(
                 (base, {tone: base + style for tone, style in tones.items()}) for base in (normal, cursor)
             )
@@ -425,20 +397,3 @@ class TextTable(ScrollView, can_focus=True):
     @staticmethod
     def _width_of(columns: list[Column]) -> int:
         return sum(c.width for c in columns)
-
-
-def _fit(text: str, width: int, align: str) -> str:
-    # Cells hold device names, labels and paths: each goes out as a Segment,
-    # which Rich writes verbatim, so control characters are replaced here.
-    text = plain(text)
-    if len(text) > width - 1 and align == "right":
-        text = text[: width - 1]
-    elif len(text) > width:
-        text = text[: width - 1] + "…"
-    # Right-aligned cells keep a space on their left so numbers never touch.
-    return " " + text.rjust(width - 1) if align == "right" else text.ljust(width)
-
-
-def _without_background(style: Style) -> Style:
-    # Tones colour the text only, so the cursor row's background shows through.
-    return Style(color=style.color, bold=style.bold, underline=style.underline, italic=style.italic)

@@ -258,8 +258,8 @@ class Sampler:
             if old is cur:
                 # An unchanged line (the parser hands back the same object).
                 cached = idle_rows.get(name)
-                if cached is not None and cached[0] is cur:
-                    row = cached[2]  # still idle since that row was made
+                if cached is not None and cached[0] is cur and cached[1][0] is identities.get(name):
+                    row = cached[2]  # still idle, and still the same identity, since that row was made
                 else:
                     row = self._idle_row(cur, identities.get(name), cached, interval)
             else:

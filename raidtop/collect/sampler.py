@@ -44,9 +44,9 @@ class Sampler:
         identify_per_sample: int | None = None,
     ) -> None:
         """``identify_per_sample``: walk at most this many devices' full identity
-        (udev database, model, serial) per sample, the first sample at most 32,
-        so thousands of devices do not delay the first snapshot; the others
-        show their name and kind until their turn. ``None``: all at once.
+        (udev database, model, serial) per sample, so thousands of devices do
+        not delay the first snapshot; the others show their name and kind
+        until their turn. ``None``: all at once.
         """
         self.root = as_root(root)
         self._clock = clock
@@ -124,8 +124,6 @@ class Sampler:
             return self._identity_result
         known = self._identities
         budget = self._identify_per_sample
-        if budget is not None and not known:
-            budget = min(budget, 32)  # the first snapshot waits for these
         pending = False
         result: dict[str, DiskIdentity] = {}
         for d in disks:

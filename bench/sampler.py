@@ -291,18 +291,18 @@ def run(seconds: float, only: str | None) -> None:
     print(f"load at end {Path('/proc/loadavg').read_text().strip()}")
 
 
-def profile(label: str, ticks: int) -> None:
+def profile(label: str, ticks: int, busy: float = 0.1) -> None:
     """cProfile ``ticks`` steady-state samples of the case whose label contains ``label``."""
     shape = next(s for s in CASES if label in s.label)
     with tempfile.TemporaryDirectory(prefix="raidtop-bench-", dir="/dev/shm") as tmp:
         system = build(Path(tmp), shape)
         sample, _ = sample_function(system.root)
         for _ in range(WARMUP_TICKS):
-            system.tick(0.1)
+            system.tick(busy)
             sample()
         profiler = cProfile.Profile()
         for _ in range(ticks):
-            system.tick(0.1)
+            system.tick(busy)
             profiler.enable()
             sample()
             profiler.disable()
@@ -315,12 +315,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time per case and variant (default 3)")
     parser.add_argument("--only", help="run only cases whose label contains this")
     parser.add_argument("--profile", metavar="CASE", help="cProfile one case instead of timing")
+    parser.add_argument("--profile-busy", type=float, default=0.1, help="share of busy devices while profiling (default 0.1)")
     parser.add_argument("--record", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.record:
         _record_in_child(Path(args.record))
     elif args.profile:
-        profile(args.profile, ticks=50)
+        profile(args.profile, ticks=50, busy=args.profile_busy)
     else:
         gc.collect()
         run(args.seconds, args.only)

@@ -76,7 +76,8 @@ class RaidtopApp(DemoStageKeys, ReplayKeys, App[None]):
         else:
             # SMART only for the live system, when the app samples it (tests feed snapshots by hand).
             live = self.config.replay is None and self.config.autostart_sampler
-            self.sampler = Sampler(self.config.root, smart=poller_for(
+            # Thousands of devices: their udev/model/serial walk is spread over the first ticks.
+            self.sampler = Sampler(self.config.root, identify_per_sample=256, smart=poller_for(
                 self.config.root, self.config.smart_interval if live else 0.0, start_delay=START_DELAY_S))
         self._wake = asyncio.Event()
         self.player: ReplayPlayer | None = None

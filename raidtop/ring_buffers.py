@@ -5,6 +5,7 @@ No I/O, no Textual: the app feeds it snapshots, widgets read from it.
 
 from __future__ import annotations
 
+from array import array as DoubleRing
 from collections import deque
 from dataclasses import dataclass
 
@@ -33,23 +34,31 @@ class History:
 
     def __init__(self, length: int = 120, sync_length: int = 3600, max_events: int = 2000) -> None:
         self.length = length
-        self._throughput: dict[str, deque[float]] = {}
+        # One preallocated ring of C doubles per device, all written at the same
+        # slot each tick: no per-sample objects kept, whatever the device count.
+        self._throughput: dict[str, DoubleRing] = {}
+        self._first_tick: dict[str, int] = {}
+        self._tick = -1
         self._sync: dict[str, deque[SyncPoint]] = {}
         self._sync_length = sync_length
         self.events: deque[MdEvent] = deque(maxlen=max_events)
 
     def add(self, snap: Snapshot) -> None:
         """Append one snapshot's values."""
-        seen = set()
+        self._tick += 1
+        tick, slot, length = self._tick, self._tick % self.length, self.length
+        rings, first = self._throughput, self._first_tick
         for disk in snap.disks:
-            seen.add(disk.name)
-            series = self._throughput.get(disk.name)
-            if series is None:
-                series = self._throughput[disk.name] = deque(maxlen=self.length)
+            ring = rings.get(disk.name)
+            if ring is None:
+                ring = rings[disk.name] = DoubleRing("d", bytes(8 * length))
+                first[disk.name] = tick
             value = disk.throughput_kb_s
-            series.append(0.0 if value is None or snap.since_boot else value)
-        for gone in self._throughput.keys() - seen:
-            del self._throughput[gone]
+            ring[slot] = 0.0 if value is None or snap.since_boot else value
+        # Every device of this snapshot has a ring now, so more rings means some went.
+        if len(rings) > len(snap.disks):
+            for gone in rings.keys() - {disk.name for disk in snap.disks}:
+                del rings[gone], first[gone]
         arrays = set()
         for array in snap.arrays:
             arrays.add(array.name)
@@ -74,8 +83,18 @@ class History:
 
     def throughput(self, name: str) -> list[float]:
         """The device's recent read+write kB/s, oldest first."""
-        series = self._throughput.get(name)
-        return list(series) if series else []
+        return list(self.recent(name, self.length))
+
+    def recent(self, name: str, count: int) -> tuple[float, ...]:
+        """The device's last ``count`` (or fewer) read+write kB/s values, oldest first."""
+        ring = self._throughput.get(name)
+        if ring is None:
+            return ()
+        count = min(count, self._tick - self._first_tick[name] + 1, self.length)
+        end = self._tick % self.length + 1
+        if count <= end:
+            return tuple(ring[end - count : end])
+        return tuple(ring[end - count :]) + tuple(ring[:end])
 
     def sync(self, array: str) -> list[SyncPoint]:
         """The array's sync samples, oldest first."""

@@ -40,6 +40,16 @@ def identify(root: Root, name: str, major: int, minor: int) -> DiskIdentity:
     )
 
 
+def identify_kind(root: Root, name: str) -> DiskIdentity:
+    """What ``identify`` says without the udev database and the model/serial reads.
+
+    A few stat calls per device: enough to hide partitions and idle loops on
+    the first frame while the full walk is still to come.
+    """
+    kind, parent = _kind_and_parent(root, name, name.replace("/", "!"))
+    return DiskIdentity(name=name, kind=kind, parent=parent)
+
+
 def _kind_and_parent(root: Root, name: str, sys_name: str) -> tuple[str, str | None]:
     if root.exists(f"/sys/class/block/{sys_name}/partition"):
         link = root.readlink(f"/sys/class/block/{sys_name}")

@@ -15,7 +15,7 @@ from operator import and_, is_, not_
 from typing import Callable
 
 from raidtop.collect import rates
-from raidtop.collect.blockinfo import identify
+from raidtop.collect.blockinfo import identify, identify_kind
 from raidtop.collect.cpustat import parse_stat
 from raidtop.collect.diskstats import DiskstatsParser
 from raidtop.collect.hwmon import SensorReader
@@ -45,7 +45,13 @@ class Sampler:
         clock: Callable[[], float] = time.time,
         read_sensors_every: int = 1,
         smart: SmartPoller | None = None,
+        identify_per_sample: int | None = None,
     ) -> None:
+        """``identify_per_sample``: walk at most this many devices' full identity
+        (udev database, model, serial) per sample, so thousands of devices do
+        not delay the first snapshot; the others show their name and kind
+        until their turn. ``None``: all at once.
+        """
         self.root = as_root(root)
         self.smart = smart
         """The SMART poller whose latest results each snapshot carries (None: SMART off)."""
@@ -55,7 +61,10 @@ class Sampler:
         self._member_roles: dict[tuple[str, str], tuple[str, ...]] = {}
         self._clock = clock
         self._diskstats = DiskstatsParser()
-        self._identities: dict[str, tuple[int, int, DiskIdentity]] = {}
+        self._identify_per_sample = identify_per_sample
+        # name -> (major, minor, identity, whether the identity is the full walk's)
+        self._identities: dict[str, tuple[int, int, DiskIdentity, bool]] = {}
+        self._identities_pending = False
         self._previous: RawSample | None = None
         # name -> (counters it was last idle with, what an idle row depends on, that row)
         self._idle_rows: dict[str, tuple[DiskCounters, tuple, DiskIO]] = {}
@@ -121,21 +130,31 @@ class Sampler:
 
     def _identify(self, disks) -> dict[str, DiskIdentity]:
         parser = self._diskstats
-        if disks is parser.devices and parser.same_devices and self._identity_result is not None:
+        reusable = disks is parser.devices and parser.same_devices and not self._identities_pending
+        if reusable and self._identity_result is not None:
             # The same devices as last time (the steady state): the same identities.
             return self._identity_result
         known = self._identities
+        budget = self._identify_per_sample
+        pending = False
         result: dict[str, DiskIdentity] = {}
         for d in disks:
             entry = known.get(d.name)
-            if entry is None or entry[0] != d.major or entry[1] != d.minor:
-                # New device (or a new device under an old name): walk sysfs once.
-                entry = (d.major, d.minor, identify(self.root, d.name, d.major, d.minor))
+            new = entry is None or entry[0] != d.major or entry[1] != d.minor
+            if new or not entry[3]:
+                if budget is None or budget > 0:
+                    # A device not walked yet (or a new device under an old name): walk sysfs once.
+                    entry = (d.major, d.minor, identify(self.root, d.name, d.major, d.minor), True)
+                    budget = None if budget is None else budget - 1
+                elif new:
+                    entry = (d.major, d.minor, identify_kind(self.root, d.name), False)
+                pending = pending or not entry[3]
                 known[d.name] = entry
             result[d.name] = entry[2]
         if len(known) > len(result):
             for gone in set(known) - set(result):
                 del known[gone]
+        self._identities_pending = pending
         # Only a result for the parser's own list can be reused by the next read.
         self._identity_result = result if disks is parser.devices else None
         return result
@@ -257,6 +276,8 @@ class Sampler:
         last = self._last_rows
         if prev is None or last is None or last[0] is not prev.disks or len(prev.disks) != len(raw.disks):
             return None
+        if raw.identities is not prev.identities:
+            return None  # a device's identity was walked since: rows idle since then need it too
         before, now = prev.disks, raw.disks
         rows, was_idle = list(last[1]), last[2]
         idle = list(map(is_, before, now))
@@ -291,8 +312,8 @@ class Sampler:
             if old is cur:
                 # An unchanged line (the parser hands back the same object).
                 cached = idle_rows.get(name)
-                if cached is not None and cached[0] is cur:
-                    row = cached[2]  # still idle since that row was made
+                if cached is not None and cached[0] is cur and cached[1][0] is identities.get(name):
+                    row = cached[2]  # still idle, and still the same identity, since that row was made
                 else:
                     row = self._idle_row(cur, identities.get(name), cached, interval)
             else:

@@ -67,6 +67,6 @@ class CpuPanel(Panel):
         table.styles.height = len(shown) + 1 if compact else "1fr"
         grid.display = compact
         if compact:
-            grid.cpus = per_cpu
+            grid.show_cpus(per_cpu)
         online = len(per_cpu)
         self.set_subtitle(f"{online} CPUs" + (" · heat: %busy" if compact else ""))

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from operator import attrgetter
+from typing import Sequence
 
 from textual.app import ComposeResult
 
@@ -56,31 +59,63 @@ class DiskView:
 
 def visible_disks(disks: tuple[DiskIO, ...], view: DiskView) -> tuple[list[DiskIO], int]:
     """The rows to show under ``view``, sorted, and how many were hidden."""
-    shown: list[DiskIO] = []
+    return DiskOrder()(disks, view)
+
+
+# What decides whether a device is shown: filtering again is needed only when one changes.
+_SHOWN_BY = attrgetter("name", "kind", "ever_used", "model", "serial", "by_id")
+
+
+class DiskOrder:
+    """:func:`visible_disks` that remembers: filters and sorts by name only when that can change.
+
+    The set of shown devices depends on names, kinds, use and identity, which
+    stay put while devices neither come nor go: the filtered positions are
+    kept until one of those (or the view) changes. A sort by a rate column
+    must run every tick, so it sorts by the numbers alone; the natural name
+    key is only needed for devices without a value, and is cached per name.
+    """
+
+    def __init__(self) -> None:
+        self._basis: tuple | None = None
+        self._kept: list[int] = []  # positions of the shown devices, in diskstats order
+        self._by_name: tuple[list[int], list[int]] = ([], [])  # ... by name, then by name reversed
+        self._hidden = 0
+
+    def __call__(self, disks: tuple[DiskIO, ...], view: DiskView) -> tuple[list[DiskIO], int]:
+        """The shown devices, in order, and how many were hidden."""
+        basis = (view.filter, view.show_all, list(map(_SHOWN_BY, disks)))
+        if basis != self._basis:
+            kept = [i for i, disk in enumerate(disks) if _shows(disk, view)]
+            names = {i: _natural(disks[i].name) for i in kept}
+            self._by_name = (sorted(kept, key=names.__getitem__), sorted(kept, key=names.__getitem__, reverse=True))
+            self._basis, self._kept, self._hidden = basis, kept, len(disks) - len(kept)
+        key = view.sort_key
+        if key == "name":
+            return [disks[i] for i in self._by_name[view.reverse]], self._hidden
+        value = attrgetter(key)
+        ordered = [disks[i] for i in self._kept]
+        # Unknown values sort last whatever the direction; a stable sort keeps
+        # the kernel's order among equal values, as it always did.
+        known = [d for d in ordered if value(d) is not None]
+        unknown = [d for d in ordered if value(d) is None]
+        known.sort(key=value, reverse=not view.reverse)
+        unknown.sort(key=_name_key)
+        return known + unknown, self._hidden
+
+
+def _shows(disk: DiskIO, view: DiskView) -> bool:
+    if not view.show_all and (disk.is_partition or (disk.kind in _QUIET_KINDS and not disk.ever_used)):
+        return False
     needle = view.filter.lower()
-    hidden = 0
-    for disk in disks:
-        if not view.show_all and (disk.is_partition or (disk.kind in _QUIET_KINDS and not disk.ever_used)):
-            hidden += 1
-            continue
-        if needle and not any(needle in (v or "").lower() for v in (disk.name, disk.model, disk.serial, disk.by_id)):
-            hidden += 1
-            continue
-        shown.append(disk)
-    key = view.sort_key
-    if key == "name":
-        shown.sort(key=lambda d: _natural(d.name), reverse=view.reverse)
-    else:
-        # Unknown values sort last whatever the direction.
-        known = [d for d in shown if getattr(d, key) is not None]
-        unknown = [d for d in shown if getattr(d, key) is None]
-        known.sort(key=lambda d: getattr(d, key), reverse=not view.reverse)
-        shown = known + sorted(unknown, key=lambda d: _natural(d.name))
-    return shown, hidden
+    return not needle or any(needle in (v or "").lower() for v in (disk.name, disk.model, disk.serial, disk.by_id))
 
 
-def disk_row(disk: DiskIO, history: list[float], health: SmartHealth | None = None) -> Row:
-    """One device as table cells and tones; ``health`` is the SMART reading that speaks for it."""
+def disk_row(disk: DiskIO, history: Sequence[float], health: SmartHealth | None = None) -> Row:
+    """One device as table cells and tones (the one place a disk row is made).
+
+    ``health`` is the SMART reading that speaks for it (its whole disk's).
+    """
     verdict, verdict_tone = health_cell(health)
     cells = [disk.name, sparkline(history, SPARK_WIDTH), verdict]
     tones: list[str | None] = [None, "spark", verdict_tone]
@@ -103,10 +138,14 @@ def _tone(key: str, value: float | None) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16384)
 def _natural(name: str) -> tuple:
-
-
+    """sda2 before sda10: digits compare as numbers (cached: names repeat every tick)."""
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+def _name_key(disk: DiskIO) -> tuple:
+    return _natural(disk.name)
 
 
 class DisksPanel(Panel):
@@ -120,6 +159,11 @@ class DisksPanel(Panel):
         self.view = DiskView()
         self._snapshot: Snapshot | None = None
         self._history: History | None = None
+        self._order = DiskOrder()
+        self._shown: list[DiskIO] = []
+        # name -> (the DiskIO and sparkline values a row was made from, the row):
+        # the sampler hands back the same DiskIO while a device is idle.
+        self._made: dict[str, tuple[DiskIO, tuple[float, ...], SmartHealth | None, Row]] = {}
 
     def compose(self) -> ComposeResult:
         table = TextTable(DISK_COLUMNS, id="disk-table")
@@ -133,8 +177,12 @@ class DisksPanel(Panel):
 
     def set_view(self, view: DiskView) -> None:
         """Change sorting, filter or the show-all toggle and repaint."""
+        resorted = (view.sort_key, view.reverse) != (self.view.sort_key, self.view.reverse)
         self.view = view
-        self._refresh_rows()
+        # A new sort shows its top rows; otherwise the cursor keeps its device.
+        self._refresh_rows(follow_cursor=not resorted)
+        if resorted:
+            self.query_one(TextTable).action_cursor_to(0)
 
     def sort_by(self, key: str | None = None, reverse: bool | None = None) -> None:
         if key is None:
@@ -144,23 +192,26 @@ class DisksPanel(Panel):
             return
         self.set_view(replace(self.view, sort_key=key, reverse=self.view.reverse if reverse is None else reverse))
 
-    def _refresh_rows(self) -> None:
+    def _refresh_rows(self, follow_cursor: bool = True) -> None:
         table = self.query_one(TextTable)
         table.set_sort_marker(self.view.sort_key, self.view.reverse)
         snap, history = self._snapshot, self._history
         if snap is None or history is None:
             return
-        disks, hidden = visible_disks(snap.disks, self.view)
-        smart, disk_of = snap.smart, snap.smart_disk_of
-        rows = [disk_row(d, history.throughput(d.name), health_of(d.name, smart, disk_of) if smart else None) for d in disks]
+        disks, hidden = self._order(snap.disks, self.view)
+        self._shown = disks
+        if len(self._made) > 2 * len(snap.disks) + 64:
+            self._made.clear()  # devices came and went: forget their rows
+        keys = [d.name for d in disks]
         if not snap.disks:
             placeholder = "no block devices could be read (see notes)"
-        elif not rows:
+        elif not keys:
             placeholder = f"no device matches filter {self.view.filter!r}" if self.view.filter else "all devices hidden (a: show all)"
         else:
             placeholder = ""
-        table.set_rows(rows, placeholder)
-        parts = [f"{len(rows)} shown"]
+        # Rows are made by _row_at, and only for the lines on screen.
+        table.set_row_source(keys, self._row_at, placeholder, follow_cursor=follow_cursor)
+        parts = [f"{len(keys)} shown"]
         if hidden:
             parts.append(f"{hidden} hidden (a: all)" if not self.view.show_all or self.view.filter else f"{hidden} hidden")
         if self.view.filter:
@@ -169,5 +220,18 @@ class DisksPanel(Panel):
             parts.append("since boot")
         self.set_subtitle(" · ".join(parts))
 
+    def _row_at(self, index: int) -> Row:
+        """The table's row ``index``, made again only when its device or sparkline changed."""
+        disk = self._shown[index]
+        recent = self._history.recent(disk.name, SPARK_WIDTH) if self._history else ()
+        snap = self._snapshot
+        health = health_of(disk.name, snap.smart, snap.smart_disk_of) if snap is not None and snap.smart else None
+        made = self._made.get(disk.name)
+        if made is not None and made[0] is disk and made[1] == recent and made[2] is health:
+            return made[3]
+        row = disk_row(disk, recent, health)
+        self._made[disk.name] = (disk, recent, health, row)
+        return row
 
-__all__ = ["DisksPanel", "DiskView", "disk_row", "visible_disks", "DASH"]
+
+__all__ = ["DiskOrder", "DisksPanel", "DiskView", "disk_row", "visible_disks", "DASH"]

@@ -24,8 +24,12 @@ class HeatGrid(Widget):
     HeatGrid > .heat-grid--high { color: $text-error; }
     """
 
-    cpus: reactive[tuple[CpuUsage, ...]] = reactive((), layout=True)
-    """The per-CPU rows to draw (the summary row excluded)."""
+    cells: reactive[tuple[tuple[str, str, str], ...]] = reactive((), layout=True)
+    """(label, bar, tone) per CPU: equal cells from one tick to the next repaint nothing."""
+
+    def show_cpus(self, cpus: tuple[CpuUsage, ...]) -> None:
+        """Draw the per-CPU rows (the summary row excluded)."""
+        self.cells = tuple(_cell(cpu) for cpu in cpus)
 
     def render(self) -> Text:
         per_line = max(1, self.size.width // CELL)
@@ -36,16 +40,20 @@ class HeatGrid(Widget):
             "high": self.get_component_rich_style("heat-grid--high"),
         }
         text = Text(no_wrap=True, overflow="crop")
-        for i, cpu in enumerate(self.cpus):
+        for i, (name, bar, tone) in enumerate(self.cells):
             if i and i % per_line == 0:
                 text.append("\n")
-            busy = cpu.busy
-            tone = "low" if busy is None or busy < 50 else "mid" if busy < 85 else "high"
-            text.append(f"{cpu.cpu:>3}", label)
-            text.append(level_bar(busy) * 2, tones[tone])
+            text.append(name, label)
+            text.append(bar, tones[tone])
             text.append(" ")
         return text
 
     def get_content_height(self, container, viewport, width: int) -> int:
         per_line = max(1, width // CELL)
-        return max(1, -(-len(self.cpus) // per_line))
+        return max(1, -(-len(self.cells) // per_line))
+
+
+def _cell(cpu: CpuUsage) -> tuple[str, str, str]:
+    busy = cpu.busy
+    tone = "low" if busy is None or busy < 50 else "mid" if busy < 85 else "high"
+    return f"{cpu.cpu:>3}", level_bar(busy) * 2, tone

@@ -1,15 +1,14 @@
 """A light, fixed-header table that repaints only the rows whose text changed.
 
 Textual's DataTable re-renders whole rows and caches per cell; updating a
-20×12 table every second already costs more CPU than glances. Monitoring rows
-change a few cells at a time, so this widget keeps one rendered line per row
-and asks the compositor to repaint only the lines whose content differs from
-the previous update: less CPU and far fewer bytes to the terminal.
+20×12 table every second already costs more CPU than glances. This widget
+keeps one rendered line per row and repaints only lines whose content
+changed; with a row source it makes rows only for the lines on screen.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -22,33 +21,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from raidtop.untrusted import plain
+from raidtop.widgets.table_cells import Column, Row, fit_cell, text_only_style
 
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    """One column: its key, header label, width and alignment."""
-
-    key: str
-    label: str
-    width: int
-    align: str = "right"
-    """``left`` or ``right``."""
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One row: a stable key and its cells as already-formatted text.
-
-    ``styles`` names a tone per cell (``dim``, ``good``, ``warn``, ``crit``,
-    ``accent``, ``spark``) that maps to a theme-driven component class;
-    ``None`` means the table's normal text colour.
-    """
-
-    key: str
-    cells: tuple[str, ...]
-    styles: tuple[str | None, ...] = ()
-
-
+__all__ = ["Column", "Row", "TextTable"]
 _TONES = ("dim", "good", "warn", "crit", "accent", "spark")
 
 
@@ -130,6 +105,11 @@ class TextTable(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self._columns = list(columns)
         self._rows: list[Row] = []
+        # The lazy path (set_row_source): keys in display order, and a function
+        # that makes the row at an index, called only for lines on screen.
+        self._keys: Sequence[str] | None = None
+        self._row_at: Callable[[int], Row] | None = None
+        self._fetched: dict[int, Row] = {}
         self._sorted_key: str | None = None
         self._sort_reverse = False
         self._strips: dict[int, tuple[object, Strip]] = {}
@@ -145,8 +125,26 @@ class TextTable(ScrollView, can_focus=True):
 
     @property
     def rows(self) -> list[Row]:
-        """The rows as last set."""
+        """The rows as last set (with a row source, every row made now: for inspection, not per tick)."""
+        if self._row_at is not None:
+            return [self._row(index) for index in range(self._count)]
         return self._rows
+
+    @property
+    def row_count(self) -> int:
+        """How many rows the table holds."""
+        return len(self._keys) if self._keys is not None else len(self._rows)
+
+    _count = row_count
+
+    def _row(self, index: int) -> Row:
+        """The row at ``index``; from a row source, made once per update and only when asked."""
+        if self._row_at is None:
+            return self._rows[index]
+        row = self._fetched.get(index)
+        if row is None:
+            row = self._fetched[index] = self._row_at(index)
+        return row
 
     @property
     def columns(self) -> list[Column]:
@@ -168,6 +166,10 @@ class TextTable(ScrollView, can_focus=True):
 
     def set_rows(self, rows: list[Row], placeholder: str = "") -> None:
         """Show ``rows``, repainting only lines whose content changed."""
+        if self._row_at is not None:
+            # Leaving the lazy path: compare against the rows it showed.
+            self._keys, self._row_at, self._fetched = None, None, {}
+            self._rows = []
         old = self._rows
         self._rows = rows
         placeholder_changed = placeholder != self.placeholder
@@ -186,19 +188,58 @@ class TextTable(ScrollView, can_focus=True):
                 self.refresh_lines(index + self._top, 1)
         self._clamp_cursor()
 
+    def set_row_source(
+        self, keys: Sequence[str], row_at: Callable[[int], Row], placeholder: str = "", *, follow_cursor: bool = True
+    ) -> None:
+        """Show ``len(keys)`` rows made by ``row_at(index)``, only for the lines on screen.
+
+        Rows off screen are never made, styled or measured; lines on screen
+        repaint only when their row changed. The cursor stays on its key
+        (with ``follow_cursor``) or on its line.
+        """
+        cursor_key = self.cursor_key if follow_cursor else None
+        old_count, old_fetched = self._count, self._fetched
+        was_lazy = self._row_at is not None
+        self._keys, self._row_at, self._fetched, self._rows = keys, row_at, {}, []
+        placeholder_changed = placeholder != self.placeholder
+        self.placeholder = placeholder
+        height = max(1, len(keys)) + self._top
+        if self.virtual_size.height != height or self.virtual_size.width != self._total_width:
+            self.virtual_size = Size(self._total_width, height)
+        if cursor_key is not None and (self.cursor_row >= len(keys) or keys[self.cursor_row] != cursor_key):
+            try:
+                self.cursor_row = keys.index(cursor_key)
+            except ValueError:
+                pass
+        self._clamp_cursor()
+        if not was_lazy or old_count != len(keys) or placeholder_changed:
+            self._invalidate_all()
+            return
+        first, last = self._visible_rows()
+        # Cached lines off screen are stale by now; the compositor asks for them again on scroll.
+        self._strips = {index: strip for index, strip in self._strips.items() if first <= index < last}
+        for index in range(first, min(last, len(keys))):
+            if old_fetched.get(index) != self._row(index):
+                self._strips.pop(index, None)
+                self.refresh_lines(index + self._top, 1)
+
+    def _visible_rows(self) -> tuple[int, int]:
+        """Indices of the first row on screen and one past the last."""
+        first = self.scroll_offset.y
+        return first, first + max(0, self.size.height - self._top)
+
     @property
     def cursor_key(self) -> str | None:
         """The key of the highlighted row, if any."""
-        if 0 <= self.cursor_row < len(self._rows):
-            return self._rows[self.cursor_row].key
+        if 0 <= self.cursor_row < self._count:
+            return self._keys[self.cursor_row] if self._keys is not None else self._rows[self.cursor_row].key
         return None
 
     def move_cursor_to_key(self, key: str) -> None:
         """Highlight the row with ``key`` if present."""
-        for index, row in enumerate(self._rows):
-            if row.key == key:
-                self.cursor_row = index
-                return
+        keys = self._keys if self._keys is not None else [row.key for row in self._rows]
+        if key in keys:
+            self.cursor_row = keys.index(key)
 
     # -------------------------------------------------------------- rendering
 
@@ -209,12 +250,13 @@ class TextTable(ScrollView, can_focus=True):
         if top and y == 0:
             return self._header_strip().crop(scroll_x, scroll_x + width)
         index = scroll_y + y - top
-        if not self._rows:
+        count = self._count
+        if not count:
             if index == 0 and self.placeholder:
                 style = self.get_component_rich_style("text-table--dim")
                 return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
             return Strip.blank(width, self._line_styles()[0][0])
-        if index >= len(self._rows):
+        if index >= count:
             return Strip.blank(width, self._line_styles()[0][0])
         return self._row_strip(index).crop(scroll_x, scroll_x + width)
 
@@ -229,14 +271,14 @@ class TextTable(ScrollView, can_focus=True):
                 if column.key == self._sorted_key:
                     label = label + ("▲" if self._sort_reverse else "▼")
                     style = sorted_style
-                segments.append(Segment(_fit(label, column.width, column.align), style))
+                segments.append(Segment(fit_cell(label, column.width, column.align), style))
             segments.append(Segment(" " * max(0, self.size.width - self._total_width), normal))
             # One segment per run of equally styled cells: fewer escape codes to the terminal.
             self._header = Strip(segments).simplify()
         return self._header
 
     def _row_strip(self, index: int) -> Strip:
-        row = self._rows[index]
+        row = self._row(index)
         is_cursor = self.show_cursor and index == self.cursor_row
         cache_key = (row, is_cursor, self.has_focus, self.size.width)
         cached = self._strips.get(index)
@@ -249,7 +291,7 @@ class TextTable(ScrollView, can_focus=True):
             text = row.cells[i] if i < len(row.cells) else ""
             tone = styles[i] if i < len(styles) else None
             style = toned[tone] if tone else base
-            segments.append(Segment(_fit(text, column.width, column.align), style))
+            segments.append(Segment(fit_cell(text, column.width, column.align), style))
         pad = max(0, self.size.width - self._total_width)
         if pad:
             segments.append(Segment(" " * pad, base))
@@ -260,14 +302,13 @@ class TextTable(ScrollView, can_focus=True):
     def _line_styles(self) -> tuple[tuple[Style, dict[str, Style]], tuple[Style, dict[str, Style]]]:
         """(normal, cursor) line styles, each with its tones, computed once per style change.
 
-        Resolving ``rich_style`` walks the ancestors for their backgrounds and
-        each component style is a CSS lookup; doing that for every repainted
-        line was the bulk of this widget's rendering time.
+        Resolving ``rich_style`` walks the ancestors and each component style
+        is a CSS lookup: doing that per repainted line was most of the cost.
         """
         if self._line_style_cache is None:
             normal = self.rich_style
             cursor = normal + self.get_component_rich_style("text-table--cursor")
-            tones = {tone: _without_background(self.get_component_rich_style(f"text-table--{tone}")) for tone in _TONES}
+            tones = {tone: text_only_style(self.get_component_rich_style(f"text-table--{tone}")) for tone in _TONES}
             self._line_style_cache = tuple(
                 (base, {tone: base + style for tone, style in tones.items()}) for base in (normal, cursor)
             )
@@ -291,13 +332,13 @@ class TextTable(ScrollView, can_focus=True):
             self.scroll_to(y=line - visible, animate=False)
 
     def _clamp_cursor(self) -> None:
-        if self._rows and self.cursor_row >= len(self._rows):
-            self.cursor_row = len(self._rows) - 1
+        if self._count and self.cursor_row >= self._count:
+            self.cursor_row = self._count - 1
 
     def action_cursor(self, step: int) -> None:
         """Move the cursor ``step`` rows."""
-        if self._rows:
-            self.cursor_row = max(0, min(len(self._rows) - 1, self.cursor_row + step))
+        if self._count:
+            self.cursor_row = max(0, min(self._count - 1, self.cursor_row + step))
 
     def action_cursor_page(self, direction: int) -> None:
         """Move the cursor a page up or down."""
@@ -305,8 +346,8 @@ class TextTable(ScrollView, can_focus=True):
 
     def action_cursor_to(self, index: int) -> None:
         """Jump to the first (0) or last (-1) row."""
-        if self._rows:
-            self.cursor_row = index if index >= 0 else len(self._rows) - 1
+        if self._count:
+            self.cursor_row = index if index >= 0 else self._count - 1
 
     def key_enter(self) -> None:
         key = self.cursor_key
@@ -328,9 +369,9 @@ class TextTable(ScrollView, can_focus=True):
                 x -= column.width
             return
         index = self.scroll_offset.y + event.y - self._top
-        if 0 <= index < len(self._rows):
+        if 0 <= index < self._count:
             if index == self.cursor_row:
-                self.post_message(self.RowSelected(self, self._rows[index].key))
+                self.post_message(self.RowSelected(self, self._row(index).key))
             self.cursor_row = index
 
     def on_focus(self) -> None:
@@ -356,20 +397,3 @@ class TextTable(ScrollView, can_focus=True):
     @staticmethod
     def _width_of(columns: list[Column]) -> int:
         return sum(c.width for c in columns)
-
-
-def _fit(text: str, width: int, align: str) -> str:
-    # Cells hold device names, labels and paths: each goes out as a Segment,
-    # which Rich writes verbatim, so control characters are replaced here.
-    text = plain(text)
-    if len(text) > width - 1 and align == "right":
-        text = text[: width - 1]
-    elif len(text) > width:
-        text = text[: width - 1] + "…"
-    # Right-aligned cells keep a space on their left so numbers never touch.
-    return " " + text.rjust(width - 1) if align == "right" else text.ljust(width)
-
-
-def _without_background(style: Style) -> Style:
-    # Tones colour the text only, so the cursor row's background shows through.
-    return Style(color=style.color, bold=style.bold, underline=style.underline, italic=style.italic)

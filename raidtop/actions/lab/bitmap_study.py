@@ -16,7 +16,9 @@ import time
 from dataclasses import dataclass
 
 from raidtop.actions.lab.core import Lab, LabError
-from raidtop.actions.lab.experiment import Control, ExperimentStopped, in_sync_member, tuning_in_force, wait_idle, write_mib
+from raidtop.actions.lab.experiment import (
+    Control, ExperimentStopped, in_sync_member, last_rebuild, rebuild_seconds, tuning_in_force, wait_idle, wait_whole, write_mib,
+)
 from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.lab.results import BitmapRow, ExperimentResult, store_result
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size, level_name, usable_bytes, validate
@@ -114,6 +116,7 @@ def run_bitmap_study(lab: Lab, params: BitmapParams, control: Control | None = N
 
 def _outage(lab: Lab, actions: LabMemberActions, name: str, mib: int, bitmap: bool, control: Control) -> BitmapRow:
     member = in_sync_member(lab, name)
+    before = last_rebuild(lab, name)
     try:
         actions.run("fail", name, member)
         actions.run("remove", name, member)
@@ -129,7 +132,5 @@ def _outage(lab: Lab, actions: LabMemberActions, name: str, mib: int, bitmap: bo
             actions.run("add", name, None)
     except ActionRefused as exc:
         raise LabError(str(exc)) from None
-    wait_idle(lab, name, control)
-    record = lab.state().array(name)
-    rebuild = record.last_rebuild if record is not None else None
-    return BitmapRow(bitmap, mib, rebuild.seconds if rebuild is not None else None, how)
+    wait_whole(lab, name, control)
+    return BitmapRow(bitmap, mib, rebuild_seconds(lab, name, before), how)

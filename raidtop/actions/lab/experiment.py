@@ -172,6 +172,32 @@ def wait_idle(lab: Lab, name: str, control: Control, timeout: float = 900.0, pol
         control.sleep(poll)
 
 
+def wait_whole(lab: Lab, name: str, control: Control) -> None:
+    """:func:`wait_idle` until ``name`` is whole again (a rebuild after --add or --re-add has run).
+
+    Right after ``mdadm --add`` md may not have started the recovery yet and
+    ``sync_action`` still reads idle (seen in the VM: a 0.4 s "rebuild" at a
+    2000 KiB/s limit was the wait returning before the recovery began).
+    """
+    wait_idle(lab, name, control)
+    while (read_status(name, lab.root).degraded or 0) > 0:
+        control.sleep(0.05)
+        wait_idle(lab, name, control)
+
+
+def rebuild_seconds(lab: Lab, name: str, before) -> float | None:
+    """The duration of the rebuild recorded after ``before`` (a ``last_rebuild``), or ``None``."""
+    record = lab.state().array(name)
+    rebuild = record.last_rebuild if record is not None else None
+    return rebuild.seconds if rebuild is not None and rebuild != before else None
+
+
+def last_rebuild(lab: Lab, name: str):
+    """The array's latest rebuild record, to tell a new one from it."""
+    record = lab.state().array(name)
+    return record.last_rebuild if record is not None else None
+
+
 def write_mib(lab: Lab, name: str, mib: int, control: Control, offset_mib: int = 0) -> None:
     """Write ``mib`` MiB of fresh data to the lab array ``name`` from ``offset_mib`` on, shown and logged as dd.
 

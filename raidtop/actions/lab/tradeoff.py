@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.experiment import (
+    last_rebuild, rebuild_seconds, wait_whole,
     Control, ExperimentStopped, JobFigures, in_sync_member, run_fio, tuning_in_force, wait_idle, write_mib,
 )
 from raidtop.actions.lab.members import LabMemberActions
@@ -186,14 +187,13 @@ def _rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, 
             control.check()
         if "error" in outcome:
             raise outcome["error"]  # type: ignore[misc]
+        before = last_rebuild(lab, name)
         victim = in_sync_member(lab, name)
         actions.run("fail", name, victim)
         actions.run("remove", name, victim)
         actions.run("add", name, None)
-        wait_idle(lab, name, control)
-        record = lab.state().array(name)
-        rebuild = record.last_rebuild if record is not None else None
-        rebuild_s = rebuild.seconds if rebuild is not None else None
+        wait_whole(lab, name, control)
+        rebuild_s = rebuild_seconds(lab, name, before)
     except ActionRefused as exc:
         raise LabError(str(exc)) from None
     finally:

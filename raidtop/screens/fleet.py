@@ -67,8 +67,8 @@ class HostScreen(Screen):
     """One host: each array's members with their roles, slowness and errors."""
 
     BINDINGS = [
-        Binding("escape,backspace", "app.pop_screen", "Back", id="fleet-back", tooltip="Back to every host"),
-        Binding("q", "app.quit", "Quit", id="fleet-host-quit", tooltip="Leave the fleet view"),
+        # q is "back" on every screen but the first, as on the dashboard.
+        Binding("escape,backspace,q", "app.pop_screen", "Back", id="fleet-back", tooltip="Back to every host"),
     ]
     DEFAULT_CSS = """
     HostScreen #host-status { height: auto; padding: 0 1; background: $panel; }

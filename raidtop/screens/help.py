@@ -1,60 +1,157 @@
-"""The help screen: every key, generated from the live bindings so it stays true."""
+"""The help screen: every key of every context, generated from the live bindings so it stays true.
+
+Keys are shown as Textual shows them in the footer (``.`` not ``full_stop``):
+both come from :meth:`App.get_key_display`. The sections flow into as many
+columns as the terminal is wide (two at 120 columns), and the page scrolls
+with ↓/↑/PgDn/PgUp/Home/End when it does not fit.
+"""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
 
+from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import Column, Row, TextTable
 
+Section = tuple[str, list[Binding]]
+KEY_WIDTH = 11
+ACTION_WIDTH = 17
+COLUMN_MIN_WIDTH = 56
+"""Narrower than this, a column of key, action and details no longer reads: one column fewer."""
+ENTER_OPENS = Binding("enter", "select", "Open row", id="table-open", tooltip="Expand or open the highlighted row")
+ENTER_FOLDS = Binding("enter", "fold", "Fold grid", id="members-fold", tooltip="Fold the grid away, back to the arrays")
+PALETTE = Binding("ctrl+p", "command_palette", "Palette", id="palette", tooltip="Search every command")
 
-def describe_key(key: str) -> str:
-    """A binding's keys as a user types them (``question_mark,f1`` → ``? / F1``)."""
-    names = {"question_mark": "?", "plus": "+", "minus": "-", "equals_sign": "=", "underscore": "_",
-             "escape": "Esc", "enter": "Enter", "tab": "Tab", "shift+tab": "Shift+Tab",
-             "ctrl+p": "Ctrl+P", "up": "↑", "down": "↓", "pageup": "PgUp", "pagedown": "PgDn",
-             "home": "Home", "end": "End", "S": "Shift+S"}
-    parts = [k.strip() for k in key.split(",")]
-    return " / ".join(names.get(p, p.upper() if p.startswith("f") and p[1:].isdigit() else p) for p in parts)
+
+def context_sections(app_bindings: list[Binding]) -> list[Section]:
+    """Every context's keys: global, dashboard, member grid, tables, replay and each screen."""
+    from raidtop.screens.array_detail import ArrayDetailScreen
+    from raidtop.screens.dashboard import DashboardScreen
+    from raidtop.screens.fio.screen import BenchScreen
+    from raidtop.screens.fleet import FleetScreen, HostScreen
+    from raidtop.screens.lab import LabScreen
+    from raidtop.screens.tuning import TuningScreen
+    from raidtop.widgets.arrays_panel import ArraysPanel
+
+    member_ids = {b.id for b in ArraysPanel.BINDINGS}
+    replay = [b for b in app_bindings if (b.id or "").startswith("replay-")]
+    return [
+        ("Global", [b for b in app_bindings if b not in replay] + [PALETTE]),
+        ("Dashboard", list(DashboardScreen.BINDINGS)),
+        ("Member grid (Enter on an array; demo and lab arrays)", [*ArraysPanel.BINDINGS, ENTER_FOLDS]),
+        ("Tables", [*TextTable.BINDINGS, ENTER_OPENS]),
+        ("Replay (--replay)", replay),
+        ("Array detail", list(ArrayDetailScreen.BINDINGS)),
+        ("Benchmarks (b)", _one_row_for_digits(BenchScreen.BINDINGS)),
+        ("Lab (l): member keys as in the member grid", [b for b in LabScreen.BINDINGS if b.id not in member_ids]),
+        ("Tuning (t)", list(TuningScreen.BINDINGS)),
+        ("Fleet (raidtop fleet)", _unique([*FleetScreen.BINDINGS, *HostScreen.BINDINGS])),
+    ]
+
+
+def _one_row_for_digits(bindings: list[Binding]) -> list[Binding]:
+    """``1``…``9`` as one row (Benchmarks' run-preset keys)."""
+    digits = [b for b in bindings if b.key.isdigit()]
+    rest = [b for b in bindings if not b.key.isdigit()]
+    if not digits:
+        return rest
+    first = digits[0]
+    joined = Binding(",".join(b.key for b in digits), first.action, "Run preset n", id=first.id,
+                     tooltip="Run the preset listed as n", key_display=f"{digits[0].key}…{digits[-1].key}")
+    return [*rest, joined]
+
+
+def _unique(bindings: list[Binding]) -> list[Binding]:
+    seen: set[str] = set()
+    kept = []
+    for binding in bindings:
+        if binding.description not in seen:
+            seen.add(binding.description)
+            kept.append(binding)
+    return kept
 
 
 class HelpScreen(ModalScreen[None]):
-    """Lists every binding of the app and the screen below, with what it does."""
+    """Lists every binding of every context, with what it does, in columns as wide as the terminal."""
 
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss", "Close help", id="help-close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll {
-        width: 90; max-width: 100%; height: 90%; border: round $primary; background: $surface; padding: 0 1;
+    HelpScreen > Vertical {
+        width: 100%; height: 100%; border: round $primary; background: $surface; padding: 0 1;
     }
-    HelpScreen #help-table { height: auto; }
-    HelpScreen .help-intro { color: $text-muted; }
+    HelpScreen VerticalScroll { height: 1fr; }
+    HelpScreen Horizontal { height: auto; }
+    HelpScreen .help-column { width: 1fr; height: auto; }
+    HelpScreen .help-column TextTable { scrollbar-size: 0 0; }
+    HelpScreen .help-section { color: $text-accent; text-style: bold; height: 1; }
+    HelpScreen .help-intro { color: $text-muted; height: 1; }
     """
 
-    def __init__(self, sections: list[tuple[str, list[Binding]]]) -> None:
+    def __init__(self, sections: list[Section]) -> None:
         super().__init__()
         self._sections = sections
 
     def compose(self) -> ComposeResult:
-        rows: list[Row] = []
-        for title, bindings in self._sections:
-            rows.append(Row(f"section-{title}", (title, "", ""), ("accent", None, None)))
-            for binding in bindings:
-                rows.append(Row(binding.id or binding.action, (describe_key(binding.key), binding.description, binding.tooltip or ""), ("good", None, "dim")))
-        with VerticalScroll():
-            yield Static("Every key raidtop knows. All of them are also in the command palette (Ctrl+P).", classes="help-intro")
-            table = TextTable([Column("key", "Key", 16, "left"), Column("what", "Action", 26, "left"), Column("more", "Details", 44, "left")], id="help-table")
-            yield table
-        self._rows = rows
+        count = max(1, min(3, (self.app.size.width - 4) // COLUMN_MIN_WIDTH))
+        details = max(8, (self.app.size.width - 4) // count - KEY_WIDTH - ACTION_WIDTH - 1)
+        columns = [Column("key", "Key", KEY_WIDTH, "left"), Column("what", "Action", ACTION_WIDTH, "left"),
+                   Column("more", "Details", details, "left")]
+        with Vertical():
+            yield PlainStatic("Every key raidtop knows; all are in the command palette (Ctrl+P) too. "
+                              "↓ ↑ PgDn End scroll · Esc closes", classes="help-intro")
+            with VerticalScroll(id="help-scroll"), Horizontal():
+                for sections in self._deal(count):
+                    with Vertical(classes="help-column"):
+                        for title, bindings in sections:
+                            yield PlainStatic(title, classes="help-section")
+                            table = TextTable(columns, show_header=False, show_cursor=False, id=_table_id(title))
+                            table.can_focus = False
+                            table.set_rows(self._rows(bindings))
+                            table.styles.height = len(bindings)
+                            yield table
 
     def on_mount(self) -> None:
-        table = self.query_one(TextTable)
-        table.set_rows(self._rows)
-        table.styles.height = len(self._rows) + 1
-        table.focus()
+        self.query_one("#help-scroll", VerticalScroll).focus()
+
+    @property
+    def rows(self) -> list[Row]:
+        """Every key row shown, in reading order (tests read it)."""
+        return [row for table in self.query(TextTable) for row in table.rows]
+
+    def _deal(self, count: int) -> list[list[Section]]:
+        """The sections dealt into ``count`` columns of about equal height, each section kept whole."""
+        sections = [(title, bindings) for title, bindings in self._sections if bindings]
+        total = sum(len(bindings) + 1 for _, bindings in sections)
+        columns: list[list[Section]] = [[] for _ in range(count)]
+        height = 0
+        current = 0
+        for title, bindings in sections:
+            lines = len(bindings) + 1
+            if current < count - 1 and columns[current] and height + lines / 2 > total / count:
+                current, height = current + 1, 0
+            columns[current].append((title, bindings))
+            height += lines
+        return [column for column in columns if column]
+
+    def _rows(self, bindings: list[Binding]) -> list[Row]:
+        return [Row(b.id or b.action, (self.key_text(b), b.description, b.tooltip or ""), ("good", None, "dim"))
+                for b in bindings]
+
+    def key_text(self, binding: Binding) -> str:
+        """A binding's keys as the footer shows them (``full_stop`` → ``.``, ``question_mark,f1`` → ``? / f1``)."""
+        if binding.key_display:
+            return binding.key_display
+        keys = [key.strip() for key in binding.key.split(",") if key.strip()]
+        return " / ".join(self.app.get_key_display(Binding(key, binding.action)) for key in keys)
 
     def action_dismiss(self) -> None:
+        """Close help."""
         self.dismiss(None)
+
+
+def _table_id(title: str) -> str:
+    return "help-" + "".join(c if c.isalnum() else "-" for c in title.split(" (")[0].split(":")[0].lower())

@@ -323,6 +323,10 @@ class LabScreen(Screen[None]):
             return self._selected is not None and hasattr(self.app, "dashboard")
         return True
 
+    def running_work(self) -> list[str]:
+        """The lab action running now, if any (quitting asks first)."""
+        return [f"lab: {self._busy}"] if self._busy else []
+
     def action_back(self) -> None:
         """Back to the dashboard."""
         self.app.pop_screen()

@@ -78,7 +78,7 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
         Binding("g", "view('group')", "Passes", id="bench-group", tooltip="The passes of the highlighted repeat or sweep, with mean ± stddev"),
         Binding("h", "view('results')", "History", show=False, id="bench-history", tooltip="Every stored run"),
         Binding("e", "export", "Export", id="bench-export", tooltip="Write the rows in view as CSV and JSON under the data directory"),
-        Binding("escape", "back", "Back", show=False, id="bench-back", tooltip="Return to the dashboard"),
+        Binding("escape,q", "back", "Back", id="bench-back", tooltip="Return to the dashboard (asks first while fio runs)"),
     ]
 
     DEFAULT_CSS = """
@@ -276,6 +276,8 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
     def _batch_message(self, message: msg.BatchFinished) -> None:
         self.job = None
         self.batch = None
+        if self.leave_when_stopped:
+            self.app.pop_screen()
         for problem in message.problems:
             self.notify(problem, severity="error", timeout=12)
         self._update_title()

@@ -17,18 +17,20 @@ from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 Section = tuple[str, list[Binding]]
-KEY_WIDTH = 11
-ACTION_WIDTH = 17
+KEY_WIDTH = 16
+ACTION_WIDTH = 19
 COLUMN_MIN_WIDTH = 56
 """Narrower than this, a column of key, action and details no longer reads: one column fewer."""
 ENTER_OPENS = Binding("enter", "select", "Open row", id="table-open", tooltip="Expand or open the highlighted row")
 ENTER_FOLDS = Binding("enter", "fold", "Fold grid", id="members-fold", tooltip="Fold the grid away, back to the arrays")
 PALETTE = Binding("ctrl+p", "command_palette", "Palette", id="palette", tooltip="Search every command")
+BACK = Binding("escape,q", "back", "Back", id="back-anywhere",
+               tooltip="On every other screen: back (q quits only from the dashboard)")
+BACK_ACTIONS = {"back", "app.pop_screen", "dismiss"}
 
 
 def context_sections(app_bindings: list[Binding]) -> list[Section]:
     """Every context's keys: global, dashboard, member grid, tables, replay and each screen."""
-    from raidtop.screens.array_detail import ArrayDetailScreen
     from raidtop.screens.dashboard import DashboardScreen
     from raidtop.screens.fio.screen import BenchScreen
     from raidtop.screens.fleet import FleetScreen, HostScreen
@@ -38,29 +40,71 @@ def context_sections(app_bindings: list[Binding]) -> list[Section]:
 
     member_ids = {b.id for b in ArraysPanel.BINDINGS}
     replay = [b for b in app_bindings if (b.id or "").startswith("replay-")]
-    return [
-        ("Global", [b for b in app_bindings if b not in replay] + [PALETTE]),
-        ("Dashboard", list(DashboardScreen.BINDINGS)),
+    sections = [
+        ("Global", [b for b in app_bindings if b not in replay] + [BACK, PALETTE]),
+        ("Dashboard", _one_row_for_digits(DashboardScreen.BINDINGS, "Focus panel")),
         ("Member grid (Enter on an array; demo and lab arrays)", [*ArraysPanel.BINDINGS, ENTER_FOLDS]),
         ("Tables", [*TextTable.BINDINGS, ENTER_OPENS]),
         ("Replay (--replay)", replay),
-        ("Array detail", list(ArrayDetailScreen.BINDINGS)),
-        ("Benchmarks (b)", _one_row_for_digits(BenchScreen.BINDINGS)),
+        ("Benchmarks (b)", _one_row_for_digits(BenchScreen.BINDINGS, "Run preset n")),
         ("Lab (l): member keys as in the member grid", [b for b in LabScreen.BINDINGS if b.id not in member_ids]),
         ("Tuning (t)", list(TuningScreen.BINDINGS)),
         ("Fleet (raidtop fleet)", _unique([*FleetScreen.BINDINGS, *HostScreen.BINDINGS])),
     ]
+    # One Back row (in Global) stands for every screen's Esc/q; pairs such as
+    # ↑/↓ share a row: the whole list fits one 120×40 screen in two columns.
+    return [(title, _paired([b for b in bindings if b is BACK or not _is_back(b)])) for title, bindings in sections]
 
 
-def _one_row_for_digits(bindings: list[Binding]) -> list[Binding]:
-    """``1``…``9`` as one row (Benchmarks' run-preset keys)."""
+def _is_back(binding: Binding) -> bool:
+    return binding.action in BACK_ACTIONS and "escape" in binding.key.split(",")
+
+
+def _paired(bindings: list[Binding]) -> list[Binding]:
+    """Neighbours calling the same action with other arguments (``cursor(-1)``, ``cursor(1)``) as one row."""
+    out: list[Binding] = []
+    for binding in bindings:
+        previous = out[-1] if out else None
+        if previous is not None and _step_of(binding) and previous.action.split("(")[0] == binding.action.split("(")[0]:
+            out[-1] = Binding(f"{previous.key},{binding.key}", previous.action, _pair_words(previous.description, binding.description),
+                              id=f"{previous.id}+{binding.id}", tooltip=previous.tooltip,
+                              key_display=f"{_first_key(previous)} / {_first_key(binding)}")
+        else:
+            out.append(binding)
+    return out
+
+
+def _pair_words(first: str, second: str) -> str:
+    """``Interval +`` and ``Interval -`` → ``Interval + / -``; otherwise both in full."""
+    head, _, rest = first.partition(" ")
+    if rest and second.startswith(head + " "):
+        return f"{first} / {second.removeprefix(head + ' ')}"
+    return f"{first} / {second}"
+
+
+def _step_of(binding: Binding) -> bool:
+    """True for actions like ``cursor(-1)``: a direction, whose opposite is its neighbour."""
+    _name, _, argument = binding.action.partition("(")
+    return argument.rstrip(")").lstrip("-").isdigit()
+
+
+def _first_key(binding: Binding) -> str:
+    """The binding's first key as the footer shows it (aliases such as ``=`` for ``+`` are left out of pairs)."""
+    from textual.keys import format_key
+
+    return binding.key_display or format_key(binding.key.split(",")[0].strip())
+
+
+def _one_row_for_digits(bindings: list[Binding], description: str) -> list[Binding]:
+    """Digit keys (panel hotkeys, Benchmarks' run-preset keys) as one row saying what each does."""
     digits = [b for b in bindings if b.key.isdigit()]
     rest = [b for b in bindings if not b.key.isdigit()]
     if not digits:
         return rest
-    first = digits[0]
-    joined = Binding(",".join(b.key for b in digits), first.action, "Run preset n", id=first.id,
-                     tooltip="Run the preset listed as n", key_display=f"{digits[0].key}…{digits[-1].key}")
+    tooltip = " · ".join(f"{b.key} {b.description}" for b in digits)
+    joined = Binding(",".join(b.key for b in digits), digits[0].action, description,
+                     id="+".join(b.id or b.action for b in digits), tooltip=tooltip,
+                     key_display=f"{digits[0].key}…{digits[-1].key}")
     return [*rest, joined]
 
 

@@ -177,9 +177,7 @@ class ArraysPanel(Panel):
     ArraysPanel { height: auto; max-height: 50%; }
     ArraysPanel #array-table { height: auto; max-height: 12; }
     ArraysPanel #member-table { height: auto; max-height: 18; display: none; }
-    ArraysPanel.-expanded #array-table { max-height: 40%; }
-    ArraysPanel.-expanded #member-table { display: block; height: 1fr; min-height: 3; }
-    ArraysPanel.-expanded { height: 50%; }
+    ArraysPanel.-expanded #member-table { display: block; }
     """
 
     def __init__(self, **kwargs) -> None:
@@ -206,7 +204,17 @@ class ArraysPanel(Panel):
         """The array under the cursor: the focused member grid's array, else the arrays table's."""
         return self._highlighted()[0]
 
+    def _fit_member_grid(self) -> None:
+        # Auto heights do not shrink: the grid gets what half the screen leaves
+        # after the arrays table and scrolls inside it, so the page never scrolls.
+        arrays = min(len(self.query_one("#array-table", TextTable).rows) + 1, 12)
+        room = max(3, self.screen.size.height // 2 - 2 - arrays)
+        members = self.query_one("#member-table", TextTable)
+        if members.styles.max_height is None or members.styles.max_height.value != room:
+            members.styles.max_height = room
+
     def on_resize(self) -> None:
+        self._fit_member_grid()
         columns, bar = array_columns(self.content_size.width)
         if (columns, bar) != (self._columns, self._bar_width):
             self._columns, self._bar_width = columns, bar
@@ -316,6 +324,7 @@ class ArraysPanel(Panel):
         # it by name, so the next key aims at the disk the user was looking at.
         _set_rows_keeping_cursor(self.query_one("#member-table", TextTable), members)
         self.set_class(bool(members), "-expanded")
+        self._fit_member_grid()
         alerts = sorted(snap.degraded_alerts)
         if alerts:
             health = {a.name: a.health for a in snap.arrays}

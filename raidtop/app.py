@@ -137,8 +137,9 @@ class RaidtopApp(NoticesMixin, App[None]):
         self.dashboard = DashboardScreen(label, self.interval)
         self.push_screen(self.dashboard)
         self.screen_change_signal.subscribe(self, self.notices.screen_changed)
-        for problem in self._theme_problems:
-            self.notify(problem, title="Theme", severity="warning", timeout=8)
+        if self._theme_problems:
+            # One pop-up for all of them: two are shown at most, and each line matters.
+            self.notify("\n".join(self._theme_problems), title="Theme", severity="warning", timeout=8)
 
     def member_actions(self, array: str):
         """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``.

@@ -326,3 +326,21 @@ async def test_toasts_two_at_most_held_under_a_dialog_and_muted_by_M(static_conf
         await pilot.pause()
         assert len(app._notifications) == 0
         assert app.notices.offered[-1].message == "member loop4 failed"
+
+
+def _rebuild_svg(snap_compare, tmp_path: Path, size: tuple[int, int]) -> bool:
+    root = mdstat_root(tmp_path, REBUILDING)
+
+    async def feed(pilot) -> None:
+        pilot.app.apply_snapshot(Sampler(root, clock=lambda: 1_600_000_000.0).sample())
+        await pilot.pause()
+
+    return snap_compare(RaidtopApp(Config(root=root, autostart_sampler=False)), terminal_size=size, run_before=feed)
+
+
+def test_rebuild_snapshot_80x24(snap_compare, tmp_path):
+    assert _rebuild_svg(snap_compare, tmp_path, (80, 24))
+
+
+def test_rebuild_snapshot_100x30(snap_compare, tmp_path):
+    assert _rebuild_svg(snap_compare, tmp_path, (100, 30))

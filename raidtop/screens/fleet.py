@@ -7,12 +7,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from raidtop.fleet.model import FleetHost, FleetReading
 from raidtop.fleet.rows import FLEET_COLUMNS, HOST_COLUMNS, fleet_rows, host_rows, summary
 from raidtop.untrusted import plain
 from raidtop.widgets.fleet_table import FleetTable
+from raidtop.widgets.key_footer import KeyFooter
 
 
 class FleetScreen(Screen):
@@ -34,7 +35,7 @@ class FleetScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(Text(f"raidtop fleet · {plain(self.source_label)} · waiting for the first answer…"), id="fleet-status")
         yield FleetTable(FLEET_COLUMNS, id="fleet-table")
-        yield Footer()
+        yield KeyFooter()
 
     def show(self, reading: FleetReading) -> None:
         """Show a new reading: a sentence when nothing could be read, else the rows."""
@@ -83,7 +84,7 @@ class HostScreen(Screen):
         yield Static(Text(plain(self.host)), id="host-status")
         yield FleetTable(FLEET_COLUMNS[1:], id="host-arrays")
         yield FleetTable(HOST_COLUMNS, id="host-members")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.app.reading is not None:

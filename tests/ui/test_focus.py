@@ -13,7 +13,7 @@ from raidtop.config import Config
 from raidtop.screens.array_detail import ArrayDetailScreen
 from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.help import HelpScreen
-from raidtop.widgets.arrays_panel import ArraysPanel, array_columns
+from raidtop.widgets.arrays_panel import array_columns
 from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.notices import MAX_VISIBLE, Notice, grouped
 from raidtop.widgets.status_bar import StatusBar
@@ -164,14 +164,9 @@ async def test_q_on_the_dashboard_quits_at_once_when_nothing_runs(static_config)
     assert app.return_code == 0 and not app.is_running
 
 
-async def _rebuilding(tmp_path: Path, size: tuple[int, int]):
+async def _screen_of_rebuild(tmp_path: Path, size: tuple[int, int]) -> str:
     root = mdstat_root(tmp_path, REBUILDING)
     app = RaidtopApp(Config(root=root, autostart_sampler=False))
-    return app, root
-
-
-async def _screen_of_rebuild(tmp_path: Path, size: tuple[int, int]) -> str:
-    app, root = await _rebuilding(tmp_path, size)
     async with app.run_test(size=size) as pilot:
         app.apply_snapshot(Sampler(root, clock=lambda: 1_600_000_000.0).sample())
         await pilot.pause()

@@ -19,7 +19,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import fio_missing_message
@@ -55,6 +54,7 @@ from raidtop.widgets.fio_plot import FioProgressPlot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import TextTable
+from raidtop.widgets.key_footer import KeyFooter
 
 LIVE_POINTS = 600
 """Seconds of progress the live plot keeps (a 10-minute job)."""
@@ -168,7 +168,7 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
             table.placeholder = "no runs stored yet"
             yield table
         yield PlainStatic("", id="bench-detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#bench-presets", TextTable).focus()

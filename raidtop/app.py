@@ -29,14 +29,16 @@ from raidtop.model import Snapshot
 from raidtop.recorder import Recorder
 from raidtop.replay_player import ReplayKeys, ReplayPlayer
 from raidtop.screens.dashboard import DashboardScreen
-from raidtop.screens.help import HelpScreen
+from raidtop.screens.dialogs import ConfirmDialog
+from raidtop.screens.help import HelpScreen, context_sections
 from raidtop.themes import DEFAULT_THEME, load_themes
 from raidtop.threads import DaemonExecutor
 from raidtop.untrusted import plain
+from raidtop.widgets.notices import Notice, NoticeDesk, NoticesMixin
 from raidtop.widgets.shown_text import ControlFilter
 
 
-class RaidtopApp(DemoStageKeys, ReplayKeys, App[None]):
+class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
     """The raidtop dashboard."""
 
     TITLE = "raidtop"
@@ -44,8 +46,11 @@ class RaidtopApp(DemoStageKeys, ReplayKeys, App[None]):
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave raidtop"),
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="List every key"),
         Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Stop or resume sampling"),
-        Binding("plus,equals_sign", "interval(1)", "Slower", id="interval-up", tooltip="Sample less often (longer interval)"),
-        Binding("minus,underscore", "interval(-1)", "Faster", id="interval-down", tooltip="Sample more often (shorter interval)"),
+        # + and - change the interval (as in btop): named after it, not after a speed they make the opposite of.
+        Binding("plus,equals_sign", "interval(1)", "Interval +", id="interval-up", tooltip="Sample less often (longer interval)"),
+        Binding("minus,underscore", "interval(-1)", "Interval -", id="interval-down", tooltip="Sample more often (shorter interval)"),
+        Binding("M", "toggle_mute", "Mute notices", show=False, id="mute-notices",
+                tooltip="Stop or resume md event pop-ups (the event timeline, e, keeps every event)"),
         Binding("T", "next_theme", "Theme", show=False, id="next-theme", tooltip="Switch to the next raidtop theme"),
         Binding("R", "toggle_recording", "Record", show=False, id="record", tooltip="Start or stop recording what raidtop reads (for --replay)"),
         Binding("full_stop", "replay_step(1)", "Step", id="replay-step", tooltip="Replay: show the next sample"),
@@ -97,18 +102,9 @@ class RaidtopApp(DemoStageKeys, ReplayKeys, App[None]):
         self.device_events_note = "device events not watched"
         self._theme_problems: list[str] = []
         self._register_themes()
+        self.notices = NoticeDesk(self, self._toast)
 
     # -------------------------------------------------------------- text out
-
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
-               markup: bool = False) -> None:
-        """Every notification, from every screen and widget, as plain text.
-
-        Messages carry paths, device names and kernel errors; with Textual's
-        default markup a ``[/]`` in one raised MarkupError and left a blank,
-        unresponsive screen. ``markup`` is accepted and ignored for that reason.
-        """
-        super().notify(plain(message, multiline=True), title=plain(title), severity=severity, timeout=timeout, markup=False)
 
     def get_line_filters(self):
         """Textual's filters plus the one that keeps control characters off the terminal."""
@@ -146,8 +142,10 @@ class RaidtopApp(DemoStageKeys, ReplayKeys, App[None]):
         label = socket.gethostname() if str(root) == "/" else "root " + "/".join(shown)
         self.dashboard = DashboardScreen(label, self.interval)
         self.push_screen(self.dashboard)
-        for problem in self._theme_problems:
-            self.notify(problem, title="Theme", severity="warning", timeout=8)
+        self.screen_change_signal.subscribe(self, self.notices.screen_changed)
+        if self._theme_problems:
+            # One pop-up for all of them: two are shown at most, and each line matters.
+            self.notify("\n".join(self._theme_problems), title="Theme", severity="warning", timeout=8)
 
     def member_actions(self, array: str):
         """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``.
@@ -331,23 +329,33 @@ class RaidtopApp(DemoStageKeys, ReplayKeys, App[None]):
         # In the demo only the simulated array speaks: the recording's events are history (still in the timeline).
         heard = self.demo.handles if self.demo is not None else None
         said, ring = announcements(snapshot, previous_alerts, heard)
-        for announcement in said:
-            self.notify(announcement.text, title=announcement.title, severity=announcement.severity,
-                        timeout=announcement.timeout)
+        notices = [Notice(plain(a.text, multiline=True), plain(a.title), a.severity, a.timeout) for a in said]
+        # Titles read "md0: Fail" or "md0": the array is what comes before the colon.
+        self.notices.offer_events(notices, lambda notice: notice.title.partition(":")[0])
         if ring and self.config.bell:
             self.bell()
 
     # -------------------------------------------------------------- actions
 
     def action_help(self) -> None:
-        """Show every key."""
-        screen = self.screen if not isinstance(self.screen, HelpScreen) else self.dashboard
-        sections = [("Global", list(self.BINDINGS)), (type(screen).__name__.removesuffix("Screen"), list(screen.BINDINGS))]
-        from raidtop.widgets.text_table import TextTable
+        """Show every key of every context."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(context_sections(list(self.BINDINGS))))
 
-        sections.append(("Tables", list(TextTable.BINDINGS) + [Binding("enter", "select", "Open row", id="table-open", tooltip="Expand or open the highlighted row")]))
-        sections.append(("Palette", [Binding("ctrl+p", "command_palette", "Command palette", id="palette", tooltip="Search every command")]))
-        self.push_screen(HelpScreen(sections))
+    async def action_quit(self) -> None:
+        """Leave raidtop; ask first while fio or a confirmed lab/member action is running."""
+        running = [work for screen in self.screen_stack for work in getattr(screen, "running_work", list)()]
+        if not running:
+            self.exit()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmDialog("Quit raidtop while this runs?", "\n".join(running),
+                                       "fio is stopped (its partial result is kept); an mdadm command already sent finishes in the kernel."),
+                         answered)
 
     def action_next_theme(self) -> None:
         """Cycle through raidtop's themes (built-in and user files)."""

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.color import Color
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from raidtop.collect.mdevents import mismatch_verdict
 from raidtop.format import DASH, kib, num
@@ -24,6 +24,7 @@ from raidtop.smartview import member_health_rows
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.widgets.key_footer import KeyFooter
 
 
 def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
@@ -170,7 +171,7 @@ class ArrayDetailScreen(Screen[None]):
                     table = TextTable([Column("time", "Time", 10, "left"), Column("event", "Event", 18, "left"), Column("member", "Member", 12, "left")], id="detail-events")
                     table.placeholder = "no events for this array yet"
                     yield table
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         snap = self.app.dashboard.last_snapshot

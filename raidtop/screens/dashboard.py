@@ -1,7 +1,8 @@
 """The dashboard: arrays, disks, CPU, memory/VM and sensors on one screen.
 
 Wide terminals show the panels side by side; below 100×30 they fold into tabs
-and Tab switches which one is visible.
+and Tab switches which one is visible. One table has focus and only it shows
+a cursor; ``d``, ``x``, ``t`` and the member keys act on its highlighted row.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Tab, Tabs
+from textual.widgets import Tab, Tabs
 
 from raidtop.ring_buffers import History
 from raidtop.model import Snapshot
@@ -22,6 +23,7 @@ from raidtop.screens.member_flow import MemberFlow
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.cpu_panel import CpuPanel
 from raidtop.widgets.disks_panel import DisksPanel
+from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.notes_bar import NotesBar
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.sensors_panel import SensorsPanel
@@ -34,6 +36,9 @@ NARROW_WIDTH = 100
 NARROW_HEIGHT = 30
 WIDE_WIDTH = 180
 PANEL_TABS = (("arrays", "Arrays"), ("disks", "Disks"), ("cpu", "CPU"), ("vm", "Memory"), ("sensors", "Sensors"))
+PANEL_KEYS = (("1", "arrays", "Arrays"), ("2", "members", "Members"), ("3", "disks", "Disks"), ("4", "cpu", "CPU"),
+              ("5", "vm", "Memory/Sensors"))
+"""btop-style panel hotkeys: 2 is the member grid, 5 alternates Memory and Sensors."""
 
 
 class DashboardScreen(Screen[None]):
@@ -55,14 +60,17 @@ class DashboardScreen(Screen[None]):
         Binding("t", "tuning", "Tune", id="tuning", tooltip="Open the Tuning screen for the highlighted disk or array"),
         Binding("b", "bench", "Benchmarks", id="bench", tooltip="fio presets, live benchmark runs, results history and comparisons"),
         Binding("l", "lab", "Lab", id="lab", tooltip="Failure lab: build md arrays on loop devices, fail disks, time rebuilds"),
+        *(Binding(key, f"focus_panel({panel!r})", label, show=False, id=f"panel-{panel}", tooltip=f"Focus the {label} panel")
+          for key, panel, label in PANEL_KEYS),
     ]
 
     DEFAULT_CSS = """
-    DashboardScreen { layout: vertical; }
+    DashboardScreen { layout: vertical; overflow: hidden hidden; }
+    DashboardScreen #status { dock: top; }
     DashboardScreen #panel-tabs { display: none; height: 2; }
-    DashboardScreen #disks { height: auto; max-height: 60%; min-height: 6; }
+    DashboardScreen #disks { height: auto; max-height: 40%; min-height: 5; }
     DashboardScreen #disks TextTable { height: auto; max-height: 100%; }
-    DashboardScreen #bottom { height: 1fr; min-height: 14; }
+    DashboardScreen #bottom { height: 1fr; min-height: 8; }
     DashboardScreen #cpu { width: 1fr; min-width: 40; }
     DashboardScreen #side { width: 44; }
     DashboardScreen #sensors { height: 1fr; min-height: 4; }
@@ -110,7 +118,7 @@ class DashboardScreen(Screen[None]):
                 yield VmPanel(id="vm", classes="panel")
                 yield SensorsPanel(id="sensors", classes="panel")
         yield NotesBar(id="notes-bar")
-        yield Footer()
+        yield KeyFooter()
         # The Arrays panel's member keys end here: planned, confirmed and run off the UI thread.
         yield MemberFlow(self.app.member_actions, id="member-flow")
 
@@ -175,6 +183,17 @@ class DashboardScreen(Screen[None]):
             tabs.active = f"tab-{key}"
         self.query_one(f"#{key}", Panel).focus_table()
 
+    def action_focus_panel(self, key: str) -> None:
+        """Focus a panel by its hotkey (1–5); ``members`` is the Arrays panel's member grid."""
+        if key == "members":
+            self.show_panel("arrays")
+            self.query_one(ArraysPanel).focus_members()
+            return
+        panel = self._focused_panel()
+        if key == "vm" and panel is not None and panel.id == "vm":
+            key = "sensors"  # 5 again: the panel that shares Memory's column
+        self.show_panel(key)
+
     def action_next_panel(self, step: int) -> None:
         """Focus the next (or previous) panel."""
         keys = [key for key, _ in PANEL_TABS]
@@ -238,7 +257,7 @@ class DashboardScreen(Screen[None]):
         """Open the detail screen of the highlighted array."""
         from raidtop.screens.array_detail import ArrayDetailScreen
 
-        name = self.query_one(ArraysPanel).selected_array
+        name = self._focused_array()
         if name is None and self.last_snapshot and self.last_snapshot.arrays:
             name = self.last_snapshot.arrays[0].name
         if name is not None:
@@ -253,9 +272,15 @@ class DashboardScreen(Screen[None]):
         panel = self._focused_panel()
         if snap is None or panel is None:
             return
-        key = panel.query_one(TextTable).cursor_key
+        focused = self.focused
+        table = focused if isinstance(focused, TextTable) else panel.query_one(TextTable)
+        key = table.cursor_key
         result = None
-        if panel.id == "disks" and key:
+        if table.id == "member-table" and key:
+            # A member row explains that member's disk; its array if the disk has no counters.
+            array, _, member = key.partition("/")
+            result = explain.explain_disk(snap, member) or explain.explain_array(snap, array)
+        elif panel.id == "disks" and key:
             result = explain.explain_disk(snap, key)
         elif panel.id == "cpu" and key:
             result = explain.explain_cpu(snap, "all" if key == "all" else int(key))
@@ -297,7 +322,15 @@ class DashboardScreen(Screen[None]):
         if panel is not None and panel.id == "disks":
             self.app.push_screen(TuningScreen(device=panel.query_one(TextTable).cursor_key))
         else:
-            self.app.push_screen(TuningScreen(array=self.query_one(ArraysPanel).selected_array))
+            self.app.push_screen(TuningScreen(array=self._focused_array()))
+
+    def _focused_array(self) -> str | None:
+        """The array of the focused row (the arrays table's or the member grid's)."""
+        return self.query_one(ArraysPanel).selected_array
+
+    def running_work(self) -> list[str]:
+        """What would be cut short by quitting now (a member action the user confirmed)."""
+        return self.query_one(MemberFlow).running_work()
 
     def action_bench(self) -> None:
         """Open the Benchmarks screen."""

@@ -7,12 +7,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from raidtop.fleet.model import FleetHost, FleetReading
 from raidtop.fleet.rows import FLEET_COLUMNS, HOST_COLUMNS, fleet_rows, host_rows, summary
 from raidtop.untrusted import plain
 from raidtop.widgets.fleet_table import FleetTable
+from raidtop.widgets.key_footer import KeyFooter
 
 
 class FleetScreen(Screen):
@@ -34,7 +35,7 @@ class FleetScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(Text(f"raidtop fleet · {plain(self.source_label)} · waiting for the first answer…"), id="fleet-status")
         yield FleetTable(FLEET_COLUMNS, id="fleet-table")
-        yield Footer()
+        yield KeyFooter()
 
     def show(self, reading: FleetReading) -> None:
         """Show a new reading: a sentence when nothing could be read, else the rows."""
@@ -67,8 +68,8 @@ class HostScreen(Screen):
     """One host: each array's members with their roles, slowness and errors."""
 
     BINDINGS = [
-        Binding("escape,backspace", "app.pop_screen", "Back", id="fleet-back", tooltip="Back to every host"),
-        Binding("q", "app.quit", "Quit", id="fleet-host-quit", tooltip="Leave the fleet view"),
+        # q is "back" on every screen but the first, as on the dashboard.
+        Binding("escape,backspace,q", "app.pop_screen", "Back", id="fleet-back", tooltip="Back to every host"),
     ]
     DEFAULT_CSS = """
     HostScreen #host-status { height: auto; padding: 0 1; background: $panel; }
@@ -83,7 +84,7 @@ class HostScreen(Screen):
         yield Static(Text(plain(self.host)), id="host-status")
         yield FleetTable(FLEET_COLUMNS[1:], id="host-arrays")
         yield FleetTable(HOST_COLUMNS, id="host-members")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.app.reading is not None:

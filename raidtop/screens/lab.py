@@ -27,7 +27,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 
 from raidtop.actions.lab.commands import CommandEvent
 from raidtop.actions.lab.core import Lab, LabArrayView
@@ -58,6 +58,7 @@ from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import TextTable
+from raidtop.widgets.key_footer import KeyFooter
 from raidtop.typed_app import raidtop_app
 
 
@@ -166,7 +167,7 @@ class LabScreen(Screen[None]):
         log.border_title = "Commands"
         with log:
             yield TextTable(LOG_COLUMNS, id="lab-log", show_cursor=False)
-        yield Footer()
+        yield KeyFooter()
         yield LabJobs(self.lab, read_only=self.read_only, id="lab-jobs")
         # The member keys go through the same flow as the dashboard's; every array here is the lab's.
         yield MemberFlow(lambda _array: self.actions, id="member-flow")
@@ -322,6 +323,10 @@ class LabScreen(Screen[None]):
         if action == "members":
             return self._selected is not None and hasattr(self.app, "dashboard")
         return True
+
+    def running_work(self) -> list[str]:
+        """The lab action running now, if any (quitting asks first)."""
+        return [f"lab: {self._busy}"] if self._busy else []
 
     def action_back(self) -> None:
         """Back to the dashboard."""

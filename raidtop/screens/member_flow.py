@@ -83,6 +83,8 @@ class MemberFlow(Widget):
         super().__init__(**kwargs)
         self._resolve = resolve
         self._offers: dict[str, frozenset[str]] | None = None
+        self._runs: dict = {}
+        """Each confirmed action's worker and what it does, in words."""
 
     # -------------------------------------------------------------- what is offered
 
@@ -112,6 +114,11 @@ class MemberFlow(Widget):
         if message.offers != self._offers:
             self._offers = message.offers
             self.post_message(self.Offered(message.offers))
+
+    def running_work(self) -> list[str]:
+        """The confirmed actions still running, in words (quitting asks first while there are any)."""
+        self._runs = {worker: what for worker, what in self._runs.items() if not worker.is_finished}
+        return list(self._runs.values())
 
     # -------------------------------------------------------------- plan, confirm, run
 
@@ -150,7 +157,8 @@ class MemberFlow(Widget):
 
     def _start(self, actions: MemberActions, verb: str, array: str, member: str | None) -> None:
         self.post_message(self.Started(verb, array))
-        self._run(actions, verb, array, member)
+        worker = self._run(actions, verb, array, member)
+        self._runs[worker] = f"{verb_name(verb)} on {array}"
 
     @work(thread=True, group="member-action", exit_on_error=False)
     def _run(self, actions: MemberActions, verb: str, array: str, member: str | None) -> None:

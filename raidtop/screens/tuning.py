@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from raidtop.actions.alignment import alignment_hint
 from raidtop.actions.tuning import (
@@ -47,6 +47,7 @@ from raidtop.screens.tuning_rows import CHANGE_COLUMNS, KNOB_COLUMNS, TARGET_COL
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Row, TextTable
+from raidtop.widgets.key_footer import KeyFooter
 from raidtop.typed_app import raidtop_app
 
 
@@ -169,7 +170,7 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
         changes.border_title = "Changes this session"
         with changes:
             yield TextTable(CHANGE_COLUMNS, id="tuning-changes")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.set_class(self.session.needs_sudo, "-not-root")

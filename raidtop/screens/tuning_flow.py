@@ -85,7 +85,7 @@ class TuningChangeFlow:
             self.notify(plan.message, title="Refused", severity="error", timeout=8)
             return
         if plan.noop:
-            self.notify(f"{knob.target} {knob.attr} is already {plan.new}; nothing written.", title="Unchanged")
+            self.notify(f"{plan.target} {plan.attr} is already {plan.new}; nothing written.", title="Unchanged")
             return
         if not writable:
             self.app.push_screen(CommandDialog(

@@ -29,6 +29,7 @@ from raidtop.widgets.risk_banner import RiskBanner
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 BAR_WIDTH = 14
+MIN_BAR_WIDTH = 6
 ARRAY_COLUMNS = [
     Column("name", "Array", 9, "left"),
     Column("level", "Level", 7, "left"),
@@ -41,6 +42,35 @@ ARRAY_COLUMNS = [
     Column("eta", "ETA", 9),
     Column("eta_kernel", "finish=", 9),
 ]
+GIVE_WAY = ("size", "eta_kernel", "counts", "bar", "level")
+"""What a narrow Arrays panel gives up, first to last ("bar": the sync bar shrinks).
+
+State, [UU_], the sync percent, speed and ETA are what an operator watches
+during a rebuild; they stay down to an 80-column terminal. The kernel's
+finish= goes before raidtop's ETA, which is steadier.
+"""
+
+
+def array_columns(width: int) -> tuple[list[Column], int]:
+    """The array columns that fit ``width`` cells, and the sync bar's width."""
+    bar = BAR_WIDTH
+    dropped: set[str] = set()
+
+    def chosen() -> list[Column]:
+        return [Column(c.key, c.label, bar + 8, c.align) if c.key == "progress" else c
+                for c in ARRAY_COLUMNS if c.key not in dropped]
+
+    for step in GIVE_WAY:
+        if sum(c.width for c in chosen()) <= width:
+            break
+        if step == "bar":
+            over = sum(c.width for c in chosen()) - width
+            bar = max(MIN_BAR_WIDTH, bar - over)
+        else:
+            dropped.add(step)
+    return chosen(), bar
+
+
 MEMBER_COLUMNS = [
     Column("array", "Array", 9, "left"),
     Column("member", "Member", 12, "left"),
@@ -60,8 +90,8 @@ MEMBER_COLUMNS = [
 ]
 
 
-def array_row(array: MdArray, alert: bool) -> Row:
-    """One array: name, level, badge, [n/m], [UU_], size and sync progress."""
+def array_row(array: MdArray, alert: bool, columns: list[Column] = ARRAY_COLUMNS, bar_width: int = BAR_WIDTH) -> Row:
+    """One array: name, level, badge, [n/m], [UU_], size and sync progress, in ``columns``."""
     badge, tone = state_badge(array)
     sync = array.sync
     if sync is None:
@@ -70,24 +100,23 @@ def array_row(array: MdArray, alert: bool) -> Row:
         progress, spd, eta, eta_k = f" {sync.action.upper()}", "", "", ""
     else:
         pct = "" if sync.percent is None else f" {sync.percent:5.1f}%"
-        progress = f" {progress_bar(sync.percent, BAR_WIDTH)}{pct}"
+        progress = f" {progress_bar(sync.percent, bar_width)}{pct}"
         spd, eta, eta_k = sync_speed_cell(sync), duration(sync.eta_s), duration(sync.eta_s_kernel)
     name = ("! " if alert else "") + array.name
-    cells = (
-        name,
-        array.level or "?",
-        badge,
-        array.counts_string or "",
-        array.status_string or "",
-        kib(array.size_kib),
-        progress,
-        spd,
-        eta,
-        eta_k,
-    )
-    tones = ("crit" if alert else None, None, tone, None, "warn" if array.status and "_" in array.status else None,
-             None, "accent", None, "good", "dim")
-    return Row(array.name, cells, tones)
+    cells = {
+        "name": (name, "crit" if alert else None),
+        "level": (array.level or "?", None),
+        "state": (badge, tone),
+        "counts": (array.counts_string or "", None),
+        "status": (array.status_string or "", "warn" if array.status and "_" in array.status else None),
+        "size": (kib(array.size_kib), None),
+        "progress": (progress, "accent"),
+        "speed": (spd, None),
+        "eta": (eta, "good"),
+        "eta_kernel": (eta_k, "dim"),
+    }
+    shown = [cells[c.key] for c in columns]
+    return Row(array.name, tuple(text for text, _ in shown), tuple(tone for _, tone in shown))
 
 
 def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> list[Row]:
@@ -148,7 +177,7 @@ class ArraysPanel(Panel):
 
     BINDINGS = [
         *member_bindings("member"),
-        Binding("escape", "leave_members", "Arrays", show=False, id="members-back", tooltip="Back from the member grid to the arrays"),
+        Binding("escape", "leave_members", "Leave grid", id="members-back", tooltip="Back from the member grid to the arrays"),
     ]
 
     class MemberVerb(Message):
@@ -173,6 +202,7 @@ class ArraysPanel(Panel):
         self.expanded: set[str] = set()
         self._snapshot: Snapshot | None = None
         self._offers: dict[str, frozenset[str]] = {}
+        self._columns, self._bar_width = ARRAY_COLUMNS, BAR_WIDTH
 
     def compose(self) -> ComposeResult:
         yield RiskBanner(id="risk-banner")
@@ -189,9 +219,44 @@ class ArraysPanel(Panel):
 
     @property
     def selected_array(self) -> str | None:
-        """The array under the cursor (or whose member is under it)."""
-        key = self.query_one("#array-table", TextTable).cursor_key
-        return key
+        """The array under the cursor: the focused member grid's array, else the arrays table's."""
+        return self._highlighted()[0]
+
+    def _fit_member_grid(self) -> None:
+        # Auto heights do not shrink: the grid gets what half the screen leaves
+        # after the arrays table and scrolls inside it, so the page never scrolls.
+        arrays = min(len(self.query_one("#array-table", TextTable).rows) + 1, 12)
+        room = max(3, self.screen.size.height // 2 - 2 - arrays)
+        members = self.query_one("#member-table", TextTable)
+        if members.styles.max_height is None or members.styles.max_height.value != room:
+            members.styles.max_height = room
+
+    def on_resize(self) -> None:
+        self._fit_member_grid()
+        columns, bar = array_columns(self.content_size.width)
+        if (columns, bar) != (self._columns, self._bar_width):
+            self._columns, self._bar_width = columns, bar
+            self.query_one("#array-table", TextTable).set_columns(columns)
+            self._refresh_rows()
+
+    def focus_members(self) -> None:
+        """Focus the member grid, opening the highlighted array's if none is open."""
+        members = self.query_one("#member-table", TextTable)
+        if not self.expanded:
+            name = self.query_one("#array-table", TextTable).cursor_key
+            if name is None:
+                return
+            self.expanded.add(name)
+            self._refresh_rows()
+            self._cursor_to_first_member(name)
+        members.focus()
+
+    def _cursor_to_first_member(self, array: str) -> None:
+        members = self.query_one("#member-table", TextTable)
+        for index, row in enumerate(members.rows):
+            if row.key.startswith(f"{array}/"):
+                members.cursor_row = index
+                return
 
     def toggle(self, name: str) -> None:
         """Expand or collapse one array's member grid."""
@@ -204,12 +269,8 @@ class ArraysPanel(Panel):
         self.toggle(event.key)
         if event.key in self.expanded:
             # Into the member grid, where member keys act on the highlighted disk.
-            members = self.query_one("#member-table", TextTable)
-            members.focus()
-            for index, row in enumerate(members.rows):
-                if row.key.startswith(f"{event.key}/"):
-                    members.cursor_row = index
-                    break
+            self.query_one("#member-table", TextTable).focus()
+            self._cursor_to_first_member(event.key)
 
     @on(TextTable.RowSelected, "#member-table")
     def _member_selected(self, event: TextTable.RowSelected) -> None:
@@ -267,9 +328,9 @@ class ArraysPanel(Panel):
         if snap is None:
             return
         arrays_table = self.query_one("#array-table", TextTable)
-        rows = [array_row(a, a.name in snap.degraded_alerts) for a in snap.arrays]
+        rows = [array_row(a, a.name in snap.degraded_alerts, self._columns, self._bar_width) for a in snap.arrays]
         placeholder = snap.md_absence or "no md arrays"
-        arrays_table.set_rows(rows, placeholder)
+        _set_rows_keeping_cursor(arrays_table, rows, placeholder)
         names = {a.name for a in snap.arrays}
         self.expanded &= names
         disks = {d.name: d for d in snap.disks}
@@ -277,8 +338,11 @@ class ArraysPanel(Panel):
         for array in snap.arrays:
             if array.name in self.expanded:
                 members.extend(member_rows(array, disks, snap))
-        self.query_one("#member-table", TextTable).set_rows(members)
+        # A failed member loses its slot and moves down the grid: the cursor follows
+        # it by name, so the next key aims at the disk the user was looking at.
+        _set_rows_keeping_cursor(self.query_one("#member-table", TextTable), members)
         self.set_class(bool(members), "-expanded")
+        self._fit_member_grid()
         alerts = sorted(snap.degraded_alerts)
         if alerts:
             health = {a.name: a.health for a in snap.arrays}
@@ -288,3 +352,11 @@ class ArraysPanel(Panel):
         else:
             self.set_subtitle("")
         self.set_class(bool(alerts), "-alert")
+
+
+def _set_rows_keeping_cursor(table: TextTable, rows: list[Row], placeholder: str = "") -> None:
+    """Replace ``table``'s rows; the cursor stays on the row with the same key if it is still there."""
+    key = table.cursor_key
+    table.set_rows(rows, placeholder)
+    if key is not None:
+        table.move_cursor_to_key(key)

@@ -20,7 +20,8 @@ class Panel(Vertical):
         padding: 0;
     }
     Panel:focus-within {
-        border: round $primary;
+        border: round $accent;
+        border-title-color: $text-accent;
     }
     Panel.-alert {
         border: heavy $error;

@@ -37,19 +37,27 @@ class StatusBar(Widget):
         title = self.get_component_rich_style("status-bar--title")
         muted = self.get_component_rich_style("status-bar--muted")
         alert = self.get_component_rich_style("status-bar--alert")
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(" raidtop ", title)
+        # (text, style, rank): the highest rank goes first when the line is too long.
+        # The clock, PAUSED/REC and DEMO (rank 0) stay at any width: they say
+        # whether what is on screen is live, current and real.
+        parts: list[tuple[str, object, int]] = [(" raidtop ", title, 2)]
         if self.badge:
-            text.append(f" {plain(self.badge)} ", alert)
-            text.append(" ")
+            parts += [(f" {plain(self.badge)} ", alert, 0), (" ", None, 0)]
         # The host comes from a recording's header when replaying: anyone's text.
-        text.append(plain(self.host) + " ")
-        text.append(f"  every {self.interval:g}s", muted)
+        parts.append((plain(self.host) + " ", None, 5))
+        parts.append((f"  every {self.interval:g}s", muted, 3))
         if self.sample_time:
-            text.append(f"  {self.sample_time}", muted)
+            parts.append((f"  {self.sample_time}", muted, 0))
         if self.load:
-            text.append(f"  load {self.load}", muted)
+            parts.append((f"  load {self.load}", muted, 4))
         if self.paused:
-            text.append("  ")
-            text.append(" PAUSED ", alert)
+            parts += [("  ", None, 0), (" PAUSED ", alert, 0)]
+        width = self.size.width
+        for rank in (5, 4, 3, 2):
+            if sum(len(t) for t, _s, _r in parts) <= width:
+                break
+            parts = [p for p in parts if p[2] != rank]
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for part, style, _rank in parts:
+            text.append(part, style or "")
         return text

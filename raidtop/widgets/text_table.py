@@ -46,8 +46,7 @@ class TextTable(ScrollView, can_focus=True):
     }
     TextTable > .text-table--header { color: $text-primary; text-style: bold; background: $panel; }
     TextTable > .text-table--sorted { color: $text-accent; text-style: bold underline; background: $panel; }
-    TextTable > .text-table--cursor { background: $block-cursor-blurred-background; }
-    TextTable:focus > .text-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+    TextTable > .text-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
     TextTable > .text-table--dim { color: $text-muted; }
     TextTable > .text-table--good { color: $text-success; }
     TextTable > .text-table--warn { color: $text-warning; }
@@ -279,7 +278,8 @@ class TextTable(ScrollView, can_focus=True):
 
     def _row_strip(self, index: int) -> Strip:
         row = self._row(index)
-        is_cursor = self.show_cursor and index == self.cursor_row
+        # One cursor on screen: only the focused table draws its highlighted row.
+        is_cursor = self.show_cursor and index == self.cursor_row and self.has_focus
         cache_key = (row, is_cursor, self.has_focus, self.size.width)
         cached = self._strips.get(index)
         if cached is not None and cached[0] == cache_key:

@@ -162,8 +162,11 @@ async def test_cancel_stops_fio_and_keeps_a_partial_result(bench: Bench, monkeyp
         await wait_until(pilot, lambda: len(screen.live_points) >= 2)
         assert screen.check_action("cancel_run", ()) is True
         assert screen.check_action("run_preset", (0,)) is False
-        await pilot.press("escape")  # refused while fio runs
-        assert app.screen is screen
+        await pilot.press("escape")  # asks while fio runs; n stays
+        await wait_for_screen(pilot, ConfirmDialog)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen and screen.job is not None
         await pilot.press("x")
         await wait_until(pilot, lambda: screen.job is None and screen.runs)
         run = screen.runs[-1]

@@ -58,7 +58,7 @@ async def test_demo_fail_remove_add_goes_degraded_recovering_clean():
         assert member_roles(app)[new] == "in_sync"
         assert states == ["degraded", "degraded", "recovering", "ok"]
         assert status.badge == "DEMO — SIMULATED"
-        titles = [n.title for n in app._notifications]
+        titles = [n.title for n in app.notices.offered]
         assert "md9: Fail" in titles and "md9: RebuildFinished" in titles
 
 

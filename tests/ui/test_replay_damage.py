@@ -71,7 +71,7 @@ async def test_an_unusable_recording_given_to_the_app_is_a_note_not_a_crash(tmp_
         await pilot.press("p", "full_stop", "comma", "greater_than_sign")
         await pilot.press("j", *"[/]", "enter")
         await pilot.pause()
-        assert any("cannot read '[/]' as a time" in n.message for n in app._notifications)
+        assert any("cannot read '[/]' as a time" in n.message for n in app.notices.offered)
         assert app.is_running
 
 

@@ -209,9 +209,24 @@ class BenchKeys(_Base):
             return
         self._export(runs, time.strftime(f"bench-{self.view}-%Y%m%d-%H%M%S"))
 
+    leave_when_stopped = False
+    """True once the user chose to stop fio and go back: the screen leaves when the run ends."""
+
+    def running_work(self) -> list[str]:
+        """What quitting now would stop (asked about first)."""
+        return [f"fio: {self.job.plan.command.display}"] if self.job is not None else []
+
     def action_back(self) -> None:
-        """Leave for the dashboard (not while fio runs: its result would have nowhere to go)."""
-        if self.job is not None:
-            self.notify("a benchmark is running: x stops it, then Esc leaves", severity="warning")
+        """Leave for the dashboard; while fio runs, ask, stop it, and leave once its result is stored."""
+        if self.job is None:
+            self.app.pop_screen()
             return
-        self.app.pop_screen()
+
+        def answered(yes: bool | None) -> None:
+            if yes and self.batch is not None:
+                self.leave_when_stopped = True
+                self.batch.cancel()
+                self.notify("stopping fio: the partial result is kept, then back to the dashboard", timeout=4)
+
+        self.app.push_screen(ConfirmDialog("Stop the running benchmark and go back?", self.job.plan.command.display,
+                                           "fio gets SIGINT; its partial result is stored and marked."), answered)

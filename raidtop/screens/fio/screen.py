@@ -19,7 +19,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import fio_missing_message
@@ -55,6 +54,7 @@ from raidtop.widgets.fio_plot import FioProgressPlot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import TextTable
+from raidtop.widgets.key_footer import KeyFooter
 
 LIVE_POINTS = 600
 """Seconds of progress the live plot keeps (a 10-minute job)."""
@@ -78,7 +78,7 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
         Binding("g", "view('group')", "Passes", id="bench-group", tooltip="The passes of the highlighted repeat or sweep, with mean ± stddev"),
         Binding("h", "view('results')", "History", show=False, id="bench-history", tooltip="Every stored run"),
         Binding("e", "export", "Export", id="bench-export", tooltip="Write the rows in view as CSV and JSON under the data directory"),
-        Binding("escape", "back", "Back", show=False, id="bench-back", tooltip="Return to the dashboard"),
+        Binding("escape,q", "back", "Back", id="bench-back", tooltip="Return to the dashboard (asks first while fio runs)"),
     ]
 
     DEFAULT_CSS = """
@@ -168,7 +168,7 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
             table.placeholder = "no runs stored yet"
             yield table
         yield PlainStatic("", id="bench-detail")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#bench-presets", TextTable).focus()
@@ -276,6 +276,8 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
     def _batch_message(self, message: msg.BatchFinished) -> None:
         self.job = None
         self.batch = None
+        if self.leave_when_stopped:
+            self.app.pop_screen()
         for problem in message.problems:
             self.notify(problem, severity="error", timeout=12)
         self._update_title()

@@ -22,34 +22,34 @@ EXIT_UNAVAILABLE = 3
 
 def fill(sub: argparse._SubParsersAction) -> None:
     """Add the experiment subcommands to ``raidtop lab``."""
-    from raidtop.actions.lab import bitmap_study, chunk_sweep, tradeoff
+    from raidtop.actions.lab import experiment_defaults as defaults
 
     sweep = sub.add_parser("sweep", help="chunk × block-size sweep: fio throughput for every pair, per pattern")
     sweep.add_argument("--level", default="5", help="0, 4, 5, 6 or 10 (default 5)")
-    sweep.add_argument("--disks", type=options.DISKS, default=chunk_sweep.DEFAULT_DISKS, help="disks (default 3)")
+    sweep.add_argument("--disks", type=options.DISKS, default=defaults.SWEEP_DISKS, help="disks (default 3)")
     sweep.add_argument("--chunk", default="16K,64K,256K,1M", help="chunk sizes (default 16K,64K,256K,1M)")
     sweep.add_argument("--bs", default="4K,64K,1M", help="fio block sizes (default 4K,64K,1M)")
-    sweep.add_argument("--rw", default=",".join(chunk_sweep.PATTERNS), help="patterns (default read,write,randread,randwrite)")
-    sweep.add_argument("--runtime", type=options.FIO_RUNTIME, default=chunk_sweep.DEFAULT_RUNTIME_S, metavar="S",
-                       help=f"seconds per fio job (default {chunk_sweep.DEFAULT_RUNTIME_S})")
+    sweep.add_argument("--rw", default=",".join(defaults.SWEEP_PATTERNS), help="patterns (default read,write,randread,randwrite)")
+    sweep.add_argument("--runtime", type=options.FIO_RUNTIME, default=defaults.SWEEP_RUNTIME_S, metavar="S",
+                       help=f"seconds per fio job (default {defaults.SWEEP_RUNTIME_S})")
     sweep.add_argument("--size", type=options.LAB_DISK_SIZE, default="32M", help="size of each disk (default 32M)")
     _outputs(sweep)
 
     trade = sub.add_parser("tradeoff", help="rebuild time against the load's IOPS and p99 latency, per speed limit")
     trade.add_argument("--level", default="5", help="1, 4, 5, 6 or 10 (default 5)")
-    trade.add_argument("--disks", type=options.DISKS, default=tradeoff.DEFAULT_DISKS, help="disks (default 3)")
-    trade.add_argument("--limits", default=",".join(tradeoff.DEFAULT_LIMITS),
+    trade.add_argument("--disks", type=options.DISKS, default=defaults.TRADEOFF_DISKS, help="disks (default 3)")
+    trade.add_argument("--limits", default=",".join(defaults.TRADEOFF_LIMITS),
                        help="KiB/s per rebuild, or max (default 1000,10000,50000,max)")
-    trade.add_argument("--load", default=tradeoff.DEFAULT_LOAD, help="fio preset run during each rebuild (default rand-rw)")
-    trade.add_argument("--runtime", type=options.FIO_RUNTIME, default=tradeoff.DEFAULT_BASELINE_S, metavar="S",
-                       help=f"seconds of the undisturbed baseline (default {tradeoff.DEFAULT_BASELINE_S})")
+    trade.add_argument("--load", default=defaults.TRADEOFF_LOAD, help="fio preset run during each rebuild (default rand-rw)")
+    trade.add_argument("--runtime", type=options.FIO_RUNTIME, default=defaults.TRADEOFF_BASELINE_S, metavar="S",
+                       help=f"seconds of the undisturbed baseline (default {defaults.TRADEOFF_BASELINE_S})")
     trade.add_argument("--size", type=options.LAB_DISK_SIZE, default="32M", help="size of each disk (default 32M)")
     _outputs(trade)
 
     bitmap = sub.add_parser("bitmap", help="resync after a short outage, with and without a write-intent bitmap")
     bitmap.add_argument("--writes", default="1M,8M,32M", help="MiB written while a member is out (default 1M,8M,32M)")
     bitmap.add_argument("--level", default="1", help="1, 4, 5, 6 or 10 (default 1)")
-    bitmap.add_argument("--disks", type=options.DISKS, default=bitmap_study.DEFAULT_DISKS, help="disks (default 2)")
+    bitmap.add_argument("--disks", type=options.DISKS, default=defaults.BITMAP_DISKS, help="disks (default 2)")
     bitmap.add_argument("--size", type=options.LAB_DISK_SIZE, default="64M", help="size of each disk (default 64M)")
     _outputs(bitmap)
 

@@ -102,6 +102,9 @@ class DashboardScreen(Screen[None]):
         self._active = "arrays"
 
     def compose(self) -> ComposeResult:
+        # Layout classes before the first styling pass: set after mount, each
+        # restyled whole panels before the first frame (bench/RESULTS.md).
+        self._layout_classes(self.app.size.width, self.app.size.height)
         status = StatusBar(id="status")
         status.host = self._host_label
         status.interval = self._interval
@@ -130,10 +133,13 @@ class DashboardScreen(Screen[None]):
         self.app.call_after_refresh(self.app.dashboard_ready)
 
     def on_resize(self) -> None:
-        narrow = self.size.width < NARROW_WIDTH or self.size.height < NARROW_HEIGHT
+        self._layout_classes(self.size.width, self.size.height)
+
+    def _layout_classes(self, width: int, height: int) -> None:
+        narrow = width < NARROW_WIDTH or height < NARROW_HEIGHT
         self.set_class(narrow, "-narrow")
         # Room for CPU, Memory and Sensors side by side.
-        self.set_class(not narrow and self.size.width >= WIDE_WIDTH, "-wide")
+        self.set_class(not narrow and width >= WIDE_WIDTH, "-wide")
 
     # -------------------------------------------------------------- data
 

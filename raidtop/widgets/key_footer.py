@@ -42,11 +42,34 @@ def fitting(items: list[tuple[Binding, str]], width: int) -> list[tuple[Binding,
 
 
 class KeyFooter(Footer):
-    """A Footer that shows only whole keys, ``? Help`` always and first."""
+    """A Footer that shows only whole keys, ``? Help`` always and first.
+
+    It lays its keys out again only when what it would show changed: the
+    screen signals "bindings changed" on every focus move, and at start-up
+    Textual's footer rebuilt itself 11 times before the first frame (a
+    quarter of raidtop's start-up above a bare Textual app, bench/RESULTS.md).
+    """
+
+    _shown: tuple | None = None
+
+    def bindings_changed(self, screen) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
+            return
+        if self._plan() != self._shown:
+            self.call_after_refresh(self.recompose)
+
+    def _plan(self) -> tuple:
+        """What the footer would show now: (key, display, description, enabled, tooltip) per key, width."""
+        active = self.screen.active_bindings
+        return (self.app.size.width,) + tuple(
+            (binding.key, binding.action, binding.description, enabled, tooltip)
+            for _node, binding, enabled, tooltip in active.values() if binding.show)
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
+        self._shown = self._plan()
         active = self.screen.active_bindings
         items: list[tuple[Binding, str]] = []
         enabled_of: dict[str, tuple[bool, str]] = {}
@@ -75,5 +98,5 @@ class KeyFooter(Footer):
 
     def on_resize(self) -> None:
         # Which keys fit depends on the width: lay them out again.
-        if self._bindings_ready:
+        if self._bindings_ready and self._plan() != self._shown:
             self.call_after_refresh(self.recompose)

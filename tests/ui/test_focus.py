@@ -70,6 +70,7 @@ async def test_one_highlighted_row_whatever_has_focus(tmp_path):
     app = RaidtopApp(Config(demo=True, interval=0.5))
     async with app.run_test(size=(160, 50)) as pilot:
         await wait(pilot, lambda: md9(app) is not None and app.focused is not None and app.focused.id == "member-table")
+        await pilot.pause()  # the Blur of the table that had focus is a message of its own
         assert cursor_tables(app) == ["member-table"]
         for key, expected in (("1", "array-table"), ("3", "disk-table"), ("4", "cpu-table"), ("2", "member-table")):
             await pilot.press(key)

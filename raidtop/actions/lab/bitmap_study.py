@@ -12,6 +12,8 @@ re-add (its words are kept), and the disk comes back as a fresh one
 
 from __future__ import annotations
 
+from raidtop.actions.lab import experiment_defaults as defaults
+
 import time
 from dataclasses import dataclass
 
@@ -24,10 +26,10 @@ from raidtop.actions.lab.results import BitmapRow, ExperimentResult, store_resul
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size, level_name, usable_bytes, validate
 from raidtop.actions.member_actions import ActionRefused
 
-DEFAULT_WRITES_MIB = (1, 8, 32)
-DEFAULT_LEVEL = "raid1"
-DEFAULT_DISKS = 2
-DEFAULT_DISK_BYTES = 64 << 20
+DEFAULT_WRITES_MIB = defaults.BITMAP_WRITES_MIB
+DEFAULT_LEVEL = defaults.BITMAP_LEVEL
+DEFAULT_DISKS = defaults.BITMAP_DISKS
+DEFAULT_DISK_BYTES = defaults.BITMAP_DISK_BYTES
 BITMAP_CHUNK_KIB = 1024
 """One bitmap bit per MiB: with mdadm's default (64 MiB) a lab disk is a single bit, and any write dirties it all."""
 

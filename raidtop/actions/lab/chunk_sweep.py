@@ -9,6 +9,8 @@ marked: MB/s for sequential patterns, IOPS for random ones.
 
 from __future__ import annotations
 
+from raidtop.actions.lab import experiment_defaults as defaults
+
 import re
 import time
 from dataclasses import dataclass
@@ -18,13 +20,13 @@ from raidtop.actions.lab.experiment import Control, ExperimentStopped, fio_job, 
 from raidtop.actions.lab.results import ExperimentResult, SweepCell, store_result
 from raidtop.actions.lab.spec import CHUNK_CHOICES_KIB, LabSpec, SpecError, human_size, level_name, parse_size, validate
 
-PATTERNS = ("read", "write", "randread", "randwrite")
-DEFAULT_CHUNKS_KIB = (16, 64, 256, 1024)
-DEFAULT_BLOCK_SIZES = ("4K", "64K", "1M")
-DEFAULT_LEVEL = "raid5"
-DEFAULT_DISKS = 3
-DEFAULT_DISK_BYTES = 32 << 20
-DEFAULT_RUNTIME_S = 2
+PATTERNS = defaults.SWEEP_PATTERNS
+DEFAULT_CHUNKS_KIB = defaults.SWEEP_CHUNKS_KIB
+DEFAULT_BLOCK_SIZES = defaults.SWEEP_BLOCK_SIZES
+DEFAULT_LEVEL = defaults.SWEEP_LEVEL
+DEFAULT_DISKS = defaults.SWEEP_DISKS
+DEFAULT_DISK_BYTES = defaults.SWEEP_DISK_BYTES
+DEFAULT_RUNTIME_S = defaults.SWEEP_RUNTIME_S
 MAX_BLOCK_BYTES = 16 << 20
 _BLOCK = re.compile(r"^([0-9]{1,5})([kKmM]?)$")
 

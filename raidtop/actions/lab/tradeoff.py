@@ -18,6 +18,8 @@ what is left. The limits are set back to the system's at the end.
 
 from __future__ import annotations
 
+from raidtop.actions.lab import experiment_defaults as defaults
+
 import threading
 import time
 from dataclasses import dataclass
@@ -32,14 +34,14 @@ from raidtop.actions.lab.results import ExperimentResult, TradeoffRow, store_res
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size, level_name, validate
 from raidtop.actions.member_actions import ActionRefused
 
-DEFAULT_LIMITS = ("1000", "10000", "50000", "max")
+DEFAULT_LIMITS = defaults.TRADEOFF_LIMITS
 MAX_LIMIT_KIB = 2_000_000
 """What ``max`` sets: 2 GB/s, more than loop devices deliver, so md does not hold the rebuild back."""
-DEFAULT_LOAD = "rand-rw"
-DEFAULT_LEVEL = "raid5"
-DEFAULT_DISKS = 3
-DEFAULT_DISK_BYTES = 32 << 20
-DEFAULT_BASELINE_S = 5
+DEFAULT_LOAD = defaults.TRADEOFF_LOAD
+DEFAULT_LEVEL = defaults.TRADEOFF_LEVEL
+DEFAULT_DISKS = defaults.TRADEOFF_DISKS
+DEFAULT_DISK_BYTES = defaults.TRADEOFF_DISK_BYTES
+DEFAULT_BASELINE_S = defaults.TRADEOFF_BASELINE_S
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,10 @@ PANEL_KEYS = (("1", "arrays", "Arrays"), ("2", "members", "Members"), ("3", "dis
 """btop-style panel hotkeys: 2 is the member grid, 5 alternates Memory and Sensors."""
 
 
+LIVE_SYSTEM_ACTIONS = frozenset({"tuning", "bench", "lab"})
+"""Dashboard actions that change the real machine; hidden and refused in the demo."""
+
+
 class DashboardScreen(Screen[None]):
     """The main screen; it applies each snapshot to every panel in one batch."""
 
@@ -257,6 +261,9 @@ class DashboardScreen(Screen[None]):
             return True if snap is not None and snap.arrays else None
         if action == "demo_disk_bad":
             return getattr(self.app, "demo", None) is not None
+        if action in LIVE_SYSTEM_ACTIONS and getattr(self.app, "demo", None) is not None:
+            # Tuning, fio and the lab act on the real machine: not from a screen that says SIMULATED.
+            return False
         return True
 
     def action_array_detail(self) -> None:

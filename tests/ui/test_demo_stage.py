@@ -138,3 +138,21 @@ async def test_the_demo_offers_only_keys_that_work_and_refuses_in_sentences():
                 assert "_" not in str(exc) and " " in str(exc)
             else:
                 raise AssertionError(f"{verb} was not refused")
+
+
+async def test_the_demo_offers_no_key_that_acts_on_the_real_machine():
+    # --demo reads this machine's other panels with root "/": Tuning, fio and the lab would act on it for real.
+    from raidtop.app import RaidtopApp
+    from raidtop.config import Config
+    from raidtop.screens.dashboard import DashboardScreen
+
+    app = RaidtopApp(Config(demo=True, interval=0.5))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        for key in ("t", "b", "l"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, DashboardScreen), key
+        shown = {binding.action for _node, binding, enabled, _tip in app.screen.active_bindings.values()
+                 if app.screen.check_action(binding.action, ()) is not False}
+        assert not shown & {"tuning", "bench", "lab"}

@@ -6,6 +6,8 @@ import textwrap
 import time
 
 import plotext as plt
+from rich.color import Color as RichColor
+from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -107,8 +109,9 @@ def sync_plot(points: list[SyncPoint], width: int, height: int, speed_rgb: tuple
         if xs[0] <= at <= xs[-1] and not event.event.startswith("Rebuild"):
             plt.vline(at, color=marker_rgb)
     plt.xlabel("seconds  (| marks an md event)" if events else "seconds")
-    legend = Text.assemble(("━ speed MiB/s (left axis)", f"rgb{tuple(speed_rgb)}"), "   ",
-                           ("━ progress % (right axis)", f"rgb{tuple(progress_rgb)}"))
+    # A Style object, not "rgb(78, 161, 211)": Rich splits a style string at its spaces.
+    legend = Text.assemble(("━ speed MiB/s (left axis)", RichStyle(color=RichColor.from_rgb(*speed_rgb))), "   ",
+                           ("━ progress % (right axis)", RichStyle(color=RichColor.from_rgb(*progress_rgb))))
     return Text("\n").join([legend, Text.from_ansi(plt.build())])
 
 

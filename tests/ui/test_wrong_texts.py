@@ -72,3 +72,13 @@ async def test_replay_events_are_a_function_of_the_position():
             await _wait(pilot, lambda: app.dashboard.last_snapshot.time == recording.frames[target].time)
         assert app.replay_position.index == middle
         assert md6_events(app) == at_middle  # no doubles after scrubbing back and forth
+
+
+def test_the_sync_plot_legend_renders_in_a_widget():
+    # The legend's colour was the string "rgb(80, 160, 210)", which Rich cannot parse (it splits at spaces):
+    # the detail screen of a syncing array crashed when its plot first had points.
+    from textual.content import Content
+
+    points = [SyncPoint(100.0 + i, "recover", i * 1.5, 20000.0 + i * 100, 100.0) for i in range(30)]
+    content = Content.from_rich_text(sync_plot(points, 60, 14, (80, 160, 210), (230, 190, 120)))
+    assert "speed MiB/s" in content.plain

@@ -56,12 +56,12 @@ def rebuilding_snapshots(bad_survivor: bool = False):
     clock = _Clock()
     sim = SimulatedArray(name="md0", level="raid5", disks=4, component_kib=4 * 1024 * 1024, speed_limit_kib_s=60_000)
     sim.advance(10 * sim.component_kib)  # the initial build is long done
-    root = DemoRoot(Root(UI_DATA / "root1"), sim, clock=lambda: clock.now - EPOCH)
-    sampler = Sampler(root, clock=clock)
+    smart = None
     if bad_survivor:
         smart = DemoSmart(sim)
         smart.go_bad()
-        sampler.health.source = smart.reading
+    root = DemoRoot(Root(UI_DATA / "root1"), sim, clock=lambda: clock.now - EPOCH, smart=smart)
+    sampler = Sampler(root, clock=clock)
     snapshots = [sampler.sample()]
     failed = sim.members[2].name
     for step in (lambda: sim.fail(failed), lambda: sim.remove(failed), sim.add):

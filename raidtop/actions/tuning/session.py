@@ -30,8 +30,10 @@ from raidtop.model_md import MdArray
 class TuningSession:
     """Changes knobs under one root, remembering start values, undo history and results.
 
-    Start values are the values when the session first read a target (for the
-    app: when the Tuning screen or :meth:`capture_start` first looked at it).
+    Start values are the values when the session first read a target: the
+    Tuning screen's first look, or the read before raidtop's first write to it
+    (every write goes through a session), so raidtop's own changes are never
+    taken for the start.
     Every write attempted, including undos and writes the kernel refused, is
     appended to the :class:`ActionLog` with ``kind="tune"``. Writes not
     attempted (refused by validation, not root, already set) are not logged,
@@ -66,14 +68,6 @@ class TuningSession:
     def targets(self) -> list[Target]:
         """Every tunable target under the root."""
         return list_targets(self.root)
-
-    def capture_start(self) -> None:
-        """Record the start value of every knob of every target (call once, early)."""
-        for target in self.targets():
-            try:
-                self.knobs(target.name)
-            except TuningError:
-                continue
 
     def knobs(self, target: str, *, requests: bool = False) -> list[Knob]:
         """The target's knobs with their start values; raises :class:`TuningError` if unknown.

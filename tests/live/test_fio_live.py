@@ -457,8 +457,14 @@ def test_kill_9_of_raidtop_takes_fio_with_it(loop_device: str, tmp_path: Path):
     proc.kill()
     proc.communicate(timeout=60)
     assert _gone(fio), "fio outlived raidtop"
-    # Nothing writes on: the device's write counter stands still.
+    # Nothing writes on: the device's write counter stands still. The I/O fio
+    # had in flight when it died (up to its iodepth: 64 writes were seen) still
+    # completes, so the counter is read once the device has none in flight.
     stat_file = Path(f"/sys/block/{name}/stat")
+    inflight = Path(f"/sys/block/{name}/inflight")
+    deadline = time.monotonic() + 30
+    while inflight.read_text().split() != ["0", "0"] and time.monotonic() < deadline:
+        time.sleep(0.05)
     before = stat_file.read_text().split()[4]
     time.sleep(1.5)
     assert stat_file.read_text().split()[4] == before

@@ -1,0 +1,157 @@
+"""Argument types for every numeric option of every raidtop command.
+
+Each factory returns an argparse ``type=`` callable that accepts only a finite
+value inside stated bounds and otherwise raises ``ArgumentTypeError`` with one
+sentence, so ``--interval inf``, ``--interval nan``, ``--port 99999`` or a
+100,000-digit number end as a one-line usage error (exit 2) before any command
+runs, never as an OverflowError, a busy loop or a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from typing import Callable
+
+MAX_NUMBER_CHARS = 32
+"""Longer option values are refused before any conversion (int() has a digit limit)."""
+
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", re.ASCII)
+_INTEGER = re.compile(r"[0-9]+", re.ASCII)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line: ``raidtop: <what> (see raidtop --help)``."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _short(text: str) -> str:
+    # The value is echoed back: a huge or control-laden argument must stay one short line.
+    from raidtop.untrusted import plain
+
+    shown = plain(text)
+    return repr(shown if len(shown) <= MAX_NUMBER_CHARS else shown[:MAX_NUMBER_CHARS] + "…")
+
+
+def _number(text: str, pattern: re.Pattern[str], what: str) -> str:
+    stripped = str(text).strip()
+    if len(stripped) > MAX_NUMBER_CHARS or not pattern.fullmatch(stripped):
+        raise argparse.ArgumentTypeError(f"{what}, not {_short(text)}")
+    return stripped
+
+
+def seconds(minimum: float, maximum: float) -> Callable[[str], float]:
+    """Finite seconds in ``[minimum, maximum]`` (``0.5``, ``30``); no ``inf``, ``nan`` or exponents."""
+    what = f"expected seconds from {minimum:g} to {maximum:g}"
+
+    def parse(text: str) -> float:
+        value = float(_number(text, _DECIMAL, what))
+        if not (math.isfinite(value) and minimum <= value <= maximum):
+            raise argparse.ArgumentTypeError(f"{what}, not {_short(text)}")
+        return value
+
+    parse.__name__ = "seconds"  # argparse names the type in some messages
+    return parse
+
+
+def integer(minimum: int, maximum: int, what: str = "a whole number") -> Callable[[str], int]:
+    """A whole number in ``[minimum, maximum]``; its digits are bounded before ``int()``."""
+    sentence = f"expected {what} from {minimum} to {maximum}"
+
+    def parse(text: str) -> int:
+        value = int(_number(text, _INTEGER, sentence))
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"{sentence}, not {_short(text)}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def size(rules: Callable[[], tuple[Callable[[str], int], int, int]], example: str) -> Callable[[str], str]:
+    """A size in range; ``rules()`` gives (the command's own size parser, minimum, maximum bytes).
+
+    The rules are loaded on first use, so building the parser imports no
+    action module. Returns the text unchanged (each command reads it in its
+    own syntax); it only gets through once it is a finite size in range.
+    """
+
+    def parse(text: str) -> str:
+        parse_size, minimum, maximum = rules()
+        sentence = f"expected a size from {_binary(minimum)} to {_binary(maximum)} (e.g. {example})"
+        stripped = str(text).strip()
+        if len(stripped) > MAX_NUMBER_CHARS:
+            raise argparse.ArgumentTypeError(f"{sentence}, not {_short(text)}")
+        try:
+            value = parse_size(stripped)
+        except (ValueError, OverflowError):
+            raise argparse.ArgumentTypeError(f"{sentence}, not {_short(text)}") from None
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"{sentence}, not {_short(text)}")
+        return stripped
+
+    parse.__name__ = "size"
+    return parse
+
+
+def _fio_size_rules() -> tuple[Callable[[str], int], int, int]:
+    from raidtop.actions.fio.guards import parse_size
+
+    return parse_size, 4096, 1 << 50
+
+
+def _lab_disk_rules() -> tuple[Callable[[str], int], int, int]:
+    from raidtop.actions.lab.spec import MAX_DISK_BYTES, MIN_DISK_BYTES, parse_size
+
+    return parse_size, MIN_DISK_BYTES, MAX_DISK_BYTES
+
+
+def _binary(size_bytes: int) -> str:
+    for unit, factor in (("P", 1 << 50), ("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if size_bytes >= factor and size_bytes % factor == 0:
+            return f"{size_bytes // factor}{unit}"
+    return f"{size_bytes} bytes"
+
+
+def whole_or_word(word: str, minimum: int, maximum: int, what: str) -> Callable[[str], str]:
+    """A whole number in range, or exactly ``word``; returned as text (``"500"``, ``"system"``)."""
+    number = integer(minimum, maximum, what)
+
+    def parse(text: str) -> str:
+        stripped = str(text).strip().lower()
+        if stripped == word:
+            return word
+        try:
+            return str(number(stripped))
+        except argparse.ArgumentTypeError as exc:
+            raise argparse.ArgumentTypeError(f"{exc} (or {word!r})") from None
+
+    parse.__name__ = "whole_or_word"
+    return parse
+
+
+# The bounds every command shares, so `raidtop --interval` and `raidtop record
+# --interval` accept exactly the same values.
+INTERVAL = seconds(0.05, 3600)
+"""Seconds between samples: 50 ms (tests) to an hour."""
+DURATION = seconds(0.05, 366 * 86400)
+"""How long to keep going: up to a year (time.sleep overflows far beyond)."""
+TIMEOUT = seconds(0.1, 7 * 86400)
+"""How long to wait for md: up to a week."""
+PORT = integer(1, 65535, "a TCP port")
+SMART_INTERVAL = seconds(0, 7 * 86400)
+"""Seconds between two smartctl calls for one disk: 0 turns SMART off, up to a week."""
+FIO_RUNTIME = integer(1, 86400, "seconds per pass")
+"""fio's --runtime: up to a day per pass."""
+RUNS = integer(1, 1000, "a number of passes")
+DISKS = integer(1, 64, "a number of disks")
+CHUNK_KIB = integer(4, 1 << 20, "a chunk size in KiB")
+FIO_SIZE = size(_fio_size_rules, "1G")
+"""fio's --size for a test file (a bare number is bytes, as fio reads it)."""
+LAB_DISK_SIZE = size(_lab_disk_rules, "64M")
+"""Each lab disk (a bare number is MiB)."""
+SPEED_LIMIT = whole_or_word("system", 1, 2**31 - 1, "a speed in KiB/s")
+"""md's sync_speed_* are C ints; 'system' follows /proc/sys/dev/raid."""

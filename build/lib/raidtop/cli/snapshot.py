@@ -1,0 +1,52 @@
+"""``raidtop snapshot --json``: sample twice and print the rates."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from raidtop.cli import options
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``snapshot`` subcommand."""
+    snap = subparsers.add_parser("snapshot", help="sample twice and print the rates as JSON")
+    snap.add_argument("--json", action="store_true", required=True, help="print JSON (the only format)")
+    snap.add_argument("--interval", type=options.INTERVAL, default=argparse.SUPPRESS, metavar="S",
+                      help="seconds between the two samples (default 1)")
+    snap.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
+    snap.add_argument("--smart-wait", type=options.SMART_INTERVAL, default=30.0, metavar="S",
+                      help="wait up to S seconds for every disk's SMART reading (default 30; 0 = no SMART)")
+    snap.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Sample twice, ``args.interval`` seconds apart, and print one JSON document."""
+    from raidtop.collect.sampler import Sampler
+    from raidtop.snapshot_json import snapshot_json
+
+    root: Path = args.root
+    if not root.is_dir():
+        print(f"raidtop: --root {root}: not a directory", file=sys.stderr)
+        return 2
+    from raidtop.collect.smart_poller import poller_for
+
+    poller = poller_for(root, 600.0 if args.smart_wait > 0 else 0.0)
+    sampler = Sampler(root, smart=poller)
+    first = sampler.sample()
+    time.sleep(max(0.0, args.interval))
+    if poller is not None and not poller.wait_for_all(args.smart_wait):
+        print(f"raidtop: some disks gave no SMART answer within {args.smart_wait:g} s; they are left out",
+              file=sys.stderr)
+    doc = snapshot_json(sampler.sample(), first.events)
+    try:
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `raidtop snapshot --json | head` is normal use, not an error.
+        sys.stderr.close()
+    return 0

@@ -1,0 +1,74 @@
+"""md state across samples: ETAs and achieved rates, events, alerts and thread CPU.
+
+The Sampler owns one MdTracker; it keeps what must survive from one sample to
+the next so that events are derived exactly once per change.
+"""
+
+from __future__ import annotations
+
+import os
+
+from raidtop.collect.md import read_md
+from raidtop.collect.mdeta import EtaTracker
+from raidtop.collect.mdevents import AlertState, derive_events
+from raidtop.collect.mdthreads import find_md_threads, read_thread_ticks
+from raidtop.collect.source import Root
+from raidtop.model import MdThreadCpu, RawSample
+from raidtop.model_md import MdArray, MdEvent, MdReading
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class MdTracker:
+    """Reads md each sample and remembers what events need to compare with."""
+
+    def __init__(self) -> None:
+        self._eta = EtaTracker()
+        self._alerts = AlertState()
+        self._previous_arrays: list[MdArray] | None = None
+        self._threads: dict[int, tuple[str, str]] = {}
+        self._thread_key: tuple | None = None
+
+    def read(self, root: Root) -> tuple[MdReading, dict[int, tuple[str, str]], dict[int, int]]:
+        """Read the arrays and, when there are any, their kernel threads' ticks."""
+        reading = read_md(root)
+        if not reading.arrays:
+            self._threads, self._thread_key = {}, None
+            return reading, {}, {}
+        # Threads come and go with arrays and syncs (mdX_resync only exists
+        # while one runs): rescan /proc only when that picture changes.
+        key = tuple((a.name, a.sync.action if a.sync else None) for a in reading.arrays)
+        if key != self._thread_key:
+            self._threads = find_md_threads(root)
+            self._thread_key = key
+        ticks = read_thread_ticks(root, self._threads)
+        return reading, self._threads, ticks
+
+    def advance(
+        self, prev: RawSample | None, raw: RawSample, interval_s: float | None
+    ) -> tuple[tuple[MdArray, ...], tuple[MdEvent, ...], frozenset[str], tuple[MdThreadCpu, ...]]:
+        """Arrays with smoothed ETAs, the events since the last sample, standing alerts, thread CPU."""
+        reading = raw.md
+        arrays = self._eta.apply(reading.arrays, raw.time, reading.speed_limit) if reading else []
+        events = derive_events(self._previous_arrays, arrays, raw.time)
+        self._previous_arrays = list(arrays)
+        self._alerts, _raised, _cleared = self._alerts.advance(arrays)
+        threads = _thread_cpu(prev, raw, interval_s)
+        return tuple(arrays), tuple(events), self._alerts.degraded, threads
+
+    def reset(self) -> None:
+        """Forget history (the next sample is a new baseline)."""
+        self.__init__()
+
+
+def _thread_cpu(prev: RawSample | None, raw: RawSample, interval_s: float | None) -> tuple[MdThreadCpu, ...]:
+    """CPU % of one core per md thread: Δ(utime+stime) / (interval × CLK_TCK)."""
+    out = []
+    before = prev.md_thread_ticks if prev else {}
+    for pid, ticks in sorted(raw.md_thread_ticks.items()):
+        array, name = raw.md_thread_names.get(pid, ("?", "?"))
+        pct = None
+        if pid in before and interval_s and ticks >= before[pid]:
+            pct = (ticks - before[pid]) / (interval_s * _CLOCK_TICKS) * 100.0
+        out.append(MdThreadCpu(array, name, pid, pct))
+    return tuple(out)

@@ -1,0 +1,385 @@
+"""The Sampler: read every source, isolate each one's failures, build a Snapshot.
+
+One ``Sampler`` keeps the previous raw sample, so each call to :meth:`sample`
+returns rates over the time since the last call. It never raises for bad
+system input: whatever could not be read becomes a note on the snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import replace
+from itertools import compress
+from operator import and_, is_, not_
+from typing import Callable
+
+from raidtop.collect import rates
+from raidtop.collect.blockinfo import identify, identify_kind
+from raidtop.collect.cpustat import parse_stat
+from raidtop.collect.diskstats import DiskstatsParser
+from raidtop.collect.hwmon import SensorReader
+from raidtop.collect.mdtrack import MdTracker
+from raidtop.collect.smart_events import HealthTracker
+from raidtop.collect.memory import (
+    parse_loadavg,
+    parse_meminfo,
+    parse_pressure,
+    parse_uptime,
+    parse_vmstat,
+)
+from raidtop.collect.smart_poller import SmartPoller
+from raidtop.collect.source import Root, SourceError, as_root
+from raidtop.collect.whole_disk import whole_disks
+from raidtop.model import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
+
+_PSI_RESOURCES = ("io", "memory", "cpu")
+
+
+class Sampler:
+    """Reads a root's /proc and /sys and turns consecutive reads into rates."""
+
+    def __init__(
+        self,
+        root: Root | str | os.PathLike[str] = "/",
+        clock: Callable[[], float] = time.time,
+        read_sensors_every: int = 1,
+        smart: SmartPoller | None = None,
+        identify_per_sample: int | None = None,
+    ) -> None:
+        """``identify_per_sample``: walk at most this many devices' full identity
+        (udev database, model, serial) per sample, so thousands of devices do
+        not delay the first snapshot; the others show their name and kind
+        until their turn. ``None``: all at once.
+        """
+        self.root = as_root(root)
+        self.smart = smart
+        """The SMART poller whose latest results each snapshot carries (None: SMART off)."""
+        # device name -> ((major, minor), the whole disks under it); see _tell_smart
+        self._whole: dict[str, tuple[tuple[int, int], tuple[str, ...]]] = {}
+        self._disk_of: dict[str, tuple[str, ...]] = {}
+        self._member_roles: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._clock = clock
+        self._diskstats = DiskstatsParser()
+        self._identify_per_sample = identify_per_sample
+        # name -> (major, minor, identity, whether the identity is the full walk's)
+        self._identities: dict[str, tuple[int, int, DiskIdentity, bool]] = {}
+        self._identities_pending = False
+        self._previous: RawSample | None = None
+        # name -> (counters it was last idle with, what an idle row depends on, that row)
+        self._idle_rows: dict[str, tuple[DiskCounters, tuple, DiskIO]] = {}
+        self._identity_result: dict[str, DiskIdentity] | None = None
+        # (the disks tuple, its rows, which of them were idle): see _changed_rows
+        self._last_rows: tuple[tuple[DiskCounters, ...], list[DiskIO], list[bool]] | None = None
+        self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
+        self._md = MdTracker()
+        self._sensors = SensorReader()
+        self.health = HealthTracker()
+        """SmartWarning events and rebuild risks from the snapshot's SMART readings."""
+
+    # -------------------------------------------------------------- reading
+
+    def read(self) -> RawSample:
+        """Read every source once; failures become notes, never exceptions."""
+        root = self.root
+        notes: list[str] = []
+
+        def parsed(path: str, parser, default=None):
+            try:
+                value, more = parser(root.read_text(path))
+            except SourceError as exc:
+                notes.append(str(exc))
+                return default
+            notes.extend(more)
+            return value
+
+        uptime = parsed("/proc/uptime", parse_uptime)
+        disks = parsed("/proc/diskstats", self._diskstats.parse, [])
+        stat = parsed("/proc/stat", parse_stat)
+        meminfo = parsed("/proc/meminfo", parse_meminfo)
+        vm = parsed("/proc/vmstat", parse_vmstat)
+        loadavg = parsed("/proc/loadavg", parse_loadavg)
+        pressure = []
+        for resource in _PSI_RESOURCES:
+            text = root.read_optional(f"/proc/pressure/{resource}")
+            if text is not None:
+                value, more = parse_pressure(resource, text)
+                notes.extend(more)
+                if value is not None:
+                    pressure.append(value)
+        sensors, more = self._sensors.read(root)
+        notes.extend(more)
+        md, md_thread_names, md_thread_ticks = self._md.read(root)
+        notes.extend(md.notes)
+        return RawSample(
+            time=self._clock(),
+            uptime_s=uptime,
+            disks=tuple(disks),
+            identities=self._identify(disks),
+            stat=stat,
+            meminfo=meminfo,
+            vm=vm,
+            loadavg=loadavg,
+            pressure=tuple(pressure),
+            sensors=tuple(sensors),
+            md=md,
+            md_thread_names=md_thread_names,
+            md_thread_ticks=md_thread_ticks,
+            notes=tuple(notes),
+        )
+
+    def _identify(self, disks) -> dict[str, DiskIdentity]:
+        parser = self._diskstats
+        reusable = disks is parser.devices and parser.same_devices and not self._identities_pending
+        if reusable and self._identity_result is not None:
+            # The same devices as last time (the steady state): the same identities.
+            return self._identity_result
+        known = self._identities
+        budget = self._identify_per_sample
+        pending = False
+        result: dict[str, DiskIdentity] = {}
+        for d in disks:
+            entry = known.get(d.name)
+            new = entry is None or entry[0] != d.major or entry[1] != d.minor
+            if new or not entry[3]:
+                if budget is None or budget > 0:
+                    # A device not walked yet (or a new device under an old name): walk sysfs once.
+                    entry = (d.major, d.minor, identify(self.root, d.name, d.major, d.minor), True)
+                    budget = None if budget is None else budget - 1
+                elif new:
+                    entry = (d.major, d.minor, identify_kind(self.root, d.name), False)
+                pending = pending or not entry[3]
+                known[d.name] = entry
+            result[d.name] = entry[2]
+        if len(known) > len(result):
+            for gone in set(known) - set(result):
+                del known[gone]
+        self._identities_pending = pending
+        # Only a result for the parser's own list can be reused by the next read.
+        self._identity_result = result if disks is parser.devices else None
+        return result
+
+    # -------------------------------------------------------------- rates
+
+    def advance(self, raw: RawSample) -> Snapshot:
+        """Turn ``raw`` into rates against the previous sample, then keep it."""
+        prev = self._previous
+        # Offline CPUs keep their last counters as the reference for when they return.
+        carried = rates.carry_offline_cpus(prev.stat if prev else None, raw.stat) if raw.stat else raw.stat
+        self._previous = raw if carried is raw.stat else replace(raw, stat=carried)
+        notes = list(raw.notes)
+        since_boot = prev is None
+        interval = _interval(prev, raw, notes)
+
+        disks = self._disk_rows(prev, raw, interval, notes)
+
+        cpus = ()
+        if raw.stat is not None:
+            # A previous sample without /proc/stat is no reference: no CPU row has a rate yet.
+            reference = (prev.stat or StatCounters(cpus=())) if prev else None
+            cpus = rates.cpu_usages(reference, raw.stat)
+        vm = rates.vm_stat(
+            prev.stat if prev else None,
+            raw.stat,
+            prev.vm if prev else None,
+            raw.vm,
+            raw.meminfo,
+            interval,
+            self._page_kb,
+            raw.loadavg,
+            raw.pressure,
+            since_boot=since_boot,
+        )
+        arrays, events, alerts, md_threads = self._md.advance(prev, raw, interval)
+        smart = self.root.smart_answers(self.smart.results() if self.smart is not None else {})
+        if self.smart is not None or smart:
+            self._tell_smart(raw, arrays, notes)
+        snapshot = Snapshot(
+            raw=raw,
+            raw_previous=prev,
+            time=raw.time,
+            interval_s=interval,
+            since_boot=since_boot,
+            disks=tuple(disks),
+            cpus=cpus,
+            vm=vm,
+            sensors=raw.sensors,
+            arrays=arrays,
+            raid_speed_limit=raw.md.speed_limit if raw.md else None,
+            md_absence=raw.md.absence if raw.md else None,
+            events=events,
+            degraded_alerts=alerts,
+            md_threads=md_threads,
+            smart=smart,
+            smart_disk_of=self._smart_disk_of(),
+            notes=tuple(notes),
+        )
+        # Beside the md events: SmartWarning and the rebuild risk need this sample's arrays and SMART readings.
+        return self.health.apply(snapshot)
+
+    def _smart_disk_of(self) -> dict[str, tuple[str, ...]]:
+        known = self.root.smart_disk_of()
+        return self._disk_of if known is None else known
+
+    def _tell_smart(self, raw: RawSample, arrays, notes: list[str]) -> None:
+        """Tell the SMART poller which disks exist and which to ask now; never waits for it.
+
+        Whole disks are found by a sysfs walk once per device appearance (keyed
+        by device number, like identities); the steady state compares the
+        device list and the members' roles and does nothing else.
+        """
+        smart = self.smart
+        parser = self._diskstats
+        # The steady state: the parser says the device list is the one it had last time.
+        changed = not (parser.same_devices and self._whole and len(raw.disks) == len(self._whole))
+        if changed:
+            devices = {d.name: (d.major, d.minor) for d in raw.disks}
+            whole = {}
+            for name, number in devices.items():
+                known = self._whole.get(name)
+                whole[name] = known if known is not None and known[0] == number else (number, whole_disks(self.root, name))
+            self._whole = whole
+            self._disk_of = {name: disks for name, (_, disks) in whole.items() if disks}
+        roles = {(a.name, m.name): m.roles for a in arrays for m in a.members}
+        urgent: set[str] = set()
+        if roles != self._member_roles:
+            for key, value in roles.items():
+                if self._member_roles.get(key) != value:
+                    urgent.update(self._disk_of.get(key[1], ()))
+            self._member_roles = roles
+        if smart is None:
+            return  # a replay: the recorded results, no poller to tell
+        if changed or urgent:
+            smart.notice({d for disks in self._disk_of.values() for d in disks}, urgent)
+        if smart.note:
+            notes.append(smart.note)
+
+    def _disk_rows(self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]) -> list[DiskIO]:
+        """One ``iostat -x`` row per device, in ``raw``'s order."""
+        if interval is None:
+            self._idle_rows, self._last_rows = {}, None
+            identities = raw.identities
+            # Still list every device, each rate unknown ("—"), rather than an empty panel.
+            return [_without_rates(rates.disk_io(None, cur, 1.0, identities.get(cur.name))) for cur in raw.disks]
+        rows = self._changed_rows(prev, raw, interval, notes)
+        return rows if rows is not None else self._all_rows(prev, raw, interval, notes)
+
+    def _changed_rows(self, prev: RawSample | None, raw: RawSample, interval: float, notes: list[str]) -> list[DiskIO] | None:
+        """The steady state: the same devices, in the same order, as last time.
+
+        The parser hands back the same object for an unchanged line, so one
+        C-level pass finds the devices whose counters moved; only those, and
+        those that moved last time, cost Python work. The rest keep the idle
+        row they had. ``None`` when the device list changed: the general
+        path then also says what appeared or went.
+        """
+        last = self._last_rows
+        if prev is None or last is None or last[0] is not prev.disks or len(prev.disks) != len(raw.disks):
+            return None
+        if raw.identities is not prev.identities:
+            return None  # a device's identity was walked since: rows idle since then need it too
+        before, now = prev.disks, raw.disks
+        rows, was_idle = list(last[1]), last[2]
+        idle = list(map(is_, before, now))
+        identities, more_notes = raw.identities, []
+        for index in compress(range(len(now)), map(not_, map(and_, idle, was_idle))):
+            old, cur = before[index], now[index]
+            if idle[index]:
+                rows[index] = self._idle_row(cur, identities.get(cur.name), self._idle_rows.get(cur.name), interval)
+            elif old.name != cur.name:
+                return None
+            else:
+                rows[index] = _moved_row(old, cur, interval, identities.get(cur.name), more_notes)
+        notes.extend(more_notes)
+        self._last_rows = (now, rows, idle)
+        return rows
+
+    def _all_rows(self, prev: RawSample | None, raw: RawSample, interval: float, notes: list[str]) -> list[DiskIO]:
+        """Every device looked up by name: devices may have appeared, gone or moved."""
+        identities = raw.identities
+        before = {d.name: d for d in prev.disks} if prev else {}
+        idle_rows = self._idle_rows
+        disks: list[DiskIO] = []
+        idle: list[bool] = []
+        for cur in raw.disks:
+            name = cur.name
+            old = before.get(name)
+            idle.append(old is cur)
+            if prev is not None and old is None:
+                notes.append(f"{name}: appeared during the interval; rates from the next sample")
+                disks.append(_without_rates(rates.disk_io(cur, cur, interval, identities.get(name))))
+                continue
+            if old is cur:
+                # An unchanged line (the parser hands back the same object).
+                cached = idle_rows.get(name)
+                if cached is not None and cached[0] is cur and cached[1][0] is identities.get(name):
+                    row = cached[2]  # still idle, and still the same identity, since that row was made
+                else:
+                    row = self._idle_row(cur, identities.get(name), cached, interval)
+            else:
+                row = _moved_row(old, cur, interval, identities.get(name), notes)
+            disks.append(row)
+        if prev:
+            for gone in before.keys() - {d.name for d in raw.disks}:
+                notes.append(f"{gone}: disappeared during the interval")
+                idle_rows.pop(gone, None)
+        self._last_rows = (raw.disks, disks, idle)
+        return disks
+
+    def _idle_row(self, cur: DiskCounters, identity: DiskIdentity | None, cached: tuple | None, interval: float) -> DiskIO:
+        """The row of a device whose counters did not move, reused while what it depends on holds.
+
+        An idle row has every rate 0 or unknown whatever the interval, so a
+        device that was busy and is idle again gets back the row it had.
+        """
+        key = (identity, cur.ever_used, cur.dc_ios is None, cur.fl_ios is None)
+        if cached is not None and cached[1] == key:
+            row = cached[2]
+        else:
+            row = rates.disk_io(cur, cur, interval, identity)
+        self._idle_rows[cur.name] = (cur, key, row)
+        return row
+
+    def sample(self) -> Snapshot:
+        """Read now and return rates since the previous call (since boot the first time)."""
+        return self.advance(self.read())
+
+    def reset(self) -> None:
+        """Forget the previous sample: the next one averages since boot again."""
+        self._previous = None
+        self._idle_rows = {}
+        self._last_rows = None
+        self._md.reset()
+        self.health.reset()
+
+
+def _interval(prev: RawSample | None, raw: RawSample, notes: list[str]) -> float | None:
+    """Seconds between samples from /proc/uptime, as sysstat measures it."""
+    if prev is None:
+        return raw.uptime_s
+    if prev.uptime_s is not None and raw.uptime_s is not None:
+        if raw.uptime_s > prev.uptime_s:
+            # /proc/uptime has two decimals: round away the float subtraction's
+            # noise so rates divide by the same 0.01 s steps as sysstat's.
+            return round(raw.uptime_s - prev.uptime_s, 2)
+        if raw.uptime_s < prev.uptime_s:
+            notes.append("/proc/uptime went backwards (a reboot, or another machine's recording): no rates")
+            return None
+    wall = raw.time - prev.time
+    if wall > 0:
+        notes.append("/proc/uptime unusable; interval taken from the wall clock")
+        return wall
+    return None
+
+
+def _moved_row(old: DiskCounters | None, cur: DiskCounters, interval: float, identity, notes: list[str]) -> DiskIO:
+    """The row of a device whose counters changed; a note when they went backwards."""
+    row = rates.disk_io(old, cur, interval, identity)
+    if row.r_s is None and old is not None:
+        notes.append(f"{cur.name}: counters went backwards (device reset?); no rate this interval")
+    return row
+
+
+def _without_rates(row: DiskIO) -> DiskIO:
+    """The same device with every rate unknown (it has no previous sample)."""
+    return replace(row, **{name: None for name in rates.DISK_RATE_FIELDS})

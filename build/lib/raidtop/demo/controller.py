@@ -1,0 +1,168 @@
+"""Drives the demo: advances the simulated array and the recorded base each tick."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+from raidtop.actions.member_actions import ActionRefused
+from raidtop.collect.recording import ReplayRoot, read_recording
+from raidtop.collect.source import Root
+from raidtop.demo.root import DemoRoot
+from raidtop.demo.simulator import SimulatedArray, SimulationRefused
+from raidtop.demo.smart import DemoSmart
+from raidtop.member_verbs import MEMBER_KEYS
+from raidtop.mdview import EMPTY_SLOT_PREFIX
+
+DEMO_VERBS = frozenset({"fail", "remove", "add"})
+"""The member verbs the simulated array implements; the others' keys stay hidden."""
+BUNDLED_REBUILD = Path(__file__).resolve().parent / "data" / "rebuild.xz"
+"""A raid5 rebuild recorded from a real 6.1 kernel in the VM harness."""
+SPEED_LIMITS_KIB_S = (2_000, 5_000, 10_000, 20_000, 50_000, 100_000)
+"""The simulated array's sync speed limits the demo's speed keys step through (md's sync_speed_max)."""
+START_SPEED_KIB_S = 20_000
+
+
+class RecordedBase:
+    """A ReplayRoot that moves one recorded frame per tick, then holds the last one.
+
+    Played once: starting over made the recorded array fail and rebuild by
+    itself every minute (bells, toasts) and its counters run backwards.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.recording = read_recording(path)
+        self.root = ReplayRoot("recorded rebuild")
+        self.index = -1
+
+    @property
+    def finished(self) -> bool:
+        """True once the last recorded frame is shown (it stays shown)."""
+        return self.index >= len(self.recording.frames) - 1
+
+    def tick(self) -> None:
+        """Show the next recorded frame; after the last, nothing changes."""
+        if self.finished:
+            return
+        self.index += 1
+        self.root.state.update(self.recording.frames[self.index].delta)
+
+    def restart(self) -> None:
+        """Back to before the first frame (the demo's reset)."""
+        self.index = -1
+        self.root.state = {}
+
+
+class DemoController:
+    """The simulated array, its overlay root, and the lab actions a user may take.
+
+    ``clock`` is the demo's time (seconds, monotonic): tests drive it instead
+    of sleeping.
+    """
+
+    simulated = True
+    """Nothing real changes, so the member keys act without a confirmation (same flow otherwise)."""
+
+    def __init__(self, level: str = "raid5", disks: int = 3, speed_limit_kib_s: int = START_SPEED_KIB_S,
+                 recording: Path | None = BUNDLED_REBUILD, clock: Callable[[], float] = time.monotonic) -> None:
+        self._shape = (level, disks, speed_limit_kib_s)
+        self._clock = clock
+        self.sim = self._new_array()
+        self.replay = RecordedBase(recording) if recording is not None and recording.exists() else None
+        base = self.replay.root if self.replay is not None else Root("/")
+        if self.replay is not None:
+            self.replay.tick()
+        self.smart = DemoSmart(self.sim)
+        """The simulated disks' SMART readings (the demo root answers the sampler's SMART with them)."""
+        self.root = DemoRoot(base, self.sim, clock=clock, smart=self.smart)
+        self._last = clock()
+
+    def _new_array(self) -> SimulatedArray:
+        level, disks, speed = self._shape
+        sim = SimulatedArray(level=level, disks=disks, speed_limit_kib_s=speed)
+        # The stage starts from a built array: its initial sync would be a
+        # rebuild (and a "rebuild finished" toast) nobody in the room asked for.
+        sim.settle()
+        return sim
+
+    @property
+    def base_description(self) -> str:
+        """Where the non-simulated numbers come from, in words."""
+        if self.replay is not None:
+            return f"a rebuild recorded from a real kernel ({self.replay.recording.header.get('host', '?')}), played once"
+        return "this machine's own /proc (no recorded rebuild is bundled)"
+
+    def tick(self) -> None:
+        """Advance the simulation by the demo clock's time since the last tick (sampler thread)."""
+        now = self._clock()
+        self.sim.advance(now - self._last)
+        self._last = now
+        if self.replay is not None:
+            self.replay.tick()
+        self.root.refresh()
+
+    def reset(self) -> None:
+        """Back to the start: a whole simulated array (also after ``broken``) and the recording from its start.
+
+        The caller starts a fresh Sampler too: the counters go back to where
+        they began, which an old sampler would report as going backwards.
+        """
+        self.sim = self._new_array()
+        self.root.sim = self.sim
+        # Healthy disks again: a disk made to go bad (B) belongs to the old stage.
+        self.smart = self.root.smart = DemoSmart(self.sim)
+        if self.replay is not None:
+            self.replay.restart()
+            self.replay.tick()
+        self.root.refresh()
+
+    def change_speed(self, direction: int) -> int:
+        """Step the simulated array's sync speed limit up (+1) or down (-1); the new limit in KiB/s."""
+        current = self.sim.speed_limit_kib_s
+        if direction > 0:
+            limit = next((s for s in SPEED_LIMITS_KIB_S if s > current), SPEED_LIMITS_KIB_S[-1])
+        else:
+            limit = next((s for s in reversed(SPEED_LIMITS_KIB_S) if s < current), SPEED_LIMITS_KIB_S[0])
+        self.sim.speed_limit_kib_s = limit
+        self.root.refresh()
+        return limit
+
+    def handles(self, array: str) -> bool:
+        """True for the simulated array (the only one the demo may change)."""
+        return array == self.sim.name
+
+    def offered(self, array: str) -> frozenset[str]:
+        """fail, remove and add on the simulated array (all the simulation knows how to do)."""
+        return DEMO_VERBS if self.handles(array) else frozenset()
+
+    def command(self, verb: str, array: str, member: str | None) -> str:
+        """The mdadm command the action simulates; ActionRefused with a sentence otherwise."""
+        if not self.handles(array):
+            raise ActionRefused(f"{array} is a recording: the demo changes only its simulated array {self.sim.name}")
+        if verb not in DEMO_VERBS:
+            what = next((k.tooltip.partition(" (")[0].lower() for k in MEMBER_KEYS if k.verb == verb), "do that")
+            raise ActionRefused(f"the demo's simulated array can fail, remove and add disks; it cannot {what}")
+        if verb == "add":
+            return f"mdadm /dev/{array} --add /dev/loop{self.sim._next_loop}"
+        if member and member.startswith(EMPTY_SLOT_PREFIX):
+            raise ActionRefused(f"slot {member.removeprefix(EMPTY_SLOT_PREFIX)} of {array} is empty: "
+                                f"there is no disk there to {verb} (a: add one)")
+        if not member:
+            raise ActionRefused(f"highlight a member of {array} to {verb} it")
+        return f"mdadm /dev/{array} --{verb} /dev/{member}"
+
+    def run(self, verb: str, array: str, member: str | None) -> str:
+        """Apply the action to the simulated array; SimulationRefused becomes ActionRefused."""
+        command = self.command(verb, array, member)
+        try:
+            if verb == "add":
+                self.sim.add()
+            elif verb == "fail":
+                self.sim.fail(member)
+            else:
+                self.sim.remove(member)
+        except SimulationRefused as exc:
+            raise ActionRefused(str(exc)) from None
+        self.root.refresh()
+        return command

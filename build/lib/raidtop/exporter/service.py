@@ -1,0 +1,184 @@
+"""Run the exporter: a sampling thread, the HTTP endpoint, the textfile writer.
+
+Sampling runs on its own timer in a daemon thread; each sample rebuilds the
+families (:class:`~raidtop.exporter.metrics.MdMetrics`), formats the ones that
+changed and publishes the bytes (:mod:`raidtop.exporter.exposition`), so a
+scrape costs a lock and a socket write, however slow sysfs is and however many
+arrays there are. The HTTP server is prometheus-client's own
+(``start_http_server``), with its TLS options; nothing here writes anywhere
+but the textfile the user named.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry
+from prometheus_client.process_collector import ProcessCollector
+
+from raidtop.collect.queue_settings import QueueSettings, read_queue_settings
+from raidtop.collect.recording import Recording
+from raidtop.collect.replayer import Replayer
+from raidtop.collect.sampler import Sampler
+from raidtop.collect.smart_poller import START_DELAY_S, poller_for
+from raidtop.exporter.exposition import CachedExposition, FamilyFormatter
+from raidtop.exporter.metrics import MdMetrics
+from raidtop.model import Snapshot
+from raidtop.safeio import atomic_write
+
+TEXTFILE_NAME = "raidtop.prom"
+"""The file written into ``--textfile DIR``; node_exporter reads ``*.prom`` only."""
+QUEUE_EVERY_S = 30.0
+"""Queue settings change only when someone tunes: read them this often, not every sample."""
+
+
+class LiveSource:
+    """Snapshots of a root (``/`` or ``--root DIR``), one per call."""
+
+    def __init__(self, root: str | os.PathLike[str], smart_interval: float = 0.0) -> None:
+        # SMART in its own thread: a slow smartctl never delays a sample or a scrape.
+        self.sampler = Sampler(root, smart=poller_for(root, smart_interval, start_delay=START_DELAY_S))
+        self.root = self.sampler.root
+        self._queues: dict[str, QueueSettings] = {}
+        self._queues_read_at = float("-inf")
+        self._queue_devices: tuple[str, ...] = ()
+
+    def __call__(self) -> Snapshot:
+        """Sample now."""
+        return self.sampler.sample()
+
+    def queues(self, snapshot: Snapshot) -> dict[str, QueueSettings]:
+        """Queue settings of every array and member device, re-read every :data:`QUEUE_EVERY_S`."""
+        devices = _queue_devices(snapshot)
+        now = time.monotonic()
+        if devices != self._queue_devices or now - self._queues_read_at >= QUEUE_EVERY_S:
+            self._queues = {d: read_queue_settings(self.root, d) for d in devices}
+            self._queue_devices, self._queues_read_at = devices, now
+        return self._queues
+
+
+class ReplaySource:
+    """Snapshots of a recording, advancing with the wall clock × ``speed``; the last frame then holds."""
+
+    def __init__(self, recording: Recording, speed: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.replayer = Replayer(recording)
+        self.root = self.replayer.root
+        self._speed = speed
+        self._clock = clock
+        self._started = clock()
+        self._last: Snapshot | None = None
+        self._times = [frame.time for frame in recording.frames]
+
+    def __call__(self) -> Snapshot:
+        """The snapshot of the frame due now; frames in between are stepped through, so no event is lost."""
+        if not self._times:
+            raise IndexError("the recording has no frames")
+        due = self._times[0] + (self._clock() - self._started) * self._speed
+        target = max(0, bisect_right(self._times, due) - 1)
+        if self._last is not None and target <= self.replayer.index:
+            return replace(self._last, events=())  # nothing new yet: the same state, no event twice
+        events: list = []
+        snapshot = self._last
+        while self.replayer.index < target:
+            snapshot = self.replayer.snapshot_at(self.replayer.index + 1)
+            events.extend(snapshot.events)
+        self._last = replace(snapshot, events=tuple(events))
+        return self._last
+
+    def queues(self, snapshot: Snapshot) -> dict[str, QueueSettings]:
+        """Recordings keep no queue settings."""
+        return {}
+
+
+def _queue_devices(snapshot: Snapshot) -> tuple[str, ...]:
+    parents = {d.name: d.parent for d in snapshot.disks}
+    names = set()
+    for array in snapshot.arrays:
+        names.add(array.name)
+        for member in array.members:
+            # A partition's queue is its disk's: /sys/block/sdb1 does not exist.
+            names.add(parents.get(member.name) or member.name)
+    return tuple(sorted(names))
+
+
+class Exporter:
+    """Owns the metrics and the sampling thread."""
+
+    def __init__(self, source, interval_s: float, textfile_dir: Path | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.source = source
+        self.interval_s = interval_s
+        self.textfile_dir = textfile_dir
+        self.metrics = MdMetrics()
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.registry.register(self.metrics)
+        self.exposition = CachedExposition()
+        self._formatter = FamilyFormatter()
+        self._process_formatter = FamilyFormatter()
+        self._process: ProcessCollector | None = None
+        self._md_text = b""
+        self._clock = clock
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.first_sample = threading.Event()
+
+    def sample_once(self) -> None:
+        """Take one sample and publish it (and write the textfile when asked)."""
+        start = time.perf_counter()
+        try:
+            snapshot = self.source()
+            queues = self.source.queues(snapshot)
+        except Exception as exc:  # noqa: BLE001 - a daemon reports and keeps its last good sample
+            self.metrics.record_error()
+            self._publish()
+            print(f"raidtop exporter: sample failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            return
+        self.metrics.update(snapshot, time.perf_counter() - start, self._clock(), queues)
+        self._publish()
+        self.first_sample.set()
+        if self.textfile_dir is not None:
+            self.write_textfile()
+
+    def _publish(self) -> None:
+        """Format what changed and hand the bytes to the HTTP threads (the only formatting there is)."""
+        self._md_text = self._formatter.format(self.metrics.collect())
+        if self._process is None:
+            self.exposition.publish(self._md_text)
+            return
+        # Process metrics are read here too, once per sample: a scrape touches no file at all.
+        self.exposition.publish(self._md_text + self._process_formatter.format(self._process.collect()))
+
+    def write_textfile(self) -> Path:
+        """Replace ``DIR/raidtop.prom`` atomically with the md families (no process metrics)."""
+        return atomic_write(self.textfile_dir / TEXTFILE_NAME, self._md_text, 0o644)
+
+    def start(self) -> None:
+        """Start sampling every ``interval_s`` in a daemon thread."""
+        self._thread = threading.Thread(target=self._loop, name="raidtop-exporter-sampler", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Ask the sampling thread to end after its current sample."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _loop(self) -> None:
+        next_at = time.monotonic()
+        while not self._stop.is_set():
+            self.sample_once()
+            # A fixed cadence; a sample slower than the interval starts the next at once, never two at a time.
+            next_at = max(next_at + self.interval_s, time.monotonic())
+            self._stop.wait(next_at - time.monotonic())
+
+    def add_process_metrics(self) -> None:
+        """Add the exporter's own CPU and memory (``process_*``) to the HTTP output, from the next sample on."""
+        self._process = ProcessCollector(registry=self.registry)
+        self._publish()

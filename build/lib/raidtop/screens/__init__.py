@@ -1,0 +1,1 @@
+"""Screens: the dashboard, help and dialogs."""

@@ -1,0 +1,234 @@
+"""The array detail screen: what mdadm --detail shows, a sync plot, thread CPU, events."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+import plotext as plt
+from rich.color import Color as RichColor
+from rich.style import Style as RichStyle
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.color import Color
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Static
+
+from raidtop.collect.mdevents import mismatch_verdict
+from raidtop.format import DASH, kib, num
+from raidtop.ring_buffers import History, SyncPoint
+from raidtop.mdview import counting_action, duration, eta_text, state_badge, sync_action_text, sync_speed_text
+from raidtop.model import Snapshot
+from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
+from raidtop.smartview import member_health_rows
+from raidtop.widgets.panel import Panel
+from raidtop.widgets.shown_text import content
+from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.widgets.key_footer import KeyFooter
+
+
+def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
+    """Everything mdadm --detail shows that sysfs (or mdstat) has, as label/value rows."""
+    badge, tone = state_badge(array)
+    verdict = mismatch_verdict(array.level, array.mismatch_cnt, size_kib=array.size_kib, last_sync_action=counting_action(array))
+
+    def val(value, unit: str = "") -> str:
+        return DASH if value is None else f"{value}{unit}"
+
+    pairs: list[tuple[str, str, str | None]] = [
+        ("Level", val(array.level), None),
+        ("State", f"{badge} ({array.state or '?'})", tone),
+        ("Health", array.health, {"ok": "good", "degraded": "warn", "failed": "crit"}.get(array.health)),
+        ("Devices", f"{array.counts_string or '?'} {array.status_string or ''}", None),
+        ("Array size", kib(array.size_kib), None),
+        ("Component size", kib(array.component_size_kib), None),
+        ("Chunk", val(array.chunk_kib, "K"), None),
+        ("Layout", val(array.layout), None),
+        ("Metadata", val(array.metadata), None),
+        ("UUID", val(array.uuid), None),
+        ("Bitmap", val(array.bitmap), None),
+        ("Consistency policy", val(array.consistency_policy), None),
+        ("Events", val(array.events) if array.events is not None else "not in sysfs (mdadm --detail)", "dim" if array.events is None else None),
+        ("Last sync action", sync_action_text(array), None),
+        ("mismatch_cnt", val(array.mismatch_cnt), {"warning": "warn", "info": None, "ok": "good"}.get(verdict.severity) if verdict else None),
+        ("Stripe cache", val(array.stripe_cache_size, " pages"), None),
+        ("sync_speed_min", val(array.sync_speed_min, " K/s"), None),
+        ("sync_speed_max", val(array.sync_speed_max, " K/s"), None),
+        ("speed_limit_min", val(limit.min if limit else None, " K/s (global)"), None),
+        ("speed_limit_max", val(limit.max if limit else None, " K/s (global)"), None),
+        ("Reshape position", val(array.reshape_position), None),
+        ("Read from", array.source, "dim"),
+    ]
+    if array.sync is not None:
+        sync = array.sync
+        pairs[4:4] = [
+            ("Sync", f"{sync.action} {num(sync.percent, 1)}%" if sync.running else f"{sync.action} (waiting to start)", "accent"),
+            ("Sync speed", sync_speed_text(sync), "warn" if sync.stalled else None),
+            ("ETA (raidtop)", eta_text(sync), "good"),
+            ("ETA (finish=)", duration(sync.eta_s_kernel), "dim"),
+        ]
+    rows = [Row(label, (label, value), ("dim", tone)) for label, value, tone in pairs]
+    if verdict is not None:
+        tone = "warn" if verdict.severity == "warning" else "dim"
+        # Wrapped, not cut: the sentence's point (which sync counted it) is at its end.
+        for i, line in enumerate(textwrap.wrap(verdict.text, 40)):
+            rows.append(Row(f"verdict{i}", ("", line), ("dim", tone)))
+    return rows
+
+
+def sync_plot(points: list[SyncPoint], width: int, height: int, speed_rgb: tuple, progress_rgb: tuple,
+              events: list[MdEvent] | None = None, marker_rgb: tuple = (200, 80, 80)) -> Text:
+    """Sync speed (MiB/s, left axis) and progress (%, right axis) over the session.
+
+    Events (a failure, an added disk, a rebuild milestone) are vertical lines,
+    so cause and effect sit on one time axis.
+    """
+    plt.clear_figure()
+    plt.theme("clear")
+    plt.frame(False)
+    running = [p for p in points if p.percent is not None]
+    if len(running) < 2:
+        return Text("no sync has run while raidtop watched this array", style="italic")
+    start = running[0].time
+    xs = [p.time - start for p in running]
+    speeds = [(p.speed_kib_s or 0) / 1024 for p in running]
+    percents = [p.percent for p in running]
+    # Our own legend line and axis labels: plotext's legend marks each series'
+    # side with "L"/"⅃" glyphs, and its right-axis labels were cut to "88.".
+    plt.plotsize(max(20, width), max(6, height - 1))
+    plt.plot(xs, speeds, color=speed_rgb, marker="braille")
+    plt.plot(xs, percents, color=progress_rgb, yside="right", marker="braille")
+    for values, unit, side in ((speeds, "", "left"), (percents, "%", "right")):
+        ticks, labels = _axis(values, unit)
+        # plotext cuts the last character of right-side labels: give it a space to cut.
+        plt.yticks(ticks, [label + " " if side == "right" else label for label in labels], yside=side)
+    for event in events or ():
+        at = event.time - start
+        if xs[0] <= at <= xs[-1] and not event.event.startswith("Rebuild"):
+            plt.vline(at, color=marker_rgb)
+    plt.xlabel("seconds  (| marks an md event)" if events else "seconds")
+    # A Style object, not "rgb(78, 161, 211)": Rich splits a style string at its spaces.
+    legend = Text.assemble(("━ speed MiB/s (left axis)", RichStyle(color=RichColor.from_rgb(*speed_rgb))), "   ",
+                           ("━ progress % (right axis)", RichStyle(color=RichColor.from_rgb(*progress_rgb))))
+    return Text("\n").join([legend, Text.from_ansi(plt.build())])
+
+
+def _axis(values: list[float], unit: str) -> tuple[list[float], list[str]]:
+    """Five evenly spaced ticks over ``values`` with labels of at most six characters."""
+    low, high = min(values), max(values)
+    if high - low < 1e-9:
+        high = low + 1
+    ticks = [low + (high - low) * i / 4 for i in range(5)]
+    decimals = 0 if high - low >= 10 else 1
+    return ticks, [f"{tick:.{decimals}f}{unit}" for tick in ticks]
+
+
+class ArrayDetailScreen(Screen[None]):
+    """One array in depth; it follows live snapshots while open."""
+
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "Back", id="detail-back", tooltip="Return to the dashboard"),
+    ]
+    DEFAULT_CSS = """
+    ArrayDetailScreen #detail-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
+    ArrayDetailScreen #detail-left { width: 62; }
+    ArrayDetailScreen #detail-attrs { height: 1fr; }
+    ArrayDetailScreen #detail-smart-panel { height: auto; max-height: 12; }
+    ArrayDetailScreen #detail-smart { height: auto; max-height: 10; }
+    ArrayDetailScreen #detail-right { width: 1fr; }
+    ArrayDetailScreen #sync-plot-panel { height: 1fr; min-height: 10; }
+    ArrayDetailScreen #sync-plot { height: 1fr; background: $surface; }
+    ArrayDetailScreen #threads-panel { height: 7; }
+    ArrayDetailScreen #detail-events-panel { height: 1fr; }
+    """
+
+    def __init__(self, array: str) -> None:
+        super().__init__()
+        self.array_name = array
+
+    def compose(self) -> ComposeResult:
+        yield Static(content(f" {self.array_name}"), id="detail-title")
+        with Horizontal():
+            with Vertical(id="detail-left"):
+                panel = Panel(id="detail-attrs-panel")
+                panel.border_title = "mdadm --detail (from sysfs)"
+                with panel:
+                    yield TextTable([Column("k", "", 20, "left"), Column("v", "", 40, "left")], id="detail-attrs", show_header=False)
+                yield _smart_panel()
+            with Vertical(id="detail-right"):
+                plot_panel = Panel(id="sync-plot-panel")
+                plot_panel.border_title = "Sync speed and progress"
+                with plot_panel:
+                    yield Static(id="sync-plot")
+                threads = Panel(id="threads-panel")
+                threads.border_title = "md kernel threads"
+                with threads:
+                    table = TextTable([Column("thread", "Thread", 16, "left"), Column("pid", "PID", 8), Column("cpu", "%CPU", 8)], id="thread-table")
+                    table.placeholder = "no md kernel threads visible in /proc"
+                    yield table
+                events = Panel(id="detail-events-panel")
+                events.border_title = "Events"
+                with events:
+                    table = TextTable([Column("time", "Time", 10, "left"), Column("event", "Event", 18, "left"), Column("member", "Member", 12, "left")], id="detail-events")
+                    table.placeholder = "no events for this array yet"
+                    yield table
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        snap = self.app.dashboard.last_snapshot
+        if snap is not None:
+            self.apply_snapshot(snap)
+            # The plot needs its real size, known only after the first layout.
+            self.call_after_refresh(self.apply_snapshot, snap)
+        self.query_one("#detail-attrs", TextTable).focus()
+
+    def apply_snapshot(self, snap: Snapshot) -> None:
+        """Show the latest state of this array."""
+        history: History = self.app.dashboard.history
+        array = next((a for a in snap.arrays if a.name == self.array_name), None)
+        title = self.query_one("#detail-title", Static)
+        if array is None:
+            title.update(content(f" {self.array_name}: gone (the array is no longer listed by the kernel)"))
+            return
+        badge, _ = state_badge(array)
+        title.update(content(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}"))
+        self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit))
+        self._draw_plot(history.sync(array.name), history.events_of(array.name))
+        self.query_one("#detail-smart", TextTable).set_rows(smart_rows(array, snap), "no SMART readings (yet) for this array's disks")
+        threads = [
+            Row(str(t.pid), (t.thread, str(t.pid), num(t.cpu_pct)), (None, "dim", None))
+            for t in snap.md_threads
+            if t.array == array.name
+        ]
+        self.query_one("#thread-table", TextTable).set_rows(threads, "no md kernel threads visible in /proc")
+        events = [
+            Row(f"{i}", (time.strftime("%H:%M:%S", time.localtime(e.time)), e.event, e.member or ""), ("dim", None, None))
+            for i, e in enumerate(history.events_of(array.name))
+        ]
+        self.query_one("#detail-events", TextTable).set_rows(events, "no events for this array yet")
+
+    def _draw_plot(self, points: list[SyncPoint], events: list[MdEvent]) -> None:
+        plot = self.query_one("#sync-plot", Static)
+        theme = self.app.current_theme
+        speed_rgb = Color.parse(theme.primary).rgb
+        progress_rgb = Color.parse(theme.accent or theme.secondary or theme.primary).rgb
+        marker_rgb = Color.parse(theme.error or "red").rgb
+        width, height = plot.size
+        plot.update(sync_plot(points, width or 60, height or 10, speed_rgb, progress_rgb, events, marker_rgb))
+
+
+def _smart_panel() -> Panel:
+    table = TextTable([Column("member", "Member", 10, "left"), Column("disk", "Disk", 9, "left"),
+                       Column("health", "Health", 9, "left"), Column("why", "Why · key numbers", 60, "left")], id="detail-smart")
+    panel = Panel(table, id="detail-smart-panel")
+    panel.border_title = "SMART of the members' disks"
+    return panel
+
+
+def smart_rows(array: MdArray, snap: Snapshot) -> list[Row]:
+    """Each member's disk: verdict, reasons and the key numbers."""
+    members = [(m.name, snap.smart_disk_of.get(m.name, ())) for m in array.members]
+    return [Row(f"{member}/{disk}", (member, disk, verdict, why), (None, "dim", tone, tone if tone in ("warn", "crit") else None))
+            for member, disk, verdict, why, tone in member_health_rows(members, snap.smart)]

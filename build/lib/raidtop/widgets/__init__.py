@@ -1,0 +1,1 @@
+"""Widgets: one per module, CSS inside, no I/O."""

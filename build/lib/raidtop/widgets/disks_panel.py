@@ -1,0 +1,237 @@
+"""The Disks panel: iostat -x per device, sortable, filterable, with sparklines."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from operator import attrgetter
+from typing import Sequence
+
+from textual.app import ComposeResult
+
+from raidtop.format import DASH, num, sparkline
+from raidtop.ring_buffers import History
+from raidtop.model import DiskIO, Snapshot
+from raidtop.model_smart import SmartHealth
+from raidtop.smartview import HEALTH_WIDTH, health_cell, health_of
+from raidtop.widgets.panel import Panel
+from raidtop.widgets.text_table import Column, Row, TextTable
+
+SPARK_WIDTH = 12
+# Ordered by how much they tell a storage admin, so a narrow terminal keeps the
+# important ones on screen; the labels are iostat's own.
+DISK_COLUMNS = [
+    Column("name", "Device", 12, "left"),
+    Column("spark", "r+w kB/s", SPARK_WIDTH + 1, "left"),
+    Column("health", "Health", HEALTH_WIDTH, "left"),
+    Column("r_s", "r/s", 9),
+    Column("w_s", "w/s", 9),
+    Column("rkb_s", "rkB/s", 10),
+    Column("wkb_s", "wkB/s", 10),
+    Column("r_await_ms", "r_await", 8),
+    Column("w_await_ms", "w_await", 8),
+    Column("aqu_sz", "aqu-sz", 7),
+    Column("util_pct", "%util", 7),
+    Column("rrqm_s", "rrqm/s", 8),
+    Column("wrqm_s", "wrqm/s", 8),
+    Column("rrqm_pct", "%rrqm", 7),
+    Column("wrqm_pct", "%wrqm", 7),
+    Column("rareq_sz_kb", "rareq-sz", 9),
+    Column("wareq_sz_kb", "wareq-sz", 9),
+    Column("d_s", "d/s", 8),
+    Column("f_s", "f/s", 8),
+]
+SORTABLE = tuple(c.key for c in DISK_COLUMNS if c.key not in ("spark", "health"))
+# Devices that exist on every machine but mean nothing until used.
+_QUIET_KINDS = {"loop", "ram", "zram"}
+
+
+@dataclass(frozen=True, slots=True)
+class DiskView:
+    """How the Disks panel is sorted and filtered."""
+
+    sort_key: str = "name"
+    reverse: bool = False
+    filter: str = ""
+    show_all: bool = False
+
+
+def visible_disks(disks: tuple[DiskIO, ...], view: DiskView) -> tuple[list[DiskIO], int]:
+    """The rows to show under ``view``, sorted, and how many were hidden."""
+    return DiskOrder()(disks, view)
+
+
+# What decides whether a device is shown: filtering again is needed only when one changes.
+_SHOWN_BY = attrgetter("name", "kind", "ever_used", "model", "serial", "by_id")
+
+
+class DiskOrder:
+    """:func:`visible_disks` that remembers: filters and sorts by name only when that can change.
+
+    The set of shown devices depends on names, kinds, use and identity, which
+    stay put while devices neither come nor go: the filtered positions are
+    kept until one of those (or the view) changes. A sort by a rate column
+    must run every tick, so it sorts by the numbers alone; the natural name
+    key is only needed for devices without a value, and is cached per name.
+    """
+
+    def __init__(self) -> None:
+        self._basis: tuple | None = None
+        self._kept: list[int] = []  # positions of the shown devices, in diskstats order
+        self._by_name: tuple[list[int], list[int]] = ([], [])  # ... by name, then by name reversed
+        self._hidden = 0
+
+    def __call__(self, disks: tuple[DiskIO, ...], view: DiskView) -> tuple[list[DiskIO], int]:
+        """The shown devices, in order, and how many were hidden."""
+        basis = (view.filter, view.show_all, list(map(_SHOWN_BY, disks)))
+        if basis != self._basis:
+            kept = [i for i, disk in enumerate(disks) if _shows(disk, view)]
+            names = {i: _natural(disks[i].name) for i in kept}
+            self._by_name = (sorted(kept, key=names.__getitem__), sorted(kept, key=names.__getitem__, reverse=True))
+            self._basis, self._kept, self._hidden = basis, kept, len(disks) - len(kept)
+        key = view.sort_key
+        if key == "name":
+            return [disks[i] for i in self._by_name[view.reverse]], self._hidden
+        value = attrgetter(key)
+        ordered = [disks[i] for i in self._kept]
+        # Unknown values sort last whatever the direction; a stable sort keeps
+        # the kernel's order among equal values, as it always did.
+        known = [d for d in ordered if value(d) is not None]
+        unknown = [d for d in ordered if value(d) is None]
+        known.sort(key=value, reverse=not view.reverse)
+        unknown.sort(key=_name_key)
+        return known + unknown, self._hidden
+
+
+def _shows(disk: DiskIO, view: DiskView) -> bool:
+    if not view.show_all and (disk.is_partition or (disk.kind in _QUIET_KINDS and not disk.ever_used)):
+        return False
+    needle = view.filter.lower()
+    return not needle or any(needle in (v or "").lower() for v in (disk.name, disk.model, disk.serial, disk.by_id))
+
+
+def disk_row(disk: DiskIO, history: Sequence[float], health: SmartHealth | None = None) -> Row:
+    """One device as table cells and tones (the one place a disk row is made).
+
+    ``health`` is the SMART reading that speaks for it (its whole disk's).
+    """
+    verdict, verdict_tone = health_cell(health)
+    cells = [disk.name, sparkline(history, SPARK_WIDTH), verdict]
+    tones: list[str | None] = [None, "spark", verdict_tone]
+    for column in DISK_COLUMNS[3:]:
+        value = getattr(disk, column.key)
+        cells.append(num(value))
+        tones.append(_tone(column.key, value))
+    if disk.kind == "partition":
+        cells[0] = " " + disk.name
+    return Row(disk.name, tuple(cells), tuple(tones))
+
+
+def _tone(key: str, value: float | None) -> str | None:
+    if value is None or value == 0:
+        return "dim"
+    if key == "util_pct":
+        return "crit" if value >= 90 else "warn" if value >= 60 else None
+    if key in ("r_await_ms", "w_await_ms"):
+        return "crit" if value >= 500 else "warn" if value >= 50 else None
+    return None
+
+
+@lru_cache(maxsize=16384)
+def _natural(name: str) -> tuple:
+    """sda2 before sda10: digits compare as numbers (cached: names repeat every tick)."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+
+
+def _name_key(disk: DiskIO) -> tuple:
+    return _natural(disk.name)
+
+
+class DisksPanel(Panel):
+    """``iostat -x`` for every device, one row each."""
+
+    sort_columns = SORTABLE
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Disks"
+        self.view = DiskView()
+        self._snapshot: Snapshot | None = None
+        self._history: History | None = None
+        self._order = DiskOrder()
+        self._shown: list[DiskIO] = []
+        # name -> (the DiskIO and sparkline values a row was made from, the row):
+        # the sampler hands back the same DiskIO while a device is idle.
+        self._made: dict[str, tuple[DiskIO, tuple[float, ...], SmartHealth | None, Row]] = {}
+
+    def compose(self) -> ComposeResult:
+        table = TextTable(DISK_COLUMNS, id="disk-table")
+        table.placeholder = "waiting for the first sample…"
+        yield table
+
+    def show(self, snap: Snapshot, history: History) -> None:
+        """Render ``snap``; called by the screen inside a batch update."""
+        self._snapshot, self._history = snap, history
+        self._refresh_rows()
+
+    def set_view(self, view: DiskView) -> None:
+        """Change sorting, filter or the show-all toggle and repaint."""
+        resorted = (view.sort_key, view.reverse) != (self.view.sort_key, self.view.reverse)
+        self.view = view
+        # A new sort shows its top rows; otherwise the cursor keeps its device.
+        self._refresh_rows(follow_cursor=not resorted)
+        if resorted:
+            self.query_one(TextTable).action_cursor_to(0)
+
+    def sort_by(self, key: str | None = None, reverse: bool | None = None) -> None:
+        if key is None:
+            index = SORTABLE.index(self.view.sort_key) if self.view.sort_key in SORTABLE else -1
+            key = SORTABLE[(index + 1) % len(SORTABLE)]
+        if key not in SORTABLE:
+            return
+        self.set_view(replace(self.view, sort_key=key, reverse=self.view.reverse if reverse is None else reverse))
+
+    def _refresh_rows(self, follow_cursor: bool = True) -> None:
+        table = self.query_one(TextTable)
+        table.set_sort_marker(self.view.sort_key, self.view.reverse)
+        snap, history = self._snapshot, self._history
+        if snap is None or history is None:
+            return
+        disks, hidden = self._order(snap.disks, self.view)
+        self._shown = disks
+        if len(self._made) > 2 * len(snap.disks) + 64:
+            self._made.clear()  # devices came and went: forget their rows
+        keys = [d.name for d in disks]
+        if not snap.disks:
+            placeholder = "no block devices could be read (see notes)"
+        elif not keys:
+            placeholder = f"no device matches filter {self.view.filter!r}" if self.view.filter else "all devices hidden (a: show all)"
+        else:
+            placeholder = ""
+        # Rows are made by _row_at, and only for the lines on screen.
+        table.set_row_source(keys, self._row_at, placeholder, follow_cursor=follow_cursor)
+        parts = [f"{len(keys)} shown"]
+        if hidden:
+            parts.append(f"{hidden} hidden (a: all)" if not self.view.show_all or self.view.filter else f"{hidden} hidden")
+        if self.view.filter:
+            parts.append(f"filter {self.view.filter!r}")
+        if snap.since_boot:
+            parts.append("since boot")
+        self.set_subtitle(" · ".join(parts))
+
+    def _row_at(self, index: int) -> Row:
+        """The table's row ``index``, made again only when its device or sparkline changed."""
+        disk = self._shown[index]
+        recent = self._history.recent(disk.name, SPARK_WIDTH) if self._history else ()
+        snap = self._snapshot
+        health = health_of(disk.name, snap.smart, snap.smart_disk_of) if snap is not None and snap.smart else None
+        made = self._made.get(disk.name)
+        if made is not None and made[0] is disk and made[1] == recent and made[2] is health:
+            return made[3]
+        row = disk_row(disk, recent, health)
+        self._made[disk.name] = (disk, recent, health, row)
+        return row
+
+
+__all__ = ["DiskOrder", "DisksPanel", "DiskView", "disk_row", "visible_disks", "DASH"]

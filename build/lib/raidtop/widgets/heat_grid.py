@@ -1,0 +1,59 @@
+"""A compact heat row per CPU, for machines with more CPUs than lines."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from raidtop.format import level_bar
+from raidtop.model import CpuUsage
+
+CELL = 6  # "123▆ " plus a space: CPU number, busy bar
+
+
+class HeatGrid(Widget):
+    """One cell per CPU: its number and a bar whose height and tone show %busy."""
+
+    COMPONENT_CLASSES = {"heat-grid--low", "heat-grid--mid", "heat-grid--high", "heat-grid--label"}
+    DEFAULT_CSS = """
+    HeatGrid { height: auto; background: $surface; }
+    HeatGrid > .heat-grid--label { color: $text-muted; }
+    HeatGrid > .heat-grid--low { color: $text-success; }
+    HeatGrid > .heat-grid--mid { color: $text-warning; }
+    HeatGrid > .heat-grid--high { color: $text-error; }
+    """
+
+    cells: reactive[tuple[tuple[str, str, str], ...]] = reactive((), layout=True)
+    """(label, bar, tone) per CPU: equal cells from one tick to the next repaint nothing."""
+
+    def show_cpus(self, cpus: tuple[CpuUsage, ...]) -> None:
+        """Draw the per-CPU rows (the summary row excluded)."""
+        self.cells = tuple(_cell(cpu) for cpu in cpus)
+
+    def render(self) -> Text:
+        per_line = max(1, self.size.width // CELL)
+        label = self.get_component_rich_style("heat-grid--label")
+        tones = {
+            "low": self.get_component_rich_style("heat-grid--low"),
+            "mid": self.get_component_rich_style("heat-grid--mid"),
+            "high": self.get_component_rich_style("heat-grid--high"),
+        }
+        text = Text(no_wrap=True, overflow="crop")
+        for i, (name, bar, tone) in enumerate(self.cells):
+            if i and i % per_line == 0:
+                text.append("\n")
+            text.append(name, label)
+            text.append(bar, tones[tone])
+            text.append(" ")
+        return text
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        per_line = max(1, width // CELL)
+        return max(1, -(-len(self.cells) // per_line))
+
+
+def _cell(cpu: CpuUsage) -> tuple[str, str, str]:
+    busy = cpu.busy
+    tone = "low" if busy is None or busy < 50 else "mid" if busy < 85 else "high"
+    return f"{cpu.cpu:>3}", level_bar(busy) * 2, tone

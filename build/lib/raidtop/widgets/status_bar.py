@@ -1,0 +1,63 @@
+"""The one-line header: host, source, interval, sample time, paused."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from raidtop.untrusted import plain
+
+
+class StatusBar(Widget):
+    """What raidtop is looking at and how often, in one line."""
+
+    COMPONENT_CLASSES = {"status-bar--title", "status-bar--alert", "status-bar--muted"}
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $foreground; }
+    StatusBar > .status-bar--title { color: $text-primary; text-style: bold; }
+    StatusBar > .status-bar--alert { color: $text-error; text-style: bold reverse; }
+    StatusBar > .status-bar--muted { color: $text-muted; }
+    """
+
+    host: reactive[str] = reactive("")
+    """The host name (or the --root directory)."""
+    interval: reactive[float] = reactive(1.0)
+    """Seconds between samples."""
+    sample_time: reactive[str] = reactive("")
+    """Clock time of the sample on screen."""
+    paused: reactive[bool] = reactive(False)
+    """True while sampling is paused."""
+    load: reactive[str] = reactive("")
+    """The 1, 5 and 15 minute load averages, formatted."""
+    badge: reactive[str] = reactive("")
+    """An extra label (e.g. DEMO, REPLAY) shown in alert colours."""
+
+    def render(self) -> Text:
+        title = self.get_component_rich_style("status-bar--title")
+        muted = self.get_component_rich_style("status-bar--muted")
+        alert = self.get_component_rich_style("status-bar--alert")
+        # (text, style, rank): the highest rank goes first when the line is too long.
+        # The clock, PAUSED/REC and DEMO (rank 0) stay at any width: they say
+        # whether what is on screen is live, current and real.
+        parts: list[tuple[str, object, int]] = [(" raidtop ", title, 2)]
+        if self.badge:
+            parts += [(f" {plain(self.badge)} ", alert, 0), (" ", None, 0)]
+        # The host comes from a recording's header when replaying: anyone's text.
+        parts.append((plain(self.host) + " ", None, 5))
+        parts.append((f"  every {self.interval:g}s", muted, 3))
+        if self.sample_time:
+            parts.append((f"  {self.sample_time}", muted, 0))
+        if self.load:
+            parts.append((f"  load {self.load}", muted, 4))
+        if self.paused:
+            parts += [("  ", None, 0), (" PAUSED ", alert, 0)]
+        width = self.size.width
+        for rank in (5, 4, 3, 2):
+            if sum(len(t) for t, _s, _r in parts) <= width:
+                break
+            parts = [p for p in parts if p[2] != rank]
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for part, style, _rank in parts:
+            text.append(part, style or "")
+        return text

@@ -1,0 +1,399 @@
+"""A light, fixed-header table that repaints only the rows whose text changed.
+
+Textual's DataTable re-renders whole rows and caches per cell; updating a
+20×12 table every second already costs more CPU than glances. This widget
+keeps one rendered line per row and repaints only lines whose content
+changed; with a row source it makes rows only for the lines on screen.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from raidtop.untrusted import plain
+from raidtop.widgets.table_cells import Column, Row, fit_cell, text_only_style
+
+__all__ = ["Column", "Row", "TextTable"]
+_TONES = ("dim", "good", "warn", "crit", "accent", "spark")
+
+
+class TextTable(ScrollView, can_focus=True):
+    """A scrollable table with a fixed header, a cursor row and partial repaints."""
+
+    COMPONENT_CLASSES = {
+        "text-table--header",
+        "text-table--sorted",
+        "text-table--cursor",
+        *(f"text-table--{tone}" for tone in _TONES),
+    }
+
+    DEFAULT_CSS = """
+    TextTable {
+        background: $surface;
+        color: $foreground;
+        scrollbar-size: 1 1;
+        height: 1fr;
+    }
+    TextTable > .text-table--header { color: $text-primary; text-style: bold; background: $panel; }
+    TextTable > .text-table--sorted { color: $text-accent; text-style: bold underline; background: $panel; }
+    TextTable > .text-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+    TextTable > .text-table--dim { color: $text-muted; }
+    TextTable > .text-table--good { color: $text-success; }
+    TextTable > .text-table--warn { color: $text-warning; }
+    TextTable > .text-table--crit { color: $text-error; text-style: bold; }
+    TextTable > .text-table--accent { color: $text-accent; }
+    TextTable > .text-table--spark { color: $secondary; }
+    """
+
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False, id="table-cursor-up"),
+        Binding("down", "cursor(1)", "Down", show=False, id="table-cursor-down"),
+        Binding("pageup", "cursor_page(-1)", "Page up", show=False, id="table-page-up"),
+        Binding("pagedown", "cursor_page(1)", "Page down", show=False, id="table-page-down"),
+        Binding("home", "cursor_to(0)", "First row", show=False, id="table-first-row"),
+        Binding("end", "cursor_to(-1)", "Last row", show=False, id="table-last-row"),
+    ]
+
+    cursor_row: reactive[int] = reactive(0, repaint=False)
+    """Index of the highlighted row."""
+
+    class HeaderClicked(Message):
+        """The user clicked a column header: the owner may sort by it."""
+
+        def __init__(self, table: "TextTable", column: str) -> None:
+            super().__init__()
+            self.table = table
+            self.column = column
+
+        @property
+        def control(self) -> "TextTable":
+            return self.table
+
+    class RowSelected(Message):
+        """Enter (or a click) on a row."""
+
+        def __init__(self, table: "TextTable", key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> "TextTable":
+            return self.table
+
+    def __init__(
+        self,
+        columns: list[Column],
+        *,
+        show_header: bool = True,
+        show_cursor: bool = True,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._columns = list(columns)
+        self._rows: list[Row] = []
+        # The lazy path (set_row_source): keys in display order, and a function
+        # that makes the row at an index, called only for lines on screen.
+        self._keys: Sequence[str] | None = None
+        self._row_at: Callable[[int], Row] | None = None
+        self._fetched: dict[int, Row] = {}
+        self._sorted_key: str | None = None
+        self._sort_reverse = False
+        self._strips: dict[int, tuple[object, Strip]] = {}
+        self._header: Strip | None = None
+        self._line_style_cache: tuple | None = None
+        self._total_width = self._width_of(self._columns)
+        self.show_header = show_header
+        self.show_cursor = show_cursor
+        self.placeholder = ""
+        """Text shown when there are no rows (a reason, not silence)."""
+
+    # -------------------------------------------------------------- data in
+
+    @property
+    def rows(self) -> list[Row]:
+        """The rows as last set (with a row source, every row made now: for inspection, not per tick)."""
+        if self._row_at is not None:
+            return [self._row(index) for index in range(self._count)]
+        return self._rows
+
+    @property
+    def row_count(self) -> int:
+        """How many rows the table holds."""
+        return len(self._keys) if self._keys is not None else len(self._rows)
+
+    _count = row_count
+
+    def _row(self, index: int) -> Row:
+        """The row at ``index``; from a row source, made once per update and only when asked."""
+        if self._row_at is None:
+            return self._rows[index]
+        row = self._fetched.get(index)
+        if row is None:
+            row = self._fetched[index] = self._row_at(index)
+        return row
+
+    @property
+    def columns(self) -> list[Column]:
+        """The columns in display order."""
+        return self._columns
+
+    def set_columns(self, columns: list[Column]) -> None:
+        """Replace the columns (and repaint everything)."""
+        self._columns = list(columns)
+        self._total_width = self._width_of(self._columns)
+        self._invalidate_all()
+
+    def set_sort_marker(self, key: str | None, reverse: bool) -> None:
+        """Underline the header of the column rows are sorted by."""
+        if (key, reverse) != (self._sorted_key, self._sort_reverse):
+            self._sorted_key, self._sort_reverse = key, reverse
+            self._header = None
+            self.refresh_lines(self.scroll_offset.y, 1)
+
+    def set_rows(self, rows: list[Row], placeholder: str = "") -> None:
+        """Show ``rows``, repainting only lines whose content changed."""
+        if self._row_at is not None:
+            # Leaving the lazy path: compare against the rows it showed.
+            self._keys, self._row_at, self._fetched = None, None, {}
+            self._rows = []
+        old = self._rows
+        self._rows = rows
+        placeholder_changed = placeholder != self.placeholder
+        self.placeholder = placeholder
+        height = max(1, len(rows)) + self._top
+        if self.virtual_size.height != height or self.virtual_size.width != self._total_width:
+            self.virtual_size = Size(self._total_width, height)
+        if len(old) != len(rows) or placeholder_changed:
+            self._invalidate_all()
+            self._clamp_cursor()
+            return
+        for index, (before, after) in enumerate(zip(old, rows)):
+            if before != after:
+                self._strips.pop(index, None)
+                # The header occupies line 0; off-screen regions are clipped.
+                self.refresh_lines(index + self._top, 1)
+        self._clamp_cursor()
+
+    def set_row_source(
+        self, keys: Sequence[str], row_at: Callable[[int], Row], placeholder: str = "", *, follow_cursor: bool = True
+    ) -> None:
+        """Show ``len(keys)`` rows made by ``row_at(index)``, only for the lines on screen.
+
+        Rows off screen are never made, styled or measured; lines on screen
+        repaint only when their row changed. The cursor stays on its key
+        (with ``follow_cursor``) or on its line.
+        """
+        cursor_key = self.cursor_key if follow_cursor else None
+        old_count, old_fetched = self._count, self._fetched
+        was_lazy = self._row_at is not None
+        self._keys, self._row_at, self._fetched, self._rows = keys, row_at, {}, []
+        placeholder_changed = placeholder != self.placeholder
+        self.placeholder = placeholder
+        height = max(1, len(keys)) + self._top
+        if self.virtual_size.height != height or self.virtual_size.width != self._total_width:
+            self.virtual_size = Size(self._total_width, height)
+        if cursor_key is not None and (self.cursor_row >= len(keys) or keys[self.cursor_row] != cursor_key):
+            try:
+                self.cursor_row = keys.index(cursor_key)
+            except ValueError:
+                pass
+        self._clamp_cursor()
+        if not was_lazy or old_count != len(keys) or placeholder_changed:
+            self._invalidate_all()
+            return
+        first, last = self._visible_rows()
+        # Cached lines off screen are stale by now; the compositor asks for them again on scroll.
+        self._strips = {index: strip for index, strip in self._strips.items() if first <= index < last}
+        for index in range(first, min(last, len(keys))):
+            if old_fetched.get(index) != self._row(index):
+                self._strips.pop(index, None)
+                self.refresh_lines(index + self._top, 1)
+
+    def _visible_rows(self) -> tuple[int, int]:
+        """Indices of the first row on screen and one past the last."""
+        first = self.scroll_offset.y
+        return first, first + max(0, self.size.height - self._top)
+
+    @property
+    def cursor_key(self) -> str | None:
+        """The key of the highlighted row, if any."""
+        if 0 <= self.cursor_row < self._count:
+            return self._keys[self.cursor_row] if self._keys is not None else self._rows[self.cursor_row].key
+        return None
+
+    def move_cursor_to_key(self, key: str) -> None:
+        """Highlight the row with ``key`` if present."""
+        keys = self._keys if self._keys is not None else [row.key for row in self._rows]
+        if key in keys:
+            self.cursor_row = keys.index(key)
+
+    # -------------------------------------------------------------- rendering
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.size.width
+        top = self._top
+        if top and y == 0:
+            return self._header_strip().crop(scroll_x, scroll_x + width)
+        index = scroll_y + y - top
+        count = self._count
+        if not count:
+            if index == 0 and self.placeholder:
+                style = self.get_component_rich_style("text-table--dim")
+                return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
+            return Strip.blank(width, self._line_styles()[0][0])
+        if index >= count:
+            return Strip.blank(width, self._line_styles()[0][0])
+        return self._row_strip(index).crop(scroll_x, scroll_x + width)
+
+    def _header_strip(self) -> Strip:
+        if self._header is None:
+            normal = self.get_component_rich_style("text-table--header")
+            sorted_style = self.get_component_rich_style("text-table--sorted")
+            segments = []
+            for column in self._columns:
+                label = column.label
+                style = normal
+                if column.key == self._sorted_key:
+                    label = label + ("▲" if self._sort_reverse else "▼")
+                    style = sorted_style
+                segments.append(Segment(fit_cell(label, column.width, column.align), style))
+            segments.append(Segment(" " * max(0, self.size.width - self._total_width), normal))
+            # One segment per run of equally styled cells: fewer escape codes to the terminal.
+            self._header = Strip(segments).simplify()
+        return self._header
+
+    def _row_strip(self, index: int) -> Strip:
+        row = self._row(index)
+        # One cursor on screen: only the focused table draws its highlighted row.
+        is_cursor = self.show_cursor and index == self.cursor_row and self.has_focus
+        cache_key = (row, is_cursor, self.has_focus, self.size.width)
+        cached = self._strips.get(index)
+        if cached is not None and cached[0] == cache_key:
+            return cached[1]
+        base, toned = self._line_styles()[is_cursor]
+        segments = []
+        styles = row.styles
+        for i, column in enumerate(self._columns):
+            text = row.cells[i] if i < len(row.cells) else ""
+            tone = styles[i] if i < len(styles) else None
+            style = toned[tone] if tone else base
+            segments.append(Segment(fit_cell(text, column.width, column.align), style))
+        pad = max(0, self.size.width - self._total_width)
+        if pad:
+            segments.append(Segment(" " * pad, base))
+        strip = Strip(segments).simplify()
+        self._strips[index] = (cache_key, strip)
+        return strip
+
+    def _line_styles(self) -> tuple[tuple[Style, dict[str, Style]], tuple[Style, dict[str, Style]]]:
+        """(normal, cursor) line styles, each with its tones, computed once per style change.
+
+        Resolving ``rich_style`` walks the ancestors and each component style
+        is a CSS lookup: doing that per repainted line was most of the cost.
+        """
+        if self._line_style_cache is None:
+            normal = self.rich_style
+            cursor = normal + self.get_component_rich_style("text-table--cursor")
+            tones = {tone: text_only_style(self.get_component_rich_style(f"text-table--{tone}")) for tone in _TONES}
+            self._line_style_cache = tuple(
+                (base, {tone: base + style for tone, style in tones.items()}) for base in (normal, cursor)
+            )
+        return self._line_style_cache
+
+    # -------------------------------------------------------------- behaviour
+
+    def watch_cursor_row(self, old: int, new: int) -> None:
+        for index in (old, new):
+            self._strips.pop(index, None)
+            self.refresh_lines(index + self._top, 1)
+        self._scroll_cursor_into_view()
+
+    def _scroll_cursor_into_view(self) -> None:
+        line = self.cursor_row + self._top
+        top = self.scroll_offset.y
+        visible = max(1, self.size.height - self._top)
+        if line - 1 < top:
+            self.scroll_to(y=line - 1, animate=False)
+        elif line > top + visible:
+            self.scroll_to(y=line - visible, animate=False)
+
+    def _clamp_cursor(self) -> None:
+        if self._count and self.cursor_row >= self._count:
+            self.cursor_row = self._count - 1
+
+    def action_cursor(self, step: int) -> None:
+        """Move the cursor ``step`` rows."""
+        if self._count:
+            self.cursor_row = max(0, min(self._count - 1, self.cursor_row + step))
+
+    def action_cursor_page(self, direction: int) -> None:
+        """Move the cursor a page up or down."""
+        self.action_cursor(direction * max(1, self.size.height - 2))
+
+    def action_cursor_to(self, index: int) -> None:
+        """Jump to the first (0) or last (-1) row."""
+        if self._count:
+            self.cursor_row = index if index >= 0 else self._count - 1
+
+    def key_enter(self) -> None:
+        key = self.cursor_key
+        if key is not None:
+            self.post_message(self.RowSelected(self, key))
+
+    @property
+    def _top(self) -> int:
+        """Lines above the first row: 1 with a header, else 0."""
+        return 1 if self.show_header else 0
+
+    def on_click(self, event: events.Click) -> None:
+        if self._top and event.y == 0:
+            x = event.x + self.scroll_offset.x
+            for column in self._columns:
+                if x < column.width:
+                    self.post_message(self.HeaderClicked(self, column.key))
+                    return
+                x -= column.width
+            return
+        index = self.scroll_offset.y + event.y - self._top
+        if 0 <= index < self._count:
+            if index == self.cursor_row:
+                self.post_message(self.RowSelected(self, self._row(index).key))
+            self.cursor_row = index
+
+    def on_focus(self) -> None:
+        self._invalidate_all()
+
+    def on_blur(self) -> None:
+        self._invalidate_all()
+
+    def on_resize(self) -> None:
+        self._invalidate_all()
+
+    def notify_style_update(self) -> None:
+        # A theme change alters every component style: drop every cached line.
+        super().notify_style_update()
+        self._invalidate_all()
+
+    def _invalidate_all(self) -> None:
+        self._line_style_cache = None
+        self._strips.clear()
+        self._header = None
+        self.refresh()
+
+    @staticmethod
+    def _width_of(columns: list[Column]) -> int:
+        return sum(c.width for c in columns)

@@ -8,6 +8,7 @@ Nothing here runs mdadm or losetup: a recording runner stands in.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 from pathlib import Path
@@ -61,6 +62,10 @@ def degraded_lab(tmp_path: Path):
     """The captured lab: its root, registry and action log, copied so tests may change them."""
     root = tmp_path / "root"
     shutil.copytree(FIXTURE / "root", root, symlinks=True)
+    # The folder's name is fixed (the snapshot shows it): a second suite running
+    # at the same time waits here instead of rewriting this one's registry.
+    guard = open(f"{SNAPSHOT_LAB}.lock", "a")
+    fcntl.flock(guard, fcntl.LOCK_EX)
     shutil.rmtree(SNAPSHOT_LAB, ignore_errors=True)
     shutil.copytree(FIXTURE / "lab", SNAPSHOT_LAB / "lab")
     shutil.copy(FIXTURE / "actions.log", tmp_path / "actions.log")
@@ -71,6 +76,7 @@ def degraded_lab(tmp_path: Path):
         yield lab
     finally:
         shutil.rmtree(SNAPSHOT_LAB, ignore_errors=True)
+        guard.close()  # releases the lock
 
 
 def with_image_files(lab: Lab) -> None:

@@ -1,1 +1,0 @@
-"""Screens: the dashboard, help and dialogs."""

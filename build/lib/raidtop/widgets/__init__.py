@@ -1,1 +1,0 @@
-"""Widgets: one per module, CSS inside, no I/O."""

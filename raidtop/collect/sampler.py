@@ -28,9 +28,9 @@ from raidtop.collect.memory import (
     parse_uptime,
     parse_vmstat,
 )
+from raidtop.collect.smart_link import SmartLink
 from raidtop.collect.smart_poller import SmartPoller
 from raidtop.collect.source import Root, SourceError, as_root
-from raidtop.collect.whole_disk import whole_disks
 from raidtop.model import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
 
 _PSI_RESOURCES = ("io", "memory", "cpu")
@@ -53,12 +53,7 @@ class Sampler:
         until their turn. ``None``: all at once.
         """
         self.root = as_root(root)
-        self.smart = smart
-        """The SMART poller whose latest results each snapshot carries (None: SMART off)."""
-        # device name -> ((major, minor), the whole disks under it); see _tell_smart
-        self._whole: dict[str, tuple[tuple[int, int], tuple[str, ...]]] = {}
-        self._disk_of: dict[str, tuple[str, ...]] = {}
-        self._member_roles: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._smart = SmartLink(smart)
         self._clock = clock
         self._diskstats = DiskstatsParser()
         self._identify_per_sample = identify_per_sample
@@ -76,6 +71,11 @@ class Sampler:
         self._sensors = SensorReader()
         self.health = HealthTracker()
         """SmartWarning events and rebuild risks from the snapshot's SMART readings."""
+
+    @property
+    def smart(self) -> SmartPoller | None:
+        """The SMART poller whose latest results each snapshot carries (None: SMART off)."""
+        return self._smart.poller
 
     # -------------------------------------------------------------- reading
 
@@ -191,9 +191,7 @@ class Sampler:
             since_boot=since_boot,
         )
         arrays, events, alerts, md_threads = self._md.advance(prev, raw, interval)
-        smart = self.root.smart_answers(self.smart.results() if self.smart is not None else {})
-        if self.smart is not None or smart:
-            self._tell_smart(raw, arrays, notes)
+        smart, disk_of = self._smart.readings(self.root, raw, arrays, self._diskstats.same_devices, notes)
         snapshot = Snapshot(
             raw=raw,
             raw_previous=prev,
@@ -211,48 +209,11 @@ class Sampler:
             degraded_alerts=alerts,
             md_threads=md_threads,
             smart=smart,
-            smart_disk_of=self._smart_disk_of(),
+            smart_disk_of=disk_of,
             notes=tuple(notes),
         )
         # Beside the md events: SmartWarning and the rebuild risk need this sample's arrays and SMART readings.
         return self.health.apply(snapshot)
-
-    def _smart_disk_of(self) -> dict[str, tuple[str, ...]]:
-        known = self.root.smart_disk_of()
-        return self._disk_of if known is None else known
-
-    def _tell_smart(self, raw: RawSample, arrays, notes: list[str]) -> None:
-        """Tell the SMART poller which disks exist and which to ask now; never waits for it.
-
-        Whole disks are found by a sysfs walk once per device appearance (keyed
-        by device number, like identities); the steady state compares the
-        device list and the members' roles and does nothing else.
-        """
-        smart = self.smart
-        parser = self._diskstats
-        # The steady state: the parser says the device list is the one it had last time.
-        changed = not (parser.same_devices and self._whole and len(raw.disks) == len(self._whole))
-        if changed:
-            devices = {d.name: (d.major, d.minor) for d in raw.disks}
-            whole = {}
-            for name, number in devices.items():
-                known = self._whole.get(name)
-                whole[name] = known if known is not None and known[0] == number else (number, whole_disks(self.root, name))
-            self._whole = whole
-            self._disk_of = {name: disks for name, (_, disks) in whole.items() if disks}
-        roles = {(a.name, m.name): m.roles for a in arrays for m in a.members}
-        urgent: set[str] = set()
-        if roles != self._member_roles:
-            for key, value in roles.items():
-                if self._member_roles.get(key) != value:
-                    urgent.update(self._disk_of.get(key[1], ()))
-            self._member_roles = roles
-        if smart is None:
-            return  # a replay: the recorded results, no poller to tell
-        if changed or urgent:
-            smart.notice({d for disks in self._disk_of.values() for d in disks}, urgent)
-        if smart.note:
-            notes.append(smart.note)
 
     def _disk_rows(self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]) -> list[DiskIO]:
         """One ``iostat -x`` row per device, in ``raw``'s order."""

@@ -32,9 +32,11 @@ async def test_attaching_a_loop_device_triggers_a_sample(tmp_path: Path):
     app = RaidtopApp(Config(interval=30.0))
     device = None
     async with app.run_test(size=(120, 40)) as pilot:
+        # The watcher starts in a thread after the first frame, beside the first
+        # sample: wait for both (either may come first).
         for _ in range(200):
             await pilot.pause(0.05)
-            if app.dashboard.last_snapshot is not None:
+            if app.dashboard.last_snapshot is not None and app.device_events_note.startswith("watching"):
                 break
         assert app.device_events_note.startswith("watching"), app.device_events_note
         first = app.dashboard.last_snapshot

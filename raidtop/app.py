@@ -127,13 +127,9 @@ class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
             if DEFAULT_THEME in self.available_themes:
                 self.theme = DEFAULT_THEME
 
-    def on_mount(self) -> None:
-        # Every thread (the sampler's, to_thread's, Textual's thread workers) is
-        # a daemon nobody joins: a read stuck in the kernel cannot block `q`.
-        self._threads = DaemonExecutor()
-        asyncio.get_running_loop().set_default_executor(self._threads)
-        # SIGHUP/SIGTERM take q's exit, so screens unmount and cancel fio and lab jobs.
-        self._release_signals = catch_exit_signals(asyncio.get_running_loop(), self.end_on_signal)
+    def get_default_screen(self) -> DashboardScreen:
+        # The dashboard is the bottom of the stack: pushed over Textual's empty
+        # default screen it was styled twice before the first frame.
         root = self.config.root
         # The last two path parts name a fixture or recording without leaking
         # the absolute checkout path (which would make screenshots differ).
@@ -141,7 +137,15 @@ class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
         shown = Path(os.path.abspath(root)).parts[-2:]
         label = socket.gethostname() if str(root) == "/" else "root " + "/".join(shown)
         self.dashboard = DashboardScreen(label, self.interval)
-        self.push_screen(self.dashboard)
+        return self.dashboard
+
+    def on_mount(self) -> None:
+        # Every thread (the sampler's, to_thread's, Textual's thread workers) is
+        # a daemon nobody joins: a read stuck in the kernel cannot block `q`.
+        self._threads = DaemonExecutor()
+        asyncio.get_running_loop().set_default_executor(self._threads)
+        # SIGHUP/SIGTERM take q's exit, so screens unmount and cancel fio and lab jobs.
+        self._release_signals = catch_exit_signals(asyncio.get_running_loop(), self.end_on_signal)
         self.screen_change_signal.subscribe(self, self.notices.screen_changed)
         if self._theme_problems:
             # One pop-up for all of them: two are shown at most, and each line matters.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -47,6 +47,10 @@ LIVE_SYSTEM_ACTIONS = frozenset({"tuning", "bench", "lab"})
 
 class DashboardScreen(Screen[None]):
     """The main screen; it applies each snapshot to every panel in one batch."""
+
+    # Textual would focus the first focusable widget, the hidden panel tabs, and
+    # on_mount then moved focus on: two restyles of both before the first frame.
+    AUTO_FOCUS = "#array-table"
 
     BINDINGS = [
         Binding("tab", "next_panel(1)", "Next panel", id="next-panel", tooltip="Move focus to the next panel (in narrow terminals: show it)", priority=True),
@@ -98,12 +102,15 @@ class DashboardScreen(Screen[None]):
     """
 
     def __init__(self, host_label: str, interval: float = 1.0) -> None:
-        super().__init__()
+        self._active = "arrays"
+        # The active panel's class from the start: added in on_mount it restyled
+        # every panel once more before the first frame (bench/RESULTS.md).
+        super().__init__(classes=f"-show-{self._active}")
         self._host_label = host_label
         self._interval = interval
         self.history = History()
         self.last_snapshot: Snapshot | None = None
-        self._active = "arrays"
+        self._resumed_once = False
 
     def compose(self) -> ComposeResult:
         # Layout classes before the first styling pass: set after mount, each
@@ -130,11 +137,23 @@ class DashboardScreen(Screen[None]):
         yield MemberFlow(self.app.member_actions, id="member-flow")
 
     def on_mount(self) -> None:
-        self.add_class(f"-show-{self._active}")
         self.query_one(ArraysPanel).focus_table()
+        if self.last_snapshot is not None:
+            # One came before the panels existed (a test feeding one at once): show
+            # it once they have their sizes, which decide the columns that fit.
+            self.call_after_refresh(lambda: self._show(self.last_snapshot))
         # Only now can a snapshot be shown, so only now may sampling start; after
         # the first paint, so the sampler and udev thread don't delay it.
         self.app.call_after_refresh(self.app.dashboard_ready)
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Runs before Screen's own handler. The first resume comes straight
+        # after every widget was styled as it mounted; restyling the whole page
+        # again cost a sixth of the first frame. Later resumes (back from a
+        # detail screen, maybe after a theme change) restyle as usual.
+        if not self._resumed_once:
+            self._resumed_once = True
+            event.refresh_styles = False
 
     def on_resize(self) -> None:
         self._layout_classes(self.size.width, self.size.height)
@@ -151,6 +170,10 @@ class DashboardScreen(Screen[None]):
         """Show ``snap`` in every panel (the caller wraps this in batch_update)."""
         self.last_snapshot = snap
         self.history.add(snap)
+        if self.is_mounted:
+            self._show(snap)
+
+    def _show(self, snap: Snapshot) -> None:
         self.query_one(ArraysPanel).show(snap)
         if snap.arrays:
             self.query_one(MemberFlow).survey([a.name for a in snap.arrays])

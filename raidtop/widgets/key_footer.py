@@ -57,7 +57,13 @@ class KeyFooter(Footer):
         if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
             return
         if self._plan() != self._shown:
-            self.call_after_refresh(self.recompose)
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        # Asked again before the first layout ran, when nothing was shown yet:
+        # without this check each ask rebuilt every key (4 times before the first frame).
+        if self.is_attached and self._plan() != self._shown:
+            await self.recompose()
 
     def _plan(self) -> tuple:
         """What the footer would show now: (key, display, description, enabled, tooltip) per key, width."""
@@ -88,15 +94,25 @@ class KeyFooter(Footer):
                 width -= key_width(self.app.get_key_display(palette[1]), palette[1].description) + PALETTE_EXTRA
         for binding, display in fitting(items, width):
             enabled, tooltip = enabled_of[binding.action]
-            yield FooterKey(binding.key, display, binding.description, binding.action,
-                            disabled=not enabled, tooltip=tooltip).data_bind(compact=Footer.compact)
+            yield self._bound_key(binding.key, display, binding.description, binding.action,
+                                  disabled=not enabled, tooltip=tooltip)
         if palette is not None:
             _node, binding, enabled, tooltip = palette
             yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
                             classes="-command-palette", disabled=not enabled,
                             tooltip=binding.tooltip or binding.description)
 
+    def _bound_key(self, *args, **kwargs) -> FooterKey:
+        """A FooterKey that follows this footer's ``compact``, made in that state.
+
+        A FooterKey starts compact and its binding then made it not: two
+        restyles of every key before the first frame.
+        """
+        key = FooterKey(*args, classes="-compact" if self.compact else "", **kwargs)
+        key.set_reactive(FooterKey.compact, self.compact)
+        return key.data_bind(compact=Footer.compact)
+
     def on_resize(self) -> None:
         # Which keys fit depends on the width: lay them out again.
         if self._bindings_ready and self._plan() != self._shown:
-            self.call_after_refresh(self.recompose)
+            self.call_after_refresh(self._recompose_if_changed)

@@ -71,5 +71,7 @@ async def test_demo_refuses_what_md_refuses():
         await _wait(pilot, lambda: md9(app).health == "ok")
         table.move_cursor_to_key(f"md9/{app.demo.sim.members[0].name}")
         await pilot.press("r")  # an in-sync member cannot be removed
+        # mdadm's answer comes back from the member flow's worker thread.
+        await _wait(pilot, lambda: any("busy" in n.message for n in app._notifications))
         assert any("busy" in n.message for n in app._notifications)
         assert md9(app).health == "ok"

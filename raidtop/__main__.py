@@ -63,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if args.web:
         return serve_web(args)
+    from raidtop import startup_gc
+
+    startup_gc.pause()  # resumed by the app once its first frame is drawn
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
     from raidtop.themes import theme_for_terminal

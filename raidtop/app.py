@@ -7,30 +7,28 @@ import os
 import signal
 import socket
 import threading
-import time
 from pathlib import Path
 from typing import Iterable
 
-from textual import on, work
+from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from raidtop import startup_gc
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.smart_poller import START_DELAY_S, poller_for
-from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.config import Config, next_interval
 from raidtop.hangup import catch_exit_signals, detach_from_terminal
 from raidtop.demo_stage import DEMO_ACTIONS, DEMO_BINDINGS, DemoStageKeys
 from raidtop.md_announcements import announcements
-from raidtop.messages import DeviceEvent, SnapshotReady
+from raidtop.messages import SnapshotReady
 from raidtop.model import Snapshot
 from raidtop.recorder import Recorder
 from raidtop.replay_player import ReplayKeys, ReplayPlayer
 from raidtop.screens.dashboard import DashboardScreen
-from raidtop.screens.dialogs import ConfirmDialog
-from raidtop.screens.help import HelpScreen, context_sections
+from raidtop.sampling_loop import SamplingLoop
 from raidtop.themes import DEFAULT_THEME, load_themes
 from raidtop.threads import DaemonExecutor
 from raidtop.untrusted import plain
@@ -38,7 +36,7 @@ from raidtop.widgets.notices import Notice, NoticeDesk, NoticesMixin
 from raidtop.widgets.shown_text import ControlFilter
 
 
-class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
+class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
     """The raidtop dashboard."""
 
     TITLE = "raidtop"
@@ -98,8 +96,6 @@ class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
         self.lab_actions = None
         self._lab_lock = threading.Lock()
         """Made on first use (see member_actions): the lab is not needed for the first frame."""
-        self.device_events_seen = 0
-        self.device_events_note = "device events not watched"
         self._theme_problems: list[str] = []
         self._register_themes()
         self.notices = NoticeDesk(self, self._toast)
@@ -171,7 +167,8 @@ class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
         return None
 
     def dashboard_ready(self) -> None:
-        """Called by the dashboard once its panels exist: start sampling."""
+        """Called by the dashboard after its first frame: collect garbage again, start sampling."""
+        startup_gc.resume()
         if self.demo is not None:
             self.show_demo_stage()
             if self.config.autostart_sampler:
@@ -185,29 +182,6 @@ class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
         if self.config.autostart_sampler:
             self.run_sampler()
             self.run_worker(self._start_in_background, thread=True, group="start-up", exit_on_error=False)
-
-    def _start_in_background(self) -> None:
-        """What the first frame need not wait for (a thread): the uevent watcher.
-
-        Importing the tuning package and pyudev on the event loop held the
-        first frame back by up to 0.3 s on a loaded machine (bench/RESULTS.md).
-        """
-        self._watcher = BlockDeviceWatcher(self.sampler.root, self._device_event_from_thread)
-        reason = self._watcher.start()
-        self.device_events_note = reason or f"watching {self._watcher.source} block device events"
-        # No tuning baseline here: the session records each knob's value the
-        # first time it reads it, which is before raidtop writes it (fio
-        # sweeps and the Tuning screen both write through the session).
-        # Reading every knob at start cost 0.19 CPU s at 500 devices (issue 14).
-
-    def _device_event_from_thread(self, action: str, device: str) -> None:
-        # pyudev calls from its own thread; post_message is the thread-safe way in.
-        self.post_message(DeviceEvent(action, device))
-
-    @on(DeviceEvent)
-    def _device_event(self, message: DeviceEvent) -> None:
-        self.device_events_seen += 1
-        self.sample_now()
 
     # -------------------------------------------------------------- hang-up
 
@@ -240,46 +214,6 @@ class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
             self.sampler.smart.stop()
         self.session_recorder.close()
 
-    # -------------------------------------------------------------- sampling
-
-    @work(exclusive=True, group="sampler", exit_on_error=False)
-    async def run_sampler(self) -> None:
-        """Sample, post, sleep the rest of the interval; never two at once.
-
-        The blocking reads run in a daemon thread; awaiting them inside this
-        one long-lived worker is what keeps collections from overlapping.
-        """
-        while True:
-            started = time.monotonic()
-            if not self.paused:
-                try:
-                    snapshot = await asyncio.get_running_loop().run_in_executor(self._threads, self._sample_once)
-                except Exception as exc:  # a bug in a reader must not stop the dashboard
-                    self.notify(f"sampling failed: {exc!r}", severity="error", timeout=10)
-                else:
-                    self.post_message(SnapshotReady(snapshot))
-            self._wake.clear()
-            remaining = self.interval - (time.monotonic() - started)
-            if remaining > 0:
-                try:
-                    await asyncio.wait_for(self._wake.wait(), timeout=remaining)
-                except asyncio.TimeoutError:
-                    pass
-
-    def _sample_once(self) -> Snapshot:
-        """One sample (in the worker thread), stored too while recording."""
-        if self.demo is not None:
-            if self._demo_reset_asked:
-                # Here, in the sampler's own thread, so no sample sees half a reset; a
-                # fresh Sampler, because the counters start over (not "went backwards").
-                self._demo_reset_asked = False
-                self.demo.reset()
-                self.sampler = Sampler(self.demo.root)
-            self.demo.tick()
-        snapshot = self.sampler.sample()
-        self.session_recorder.add_frame(snapshot)
-        return snapshot
-
     def note_action(self, kind: str, command: str) -> None:
         """Screens that change the system call this so recordings mark the change."""
         self.session_recorder.note_action(kind, command)
@@ -303,10 +237,6 @@ class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
         if action == "toggle_recording":
             return self.player is None and self.demo is None
         return True
-
-    def sample_now(self) -> None:
-        """Cut the current wait short (a device event, an interval change)."""
-        self._wake.set()
 
     @on(SnapshotReady)
     def _show_snapshot(self, message: SnapshotReady) -> None:
@@ -343,6 +273,9 @@ class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
 
     def action_help(self) -> None:
         """Show every key of every context."""
+        # Dialogs and help are imported when first used: not on the first frame's path.
+        from raidtop.screens.help import HelpScreen, context_sections
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(context_sections(list(self.BINDINGS))))
 
@@ -356,6 +289,8 @@ class RaidtopApp(NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
         def answered(yes: bool | None) -> None:
             if yes:
                 self.exit()
+
+        from raidtop.screens.dialogs import ConfirmDialog
 
         self.push_screen(ConfirmDialog("Quit raidtop while this runs?", "\n".join(running),
                                        "fio is stopped (its partial result is kept); an mdadm command already sent finishes in the kernel."),

@@ -21,6 +21,9 @@ if which == "raidtop":
     import raidtop.__main__ as entry
 
     entry.build_parser().parse_args([])
+    from raidtop import startup_gc
+
+    startup_gc.pause()  # as raidtop.__main__ does
     from raidtop.app import RaidtopApp
     from raidtop.config import Config
 

@@ -18,7 +18,6 @@ from textual.widgets import Tab, Tabs
 
 from raidtop.ring_buffers import History
 from raidtop.model import Snapshot
-from raidtop.screens.dialogs import AskDialog, NotesScreen
 from raidtop.screens.member_flow import MemberFlow
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.cpu_panel import CpuPanel
@@ -123,7 +122,8 @@ class DashboardScreen(Screen[None]):
         bar = TimeBar(id="time-bar")
         bar.display = False
         yield bar
-        yield Tabs(*(Tab(label, id=f"tab-{key}") for key, label in PANEL_TABS), id="panel-tabs")
+        if self.has_class("-narrow"):
+            yield self._panel_tabs()
         yield ArraysPanel(id="arrays", classes="panel")
         yield DisksPanel(id="disks", classes="panel")
         with Horizontal(id="bottom"):
@@ -157,6 +157,13 @@ class DashboardScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self._layout_classes(self.size.width, self.size.height)
+        if self.has_class("-narrow") and not self.query("#panel-tabs"):
+            self.mount(self._panel_tabs(), before="#arrays")
+
+    def _panel_tabs(self) -> Tabs:
+        # Made only once the terminal is narrow: at full size the tabs are hidden,
+        # and their ten widgets cost 8 ms of the first frame.
+        return Tabs(*(Tab(label, id=f"tab-{key}") for key, label in PANEL_TABS), id="panel-tabs", active=f"tab-{self._active}")
 
     def _layout_classes(self, width: int, height: int) -> None:
         narrow = width < NARROW_WIDTH or height < NARROW_HEIGHT
@@ -211,9 +218,9 @@ class DashboardScreen(Screen[None]):
         self.remove_class(f"-show-{self._active}")
         self._active = key
         self.add_class(f"-show-{key}")
-        tabs = self.query_one(Tabs)
-        if tabs.active != f"tab-{key}":
-            tabs.active = f"tab-{key}"
+        for tabs in self.query(Tabs):
+            if tabs.active != f"tab-{key}":
+                tabs.active = f"tab-{key}"
         self.query_one(f"#{key}", Panel).focus_table()
 
     def action_focus_panel(self, key: str) -> None:
@@ -269,6 +276,8 @@ class DashboardScreen(Screen[None]):
         def apply(value: str | None) -> None:
             if value is not None:
                 disks.set_view(replace(disks.view, filter=value))
+
+        from raidtop.screens.dialogs import AskDialog  # when first asked: not on the first frame's path
 
         self.app.push_screen(AskDialog("Show devices whose name, model, serial or by-id contains:", "e.g. nvme, sd, md (empty: all)", value=disks.view.filter, width=60), apply)
 
@@ -388,6 +397,8 @@ class DashboardScreen(Screen[None]):
 
     def action_notes(self) -> None:
         """List every note of the last snapshot."""
+        from raidtop.screens.dialogs import NotesScreen
+
         self.app.push_screen(NotesScreen(self.last_snapshot.notes if self.last_snapshot else ()))
 
 

@@ -23,7 +23,6 @@ from textual.worker import get_current_worker
 
 from raidtop.actions.member_actions import ActionRefused, MemberActions
 from raidtop.member_verbs import verb_name, verb_title
-from raidtop.screens.dialogs import ConfirmDialog
 
 Resolver = Callable[[str], "MemberActions | None"]
 """Who may act on an array (``None``: nobody); may read files, so it is called in workers only."""
@@ -152,6 +151,8 @@ class MemberFlow(Widget):
         def confirmed(answer: bool | None) -> None:
             if answer:
                 self._start(actions, verb, array, member)
+
+        from raidtop.screens.dialogs import ConfirmDialog  # when first asked: not on the first frame's path
 
         self.app.push_screen(ConfirmDialog(verb_title(verb, array, member), message.command), confirmed)
 

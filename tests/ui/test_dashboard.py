@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from textual.widgets import Tabs
+
 from raidtop.app import RaidtopApp
 from raidtop.config import Config
 from raidtop.screens.help import HelpScreen
@@ -144,9 +146,13 @@ async def test_resizing_keeps_working(static_config, sample_snapshot, size):
             # Folded into tabs: only the active panel is displayed.
             visible = lambda pid: app.screen.query_one(pid).display  # noqa: E731
             assert visible("#arrays") and not visible("#disks")
+            # The tabs are made when the terminal first gets narrow, and follow the panel shown.
+            tabs = app.screen.query_one("#panel-tabs", Tabs)
+            assert tabs.display and tabs.active == "tab-arrays"
             await pilot.press("tab")
             assert app.focused.id == "disk-table"
             assert visible("#disks") and not visible("#arrays")
+            assert tabs.active == "tab-disks"
             await pilot.press("tab")
             assert app.focused.id == "cpu-table"
             assert visible("#cpu") and not visible("#disks")

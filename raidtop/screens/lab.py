@@ -13,7 +13,7 @@ runs in thread workers that reach the screen through ``post_message``:
 :class:`~raidtop.screens.lab_jobs.LabJobs` for the lab's own jobs, the shared
 :class:`~raidtop.screens.member_flow.MemberFlow` for member keys. The
 command log is fed by a runner listener the same way. Rows are built in
-:mod:`raidtop.screens.lab_rows`, the form is :mod:`raidtop.screens.lab_form`. On a machine without
+:mod:`raidtop.screens.lab_rows` and drawn by :mod:`raidtop.screens.lab_tables`, the form is :mod:`raidtop.screens.lab_form`. On a machine without
 md (or without mdadm, or without root) the screen says what is missing and
 how to get it, and offers ``raidtop --demo``.
 """
@@ -34,12 +34,12 @@ from raidtop.actions.lab.core import Lab, LabArrayView
 from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.lab.study import StudyParams, format_table
-from raidtop.actions.lab.timeline import format_rebuild
 from raidtop.member_verbs import ARRAY_VERBS, verb_name
 from raidtop.model import Snapshot
 from raidtop.screens.dialogs import ReportDialog
 from raidtop.screens.lab_form import LabForm
 from raidtop.screens.lab_jobs import LabJobs
+from raidtop.screens.lab_tables import LabTables
 from raidtop.screens.lab_rows import (
     environment_banner,
     log_command,
@@ -48,21 +48,17 @@ from raidtop.screens.lab_rows import (
     LOG_ROWS,
     MEMBER_COLUMNS,
     TIMELINE_COLUMNS,
-    array_row,
-    log_row,
-    member_rows,
-    timeline_rows,
 )
 from raidtop.screens.member_flow import MemberFlow
 from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
-from raidtop.widgets.shown_text import PlainStatic, content
+from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import TextTable
 from raidtop.widgets.key_footer import KeyFooter
 from raidtop.typed_app import raidtop_app
 
 
-class LabScreen(Screen[None]):
+class LabScreen(LabTables, Screen[None]):
     """The failure lab.
 
     Args:
@@ -255,58 +251,6 @@ class LabScreen(Screen[None]):
         self._request_refresh()
         raidtop_app(self).note_action("lab", message.title)
         raidtop_app(self).sample_now()
-
-    # -------------------------------------------------------------- rendering
-
-    def _render_all(self) -> None:
-        arrays = self.query_one("#lab-arrays", TextTable)
-        placeholder = "no lab arrays yet: fill in the form and press n" if not self.read_only else "no lab arrays"
-        arrays.set_rows([array_row(v) for v in self._views], placeholder)
-        if self._selected:
-            arrays.move_cursor_to_key(self._selected)
-        self._selected = arrays.cursor_key
-        self._render_selected()
-        self._render_log()
-        self.refresh_bindings()
-
-    def _render_selected(self) -> None:
-        view = self._selected_view()
-        members = self.query_one("#lab-members", TextTable)
-        timeline = self.query_one("#lab-timeline", TextTable)
-        if view is None:
-            members.set_rows([], "")
-            timeline.set_rows([], "")
-            self.query_one("#lab-timeline-panel", Panel).border_subtitle = ""
-            return
-        current = members.cursor_key
-        members.set_rows(member_rows(view), "not running" if not view.running else "")
-        if current:
-            members.move_cursor_to_key(current)
-        rows = timeline_rows(view)
-        timeline.set_rows(rows, "")
-        if rows:
-            timeline.scroll_end(animate=False)
-        self.query_one("#lab-timeline-panel", Panel).border_subtitle = content(
-            f"{view.name}: last rebuild {format_rebuild(view.record.last_rebuild)}"
-        )
-
-    def _render_log(self) -> None:
-        table = self.query_one("#lab-log", TextTable)
-        table.set_rows([log_row(i, e) for i, e in enumerate(self._log)], "no lab commands yet")
-        table.scroll_end(animate=False)
-
-    def _set_busy(self, text: str | None) -> None:
-        self._busy = text
-        self.query_one("#lab-log-panel", Panel).border_subtitle = content(f"running: {text}" if text else "")
-        self.refresh_bindings()
-
-    def _selected_view(self) -> LabArrayView | None:
-        return next((v for v in self._views if v.name == self._selected), None)
-
-    def _array_moved(self, _old: int, _new: int) -> None:
-        self._selected = self.query_one("#lab-arrays", TextTable).cursor_key
-        self._render_selected()
-        self.refresh_bindings()
 
     # -------------------------------------------------------------- keys
 

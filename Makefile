@@ -7,14 +7,19 @@ TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: run test test-fast test-realmd screenshots bench clean
 
+# The built-in themes live in the top-level themes/ folder and are mapped into
+# the package, so setuptools makes the editable install with an import hook and
+# says so in a multi-line note; that note (only that module's) is silenced.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:::setuptools.command.editable_wheel"
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e .
+	$(QUIET_EDITABLE) $(BIN)/pip install -q -e .
 	touch $@
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install -q -e '.[test]'
+	$(QUIET_EDITABLE) $(BIN)/pip install -q -e '.[test]'
 	touch $@
 
 run: $(STAMP)

@@ -1,4 +1,4 @@
-"""Themes are TOML files: the built-ins ship in this package, users' own live in the XDG config dir.
+"""Themes are TOML files: the built-ins live in the top-level themes/ folder, users' own in the XDG config dir.
 
 The built-ins are package data read through importlib.resources, so an
 installed wheel (pip, pipx) finds them wherever the package landed; the
@@ -23,7 +23,7 @@ from raidtop.config import xdg_dir
 from raidtop.safeio import UnsafeFile, read_bounded
 from raidtop.untrusted import plain
 
-BUILTIN_DIR: Traversable = resources.files(__name__)
+BUILTIN_DIR: Traversable = resources.files(f"{__name__}.builtin")
 """The built-in themes' folder: a directory on disk, or a folder inside a zip."""
 DEFAULT_THEME = "raidtop-dark"
 SIXTEEN_COLOUR_THEME = "raidtop-16color"

@@ -35,7 +35,8 @@ def installed(tmp_path_factory) -> Path:
     # Build from a copy: building in place leaves build/ and *.egg-info in the checkout.
     source = work / "source"
     source.mkdir()
-    shutil.copytree(PROJECT / "raidtop", source / "raidtop", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("raidtop", "themes"):
+        shutil.copytree(PROJECT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(PROJECT / name, source / name)
     dist = work / "dist"

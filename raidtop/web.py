@@ -13,6 +13,7 @@ refuses, before any session starts:
 
 from __future__ import annotations
 
+import logging
 import secrets
 
 import aiohttp_jinja2
@@ -60,6 +61,16 @@ class GuardedServer(Server):
 
     async def on_startup(self, app: web.Application) -> None:
         """Print nothing: raidtop prints the one line with the address itself."""
+
+    def initialize_logging(self) -> None:
+        """textual-serve's logging, without aiohttp's access log.
+
+        The access log writes every request's path, and every path holds the
+        token: a terminal's scrollback, a tmux log or a screen share would
+        hand over a root session. Refusals are answered, not logged.
+        """
+        super().initialize_logging()
+        logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
 
     @web.middleware
     async def _guard(self, request: web.Request, handler):

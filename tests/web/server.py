@@ -22,15 +22,19 @@ def free_port() -> int:
 
 
 class WebServer:
-    """``raidtop --web`` on a free port; ``url`` is the printed address with its token."""
+    """``raidtop --web`` on a free port; ``url`` is the printed address with its token.
+
+    Its stdout and stderr are read as one stream, as a terminal shows them.
+    """
 
     def __init__(self, root: Path, port: int | None = None) -> None:
         self.port = port or free_port()
         env = {**os.environ, "PYTHONPATH": str(PROJECT)}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "raidtop", "--web", "--port", str(self.port), "--root", str(root)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=PROJECT, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=PROJECT, env=env,
         )
+        self.rest = ""
         self.output = self._read_until(URL)
         self.url = URL.search(self.output).group(0)
         self.token = URL.search(self.output).group(2)
@@ -38,13 +42,13 @@ class WebServer:
 
     def _read_until(self, pattern: re.Pattern[str], timeout: float = 60.0) -> str:
         selector = selectors.DefaultSelector()
-        selector.register(self.process.stderr, selectors.EVENT_READ)
+        selector.register(self.process.stdout, selectors.EVENT_READ)
         text, end = b"", time.monotonic() + timeout
         while not pattern.search(text.decode("utf-8", "replace")):
             if time.monotonic() > end or self.process.poll() is not None:
                 raise AssertionError(f"raidtop --web printed no address: {text!r}")
             if selector.select(0.2):
-                text += os.read(self.process.stderr.fileno(), 65536)
+                text += os.read(self.process.stdout.fileno(), 65536)
         selector.close()
         return text.decode("utf-8", "replace")
 
@@ -66,6 +70,17 @@ class WebServer:
             children += [int(pid) for pid in (task / "children").read_text().split()]
         return children
 
+    def stop_and_read(self) -> None:
+        """Stop this server and keep what it wrote after the address in ``rest``."""
+        if self.process.poll() is None:
+            self.process.terminate()
+        try:
+            tail, _ = self.process.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            tail, _ = self.process.communicate()
+        self.rest = tail.decode("utf-8", "replace")
+
     def stop(self) -> None:
         """Stop this server (its own id only) and wait for it."""
         if self.process.poll() is None:
@@ -75,4 +90,4 @@ class WebServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self.process.stderr.close()
+        self.process.stdout.close()

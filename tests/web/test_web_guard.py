@@ -136,6 +136,21 @@ def test_the_own_page_gets_the_dashboard(server):
         assert text in received, text
 
 
+def test_the_token_is_printed_once_and_never_logged():
+    """Requests, served and refused, leave no copy of the token on the terminal."""
+    server = WebServer(DATA)
+    try:
+        assert asyncio.run(get(server.url))[0] == 200
+        assert asyncio.run(get(f"{server.url}static/js/textual.js"))[0] == 200
+        assert asyncio.run(get(f"{server.url}nothing-here"))[0] == 404
+        assert asyncio.run(get(server.url, Host="evil.example"))[0] == 403
+    finally:
+        server.stop_and_read()
+    printed = server.output + server.rest
+    assert printed.count(server.token) == 1, printed
+    assert "GET /" not in printed  # no access-log line at all
+
+
 def test_each_start_has_a_new_token():
     first, second = WebServer(DATA), WebServer(DATA)
     try:

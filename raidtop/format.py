@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 DASH = "—"
+DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+"""Suffixes a typed duration may carry, in seconds: options (``--duration 5m``) and the replay's jump (``+30s``)."""
 _SPARK = "▁▂▃▄▅▆▇█"
 
 

@@ -6,6 +6,8 @@ import re
 import time
 from dataclasses import dataclass
 
+from raidtop.format import DURATION_UNITS
+
 SPEEDS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 
 
@@ -34,10 +36,10 @@ def parse_jump(text: str, start: float, end: float, current: float) -> float | N
     from the start).
     """
     text = text.strip()
-    match = re.fullmatch(r"([+-])(\d+(?:\.\d+)?)([smh]?)", text)
+    match = re.fullmatch(r"([+-])(\d+(?:\.\d+)?)([smhd]?)", text)
     if match:
         sign = 1 if match.group(1) == "+" else -1
-        seconds = float(match.group(2)) * {"": 1, "s": 1, "m": 60, "h": 3600}[match.group(3)]
+        seconds = float(match.group(2)) * DURATION_UNITS[match.group(3)]
         return _clamp(current + sign * seconds, start, end)
     match = re.fullmatch(r"(\d+(?:\.\d+)?)%", text)
     if match:

@@ -14,6 +14,8 @@ import math
 import re
 from typing import Callable
 
+from raidtop.format import DURATION_UNITS
+
 MAX_NUMBER_CHARS = 32
 """Longer option values are refused before any conversion (int() has a digit limit)."""
 
@@ -44,11 +46,20 @@ def _number(text: str, pattern: re.Pattern[str], what: str) -> str:
 
 
 def seconds(minimum: float, maximum: float) -> Callable[[str], float]:
-    """Finite seconds in ``[minimum, maximum]`` (``0.5``, ``30``); no ``inf``, ``nan`` or exponents."""
-    what = f"expected seconds from {minimum:g} to {maximum:g}"
+    """Finite seconds in ``[minimum, maximum]`` (``0.5``, ``30``, ``5s``, ``2m``, ``1h``, ``1d``).
+
+    The suffixes are the replay's jump's own (:data:`raidtop.format.DURATION_UNITS`);
+    no ``inf``, ``nan`` or exponents.
+    """
+    what = f"expected seconds from {minimum:g} to {maximum:g} (or with a unit: 5s, 2m, 1h, 1d)"
 
     def parse(text: str) -> float:
-        value = float(_number(text, _DECIMAL, what))
+        stripped = str(text).strip()
+        unit = stripped[-1:] if stripped[-1:] in DURATION_UNITS else ""
+        digits = stripped[: len(stripped) - len(unit)]
+        if len(stripped) > MAX_NUMBER_CHARS or not _DECIMAL.fullmatch(digits):
+            raise argparse.ArgumentTypeError(f"{what}, not {_short(text)}")
+        value = float(digits) * DURATION_UNITS[unit]
         if not (math.isfinite(value) and minimum <= value <= maximum):
             raise argparse.ArgumentTypeError(f"{what}, not {_short(text)}")
         return value

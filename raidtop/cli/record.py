@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rec = subparsers.add_parser("record", help="record the raw inputs raidtop reads into a file for --replay")
     rec.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="recording to write (xz-compressed)")
     rec.add_argument("--interval", type=options.INTERVAL, default=argparse.SUPPRESS, metavar="S", help="seconds between samples (default 1)")
-    rec.add_argument("--duration", type=options.DURATION, default=None, metavar="D", help="stop after D seconds (default: until Ctrl+C)")
+    rec.add_argument("--duration", type=options.DURATION, default=None, metavar="D", help="stop after D (seconds, or 5s, 2m, 1h; default: until Ctrl+C)")
     rec.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
     rec.add_argument("--smart-interval", type=options.SMART_INTERVAL, default=600.0, metavar="S",
                      help="record SMART, asking smartctl about each disk at most every S seconds (default 600; 0 = off)")

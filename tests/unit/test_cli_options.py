@@ -131,3 +131,19 @@ def test_the_tuning_screens_path_refuses_huge_and_foreign_digits(tmp_path):
             continue
         assert isinstance(plan, Refusal) and says in plan.message, plan
         assert len(plan.message) < 200 and "\x1b" not in plan.message
+
+
+@pytest.mark.parametrize(("typed", "seconds"), [("5s", 5.0), ("2m", 120.0), ("1.5h", 5400.0), ("1d", 86400.0), (" 90 ", 90.0)])
+def test_durations_take_the_units_the_replay_jump_takes(typed, seconds):
+    # `record --duration 5s` was refused while the replay's `j` accepted "+30s".
+    assert build_parser().parse_args(["record", "-o", "x", "--duration", typed]).duration == seconds
+    assert build_parser().parse_args(["--interval", "2s"]).interval == 2.0
+
+
+@pytest.mark.parametrize("value", ["5x", "s", "5ss", "2m30s", "400d", "0s", "infs", "1e3s"])
+def test_a_duration_with_a_bad_unit_or_out_of_range_is_one_line(capsys, value):
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(["record", "-o", "x", "--duration", value])
+    assert stop.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "--duration" in line and "5s, 2m, 1h" in line and repr(value.strip()) in line

@@ -57,6 +57,23 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def check_store(path: str | os.PathLike[str]) -> None:
+    """Refuse a database path that is a symbolic link or anything but a regular file (absent is fine).
+
+    SQLite follows links when it opens: a planted link at a store's path
+    would have raidtop write its tables into another program's database.
+    Raises :class:`UnsafeFile`.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode):
+        raise UnsafeFile(path, "is a symbolic link; raidtop does not follow it")
+    if not stat.S_ISREG(mode):
+        raise UnsafeFile(path, f"is {_kind(mode)}, not a database file")
+
+
 def read_bounded(
     path: str | os.PathLike[str],
     limit: int = DEFAULT_LIMIT,

@@ -16,7 +16,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from raidtop.fleet.http_get import Credentials, FetchError, get
-from raidtop.fleet.model import NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, worst_first
+from raidtop.fleet.model import (NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, UnusableValue,
+                                 worst_first)
 from raidtop.untrusted import COUNT_LIMIT, count, finite, plain
 
 RESPONSE_LIMIT = 16 * 1024 * 1024

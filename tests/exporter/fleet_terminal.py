@@ -55,8 +55,22 @@ class FleetPane:
         raise AssertionError(f"{text!r} never shown; screen:\n{self.screen()}")
 
     def dead(self) -> bool:
-        """True once raidtop has exited (the pane stays, remain-on-exit)."""
-        return self.show("#{pane_dead}") == "1"
+        """True once the raidtop process is gone (a pane whose terminal was let go is not enough)."""
+        try:
+            with open(f"/proc/{self.pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+
+    def exit_status(self, timeout_s: float = 10.0) -> str:
+        """The exit status tmux saw (``129``), or ``signal N`` when a signal killed it."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            status, sig = self.show("#{pane_dead_status}"), self.show("#{pane_dead_signal}")
+            if status or sig:
+                return status or f"signal {sig}"
+            time.sleep(0.05)
+        return ""
 
     def wait_exit(self, timeout_s: float) -> float | None:
         """Seconds until raidtop exited, or ``None`` if it had not after ``timeout_s``."""

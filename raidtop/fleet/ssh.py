@@ -9,18 +9,14 @@ starts with ``-``, so it can never be read as an ssh option.
 from __future__ import annotations
 
 import json
-import os
 import re
-import selectors
-import signal
-import subprocess
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
+from raidtop.collect.bounded_run import Ran, kill, run_bounded
 from raidtop.exporter.states import array_state, member_role
 from raidtop.fleet.model import NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, UnusableValue, worst_first
 from raidtop.mdview import slow_members
@@ -34,8 +30,6 @@ OUTPUT_LIMIT = 16 * 1024 * 1024
 """A snapshot of thousands of disks is a few MB; past this the remote is stopped and refused."""
 PARALLEL = 16
 """ssh sessions at once."""
-STDERR_KEPT = 64 * 1024
-"""The tail of ssh's stderr kept for its last line."""
 _KIB_LIMIT = COUNT_LIMIT >> 10
 """KiB whose byte count stays below :data:`~raidtop.untrusted.COUNT_LIMIT`."""
 MAX_DISKS = 65536
@@ -61,7 +55,8 @@ class SshSource:
         self.timeout_s = timeout_s
         self.ssh = ssh
         self._lock = threading.Lock()
-        self._running: set[subprocess.Popen] = set()
+        self._running: set = set()
+        """ssh processes running now (Popen), killed by :meth:`close`."""
         self._slots = threading.BoundedSemaphore(PARALLEL)
 
     def command(self, host: str) -> list[str]:
@@ -92,8 +87,10 @@ class SshSource:
             done = self._run(self.command(host))
         except OSError as exc:
             return FleetHost(host, problem=f"cannot run ssh: {plain(exc.strerror or str(exc))}")
-        if done.cut is not None:
-            return FleetHost(host, problem=done.cut)
+        if done.cut == "limit":
+            return FleetHost(host, problem=f"answered more than {OUTPUT_LIMIT >> 20} MiB; stopped it and refused")
+        if done.cut == "timeout":
+            return FleetHost(host, problem=f"no complete answer over ssh within {self.timeout_s:g} s; stopped it")
         said = _last_line(done.stderr)
         if done.returncode == 255:
             return FleetHost(host, problem=f"ssh failed: {said or 'exit 255'}")
@@ -112,74 +109,25 @@ class SshSource:
 
     def _run(self, argv: list[str]) -> Ran:
         """Run ``argv`` reading at most :data:`OUTPUT_LIMIT` bytes for at most ``timeout_s``; killed past either."""
-        # Its own session: killing the group ends ssh and anything it started (a ProxyCommand).
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
-        with self._lock:
-            self._running.add(proc)
-        try:
-            return _drain(proc, OUTPUT_LIMIT, self.timeout_s)
-        finally:
-            _kill(proc)
+        proc_seen: list = []
+
+        def started(proc) -> None:
+            proc_seen.append(proc)
             with self._lock:
-                self._running.discard(proc)
+                self._running.add(proc)
+
+        try:
+            return run_bounded(argv, timeout_s=self.timeout_s, limit=OUTPUT_LIMIT, keep_stderr=True, started=started)
+        finally:
+            with self._lock:
+                self._running.difference_update(proc_seen)
 
     def close(self) -> None:
         """Kill every ssh still running (raidtop is leaving)."""
         with self._lock:
             running = list(self._running)
         for proc in running:
-            _kill(proc)
-
-
-@dataclass(frozen=True, slots=True)
-class Ran:
-    """What a bounded run of ssh gave: its exit, its output, or why it was cut short."""
-
-    returncode: int | None
-    stdout: bytes
-    stderr: bytes
-    cut: str | None = None
-
-
-def _drain(proc: subprocess.Popen, limit: int, timeout_s: float) -> Ran:
-    """Read stdout (up to ``limit``) and stderr (its last :data:`STDERR_KEPT` bytes) until both close."""
-    deadline = time.monotonic() + timeout_s
-    out, err = bytearray(), bytearray()
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ, out)
-        sel.register(proc.stderr, selectors.EVENT_READ, err)
-        while sel.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return Ran(None, b"", bytes(err), f"no complete answer over ssh within {timeout_s:g} s; stopped it")
-            for key, _ in sel.select(min(left, 1.0)):
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    sel.unregister(key.fileobj)
-                    continue
-                key.data.extend(chunk)
-                if key.data is out and len(out) > limit:
-                    return Ran(None, b"", bytes(err), f"answered more than {limit >> 20} MiB; stopped it and refused")
-                if key.data is err and len(err) > STDERR_KEPT:
-                    del err[:-STDERR_KEPT]
-    try:
-        code = proc.wait(max(0.1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        return Ran(None, b"", bytes(err), f"no complete answer over ssh within {timeout_s:g} s; stopped it")
-    return Ran(code, bytes(out), bytes(err))
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        proc.wait()
-    for stream in (proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
+            kill(proc)
 
 
 def arrays_from_snapshot(doc: dict[str, Any]) -> list[FleetArray]:

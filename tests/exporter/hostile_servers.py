@@ -31,6 +31,8 @@ class Server:
         self._handle = handle
         self._end = time.monotonic() + lifetime_s
         self._stop = threading.Event()
+        self.requests: list[bytes] = []
+        """The head of every request received (request line and headers)."""
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -46,19 +48,20 @@ class Server:
         with conn:
             try:
                 conn.settimeout(5)
-                self._read_request(conn)
+                self.requests.append(self._read_request(conn))
                 self._handle(conn)
             except OSError:
                 pass
 
     @staticmethod
-    def _read_request(conn: socket.socket) -> None:
+    def _read_request(conn: socket.socket) -> bytes:
         data = b""
         while b"\r\n\r\n" not in data and len(data) < 65536:
             chunk = conn.recv(4096)
             if not chunk:
                 break
             data += chunk
+        return data
 
     def close(self) -> None:
         """Stop accepting (connections being served end with their handler)."""

@@ -83,6 +83,10 @@ def test_hostile_labels_and_values_through_a_real_prometheus_reach_no_terminal(t
         assert not any(has_controls(t) for t in texts), [t for t in texts if has_controls(t)]
         assert "+Inf" in hosts[infinite.address].problem and "raidtop_md_raid_disks" in hosts[infinite.address].problem
         assert hosts[f"127.0.0.1:{clean_port}"].problem is None
+        # Hosts are named by their exporter's nodename (cleaned), else by the target's host.
+        assert hosts[f"127.0.0.1:{clean_port}"].label == os.uname().nodename
+        assert hosts[hostile.address].label == "db\ufffd]0;PWNED\ufffd"
+        assert hosts[infinite.address].label == "127.0.0.1"
         assert {a.name for a in hosts[hostile.address].arrays} == {"md0", "md\ufffd2J\ufffdevil"}
 
         pane = FleetPane(tmp_path, "--prometheus", prometheus.url, "--refresh", "1")

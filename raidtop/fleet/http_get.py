@@ -88,7 +88,8 @@ def credentials(*, bearer_token_file: Path | None = None, basic_auth_file: Path 
         try:
             ssl.create_default_context(cafile=str(ca_file))
         except (OSError, ssl.SSLError) as exc:
-            raise FetchError(f"--ca-file {plain(str(ca_file))}: {plain(getattr(exc, 'strerror', None) or exc)}") from None
+            reason = plain(getattr(exc, "strerror", None) or exc)
+            raise FetchError(f"--ca-file {plain(str(ca_file))}: {reason}") from None
     return Credentials(authorization, None if ca_file is None else str(ca_file))
 
 

@@ -124,7 +124,8 @@ class PrometheusSource:
 
 
 def build_hosts(known: set[str], up: dict[str, float | None], age: dict[str, float | None], series: list[dict],
-                names: dict[str, str] | None = None, alerts: dict[str, tuple[str, ...]] | None = None) -> list[FleetHost]:
+                names: dict[str, str] | None = None,
+                alerts: dict[str, tuple[str, ...]] | None = None) -> list[FleetHost]:
     """Turn query results into hosts (pure, for tests); a host with an unusable value is marked unreadable."""
     by_instance: dict[str, list[dict]] = defaultdict(list)
     for r in series:

@@ -32,10 +32,12 @@ def fleet_rows(hosts: tuple[FleetHost, ...]) -> list[Row]:
     for host in hosts:
         name, alerts = plain(host.label), alert_text(host)
         if host.problem is not None:
-            rows.append(Row(host.name, (name, "—", "", "unreadable", "", plain(host.problem), "", "", alerts), "crit"))
+            cells = (name, "—", "", "unreadable", "", plain(host.problem), "", "", alerts)
+            rows.append(Row(host.name, cells, "crit"))
             continue
         if not host.arrays:
-            rows.append(Row(host.name, (name, "—", "", "no arrays", "", "", "", "", alerts), "warn" if alerts else None))
+            cells = (name, "—", "", "no arrays", "", "", "", "", alerts)
+            rows.append(Row(host.name, cells, "warn" if alerts else None))
         for array in host.arrays:
             tone = None if array.level == "container" else _TONE.get(array.state)
             rows.append(Row(host.name, (name, *array_cells(array), alerts), tone))

@@ -157,7 +157,8 @@ def arrays_from_snapshot(doc: dict[str, Any]) -> list[FleetArray]:
         out.append(FleetArray(
             name=array.name, state=array_state(array), level=array.level, raid_disks=array.raid_disks,
             degraded=array.degraded, action=sync.action if running else None,
-            done_bytes=_bytes(sync.done_kib) if running else None, total_bytes=_bytes(sync.total_kib) if running else None,
+            done_bytes=_bytes(sync.done_kib) if running else None,
+            total_bytes=_bytes(sync.total_kib) if running else None,
             speed_bytes_s=_bytes(sync.speed_kib_s) if running else None, eta_s=sync.eta_s if running else None,
             mismatch_sectors=array.mismatch_cnt,
             members=tuple(FleetMember(m.name, member_role(m), m.name in slow, m.errors) for m in members)))

@@ -63,7 +63,8 @@ def test_endless_output_over_ssh_is_cut_at_the_cap_and_the_child_killed(sshd) ->
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     problem, rss_kib, seconds = done.stdout.splitlines()
     assert problem == f"answered more than {OUTPUT_LIMIT >> 20} MiB; stopped it and refused"
-    print(f"peak RSS {int(rss_kib) / 1024:.0f} MiB, cut after {seconds} s, load {open('/proc/loadavg').read().split()[:3]}")
+    load = open("/proc/loadavg").read().split()[:3]
+    print(f"peak RSS {int(rss_kib) / 1024:.0f} MiB, cut after {seconds} s, load {load}")
     assert int(rss_kib) < RSS_CEILING_KIB
     # Both ends are gone: the local ssh was killed, and the remote writer lost its channel.
     deadline = time.monotonic() + 20
@@ -82,3 +83,36 @@ def _running(marker: str) -> list[str]:
         if marker in cmdline and "raidtop.fleet.ssh" not in cmdline:
             found.append(f"{pid}: {cmdline[:120]}")
     return found
+
+
+async def test_leaving_the_fleet_view_kills_the_ssh_it_waits_on(tmp_path) -> None:
+    """q while a host's ssh hangs: the view leaves, and the ssh it started is killed, not left behind."""
+    import asyncio
+
+    from raidtop.fleet_app import FleetApp
+
+    pid_file = tmp_path / "pid"
+    ssh = tmp_path / "hanging-ssh"
+    ssh.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 300\n")
+    ssh.chmod(0o755)
+    app = FleetApp(SshSource(["db1"], ssh=str(ssh)), "ssh: 1 host", interval_s=60)
+    async with app.run_test() as pilot:
+        for _ in range(200):
+            if pid_file.exists() and pid_file.read_text().strip():
+                break
+            await asyncio.sleep(0.05)
+        pid = int(pid_file.read_text())
+        assert Path(f"/proc/{pid}").exists()
+        await pilot.press("q")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

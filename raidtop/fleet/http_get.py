@@ -31,6 +31,10 @@ class FetchError(OSError):
     """The GET failed; ``str()`` is one sentence (never a credential)."""
 
 
+class TimedOut(FetchError):
+    """The whole request did not finish within its deadline."""
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """What the server said: its status and at most ``limit`` bytes of body."""
@@ -131,13 +135,13 @@ def get(url: str, *, timeout_s: float, limit: int, auth: Credentials = Credentia
             if len(body) > limit:
                 raise FetchError(f"sent more than {limit >> 20} MiB; refused")
         if expired.is_set():
-            raise FetchError(f"no complete answer within {timeout_s:g} s")
+            raise TimedOut(f"no complete answer within {timeout_s:g} s")
         return Answer(answer.status, bytes(body))
     except FetchError:
         raise
     except (OSError, http.client.HTTPException, ValueError) as exc:
         if expired.is_set():
-            raise FetchError(f"no complete answer within {timeout_s:g} s") from None
+            raise TimedOut(f"no complete answer within {timeout_s:g} s") from None
         reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc
         raise FetchError(plain(str(reason))[:200] or type(exc).__name__) from None
     finally:

@@ -15,7 +15,7 @@ import urllib.parse
 from collections import Counter, defaultdict
 from collections.abc import Callable
 
-from raidtop.fleet.http_get import Credentials, FetchError, get
+from raidtop.fleet.http_get import Credentials, FetchError, TimedOut, get
 from raidtop.fleet.model import (NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, UnusableValue,
                                  worst_first)
 from raidtop.untrusted import COUNT_LIMIT, count, finite, plain
@@ -27,7 +27,7 @@ STALE_SAMPLE_S = 30.0
 SEEN_WINDOW = "1h"
 """Hosts that exported raidtop metrics within this window are listed, even when down now."""
 TIMEOUT_S = 10.0
-"""The whole of one query, connect to last byte: a server that dribbles is cut off here."""
+"""The whole of one refresh (all its queries), connect to last byte: a server that dribbles is cut off here."""
 MAX_DISKS = 65536
 """md's 1.x superblock holds at most 1920 devices; a larger count is no count."""
 
@@ -66,11 +66,19 @@ class PrometheusSource:
         self.timeout_s = timeout_s
         self.auth = auth
         self._clock = clock
+        self._deadline: float | None = None
 
     def _api(self, path: str, **params: str) -> object:
         address = f"{self.url}/api/v1/{path}" + (f"?{urllib.parse.urlencode(params)}" if params else "")
+        left = self.timeout_s if self._deadline is None else self._deadline - time.monotonic()
+        if left <= 0:
+            raise PrometheusError(f"Prometheus at {plain(self.url)} is unreachable: "
+                                  f"no complete answer within {self.timeout_s:g} s")
         try:
-            answer = get(address, timeout_s=self.timeout_s, limit=RESPONSE_LIMIT, auth=self.auth)
+            answer = get(address, timeout_s=left, limit=RESPONSE_LIMIT, auth=self.auth)
+        except TimedOut:
+            raise PrometheusError(f"Prometheus at {plain(self.url)} is unreachable: "
+                                  f"no complete answer within {self.timeout_s:g} s") from None
         except FetchError as exc:
             raise PrometheusError(f"Prometheus at {plain(self.url)} is unreachable: {exc}") from None
         try:
@@ -107,6 +115,7 @@ class PrometheusSource:
     def read(self) -> FleetReading:
         """One refresh: every host that exported raidtop metrics in the last hour."""
         now = self._clock()
+        self._deadline = time.monotonic() + self.timeout_s
         try:
             known = {_label(r, "instance") for r in self.query(KNOWN_HOSTS)}
             known.discard("")
@@ -120,6 +129,8 @@ class PrometheusSource:
             alerts = self.firing()
         except PrometheusError as exc:
             return FleetReading(problem=str(exc), time=now)
+        finally:
+            self._deadline = None
         return FleetReading(hosts=worst_first(build_hosts(known, up, age, series, names, alerts)), time=now)
 
 

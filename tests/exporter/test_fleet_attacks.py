@@ -103,7 +103,15 @@ def test_hostile_labels_and_values_through_a_real_prometheus_reach_no_terminal(t
         for attack in ("\x9b".encode(), "\u202e".encode(), b"\x1b[31m", b"\x1b[2J"):
             at = written.find(attack)
             assert at < 0, (attack, written[max(0, at - 80):at + 20])
-        start = time.monotonic()
+        # The hostile host's own screen: its member's OSC 2 title attack shown as text too.
+        pane.keys("Down", "Enter")
+        pane.wait_for("sdb1\ufffd]2;PWNED")
+        written = pane.raw
+        assert set(re.findall(rb"\x1b\]([0-9]+);", written)) <= {b"22"}
+        assert written.count(b"\x07") == written.count(b"\x1b]22;")
+        assert "PWNED" not in pane.show("#{pane_title}")
+        pane.keys("Escape")
+        pane.wait_for("sent a value raidtop cannot use")
         pane.keys("q")
         took = pane.wait_exit(30)
         assert took is not None, "raidtop fleet did not exit after q"

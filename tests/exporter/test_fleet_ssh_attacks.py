@@ -116,3 +116,13 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_an_ssh_that_never_answers_is_stopped_at_the_deadline(tmp_path) -> None:
+    pid_file = tmp_path / "pid"
+    ssh = tmp_path / "silent-ssh"
+    ssh.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 300\n")
+    ssh.chmod(0o755)
+    host = SshSource(["db1"], ssh=str(ssh), timeout_s=1.0).read_host("db1")
+    assert host.problem == "no complete answer over ssh within 1 s; stopped it"
+    assert not _alive(int(pid_file.read_text()))

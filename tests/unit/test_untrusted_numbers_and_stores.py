@@ -73,3 +73,21 @@ def test_a_fifo_at_the_path_is_refused_without_blocking(tmp_path) -> None:
     os.mkfifo(path)
     with pytest.raises(HistoryUnavailable, match="FIFO|fifo|pipe"):
         RunStore(path).ensure_writable()
+
+
+def test_lab_sqlite_refuses_another_programs_database_and_a_link(tmp_path) -> None:
+    from raidtop.actions.lab.store import LabStore
+    from raidtop.safeio import UnsafeFile
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE accounts (id INTEGER PRIMARY KEY)")
+    with pytest.raises(UnsafeFile, match="another program's database"):
+        LabStore(other).rebuilds()
+    link = tmp_path / "lab" / "lab.sqlite"
+    link.parent.mkdir()
+    link.symlink_to(other)
+    with pytest.raises(UnsafeFile, match="symbolic link"):
+        LabStore(link).rebuilds()
+    with sqlite3.connect(other) as db:
+        assert [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")] == ["accounts"]

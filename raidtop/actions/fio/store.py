@@ -24,7 +24,7 @@ from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.results import FioResult, parse_fio_json
 from raidtop.actions.fio.stack import TuningState
 from raidtop.config import xdg_dir
-from raidtop.safeio import UnsafeFile, check_store
+from raidtop.safeio import open_store
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -129,13 +129,8 @@ class RunStore:
     def _connect(self) -> sqlite3.Connection:
         if not self._ready:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        check_store(self.path)
-        conn = sqlite3.connect(self.path, timeout=10)
+        conn = open_store(self.path, "runs")
         if not self._ready:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if tables and "runs" not in tables:
-                conn.close()
-                raise UnsafeFile(self.path, "is another program's database (it has no runs table); raidtop leaves it alone")
             conn.executescript(_SCHEMA)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.commit()

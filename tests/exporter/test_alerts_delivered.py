@@ -23,6 +23,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,19 +43,44 @@ HEALTHY_FROM_FRAME = 24
 """The replayed drive reads as failing before this frame of the recording and not failing from it on."""
 
 
+Frames = list[dict]
+
+
+def stall_sync(at_frame: int, seconds: int) -> Callable[[Frames], Frames]:
+    """An edit of the recording: from ``at_frame`` (mid-recovery) nothing changes for ``seconds``, then it goes on.
+
+    The frames put in record no reads at all (an empty delta), so every file
+    keeps its value: md's sync_completed stands still while the sync runs,
+    as in a real stall; every later frame moves ``seconds`` later.
+    """
+
+    def edit(frames: Frames) -> Frames:
+        held = frames[at_frame]
+        still = [{"t": held["t"] + i + 1, "d": {}, "events": [], "actions": []} for i in range(seconds)]
+        later = [dict(f, t=f["t"] + seconds) for f in frames[at_frame + 1:]]
+        return frames[:at_frame + 1] + still + later
+
+    return edit
+
+
 @dataclass(frozen=True)
 class AlertCase:
-    """One alert that must reach the receiver firing, then resolved; ``labels`` must all match."""
+    """One alert that must reach the receiver firing, then resolved; ``labels`` must all match.
+
+    ``edit`` changes the recorded frames when the recording lacks the alert's condition (see :func:`stall_sync`).
+    """
 
     alertname: str
     labels: dict
+    edit: Callable[[Frames], Frames] | None = None
 
 
 CASES = (
     AlertCase("MdArrayDegraded", {"array": "md6", "severity": "critical"}),  # the recording's array
     AlertCase("SmartFailing", {"disk": "sda", "severity": "critical"}),
 )
-"""A new rule's end-to-end proof is one entry here (and, if the recording lacks its condition, its data)."""
+"""A new rule's end-to-end proof is one entry here; a stall, for instance:
+``AlertCase("MdSyncStalled", {"array": "md6"}, stall_sync(at_frame=30, seconds=STALL))``."""
 
 
 class Receiver:
@@ -96,17 +122,19 @@ def smart_dict(path: str) -> dict:
     return json.loads(json.dumps(asdict(health)))
 
 
-def failing_recording(tmp: Path) -> Path:
+def failing_recording(tmp: Path, cases: tuple[AlertCase, ...] = CASES) -> Path:
     """The real recorded rebuild with the drive ``sda``'s SMART reading in every frame (see module doc)."""
     failing, healthy = smart_dict("derived/sata-failing-ST3500418AS.json"), smart_dict(
         "corpus/ST3500418AS_11.json")
     assert failing["verdict"] == "failing" and healthy["verdict"] != "failing"
     lines = lzma.decompress(procs.RECORDING.read_bytes()).decode().splitlines()
-    out = [lines[0]]
-    for index, line in enumerate(lines[1:]):
-        frame = json.loads(line)
+    frames = [json.loads(line) for line in lines[1:]]
+    for index, frame in enumerate(frames):
         frame["d"].update({"S:": ["sda"], "s:sda": failing if index < HEALTHY_FROM_FRAME else healthy})
-        out.append(json.dumps(frame, separators=(",", ":")))
+    for case in cases:
+        if case.edit is not None:
+            frames = case.edit(frames)
+    out = [lines[0]] + [json.dumps(frame, separators=(",", ":")) for frame in frames]
     path = tmp / "rebuild-with-failing-disk.xz"
     path.write_bytes(lzma.compress(("\n".join(out) + "\n").encode()))
     return path
@@ -167,3 +195,15 @@ def test_degraded_and_smart_alerts_reach_a_webhook_and_resolve(tmp_path) -> None
             prometheus.close()
         procs.stop(am)
         receiver.close()
+
+
+def test_a_stall_edit_holds_the_sync_where_it_was(tmp_path) -> None:
+    """What a stalled-sync case would replay: md's completed count frozen for the inserted seconds, then going on."""
+    from raidtop.collect.recording import read_recording
+    from raidtop.collect.replayer import Replayer
+
+    stalled = AlertCase("Stall", {}, stall_sync(at_frame=30, seconds=20))
+    replayer = Replayer(read_recording(failing_recording(tmp_path, (stalled,))))
+    done = [replayer.snapshot_at(i).arrays[0].sync.done_kib for i in range(30, 52)]
+    assert len(set(done[:21])) == 1 and done[21] > done[0]
+    assert replayer.snapshot_at(30).arrays[0].sync.running

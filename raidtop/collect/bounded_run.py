@@ -77,13 +77,22 @@ def run_bounded(argv: list[str], *, timeout_s: float, limit: int, keep_stderr: b
         kill(proc)
 
 
-def kill(proc: subprocess.Popen) -> None:
-    """Kill ``proc``'s process group (its own session: nothing of raidtop's) and reap it; close its pipes."""
+def stop(proc: subprocess.Popen) -> None:
+    """SIGKILL ``proc``'s process group (its own session: nothing of raidtop's); safe from any thread.
+
+    The thread running :func:`run_bounded` then sees its pipes close, reaps it and returns.
+    """
     if proc.poll() is None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
             proc.kill()
+
+
+def kill(proc: subprocess.Popen) -> None:
+    """:func:`stop`, then reap it and close its pipes (by the thread that runs it)."""
+    if proc.poll() is None:
+        stop(proc)
         proc.wait()
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:

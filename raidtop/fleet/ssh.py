@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
-from raidtop.collect.bounded_run import Ran, kill, run_bounded
+from raidtop.collect.bounded_run import Ran, run_bounded, stop
 from raidtop.exporter.states import array_state, member_role
 from raidtop.fleet.model import NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, UnusableValue, worst_first
 from raidtop.mdview import slow_members
@@ -127,7 +127,7 @@ class SshSource:
         with self._lock:
             running = list(self._running)
         for proc in running:
-            kill(proc)
+            stop(proc)
 
 
 def arrays_from_snapshot(doc: dict[str, Any]) -> list[FleetArray]:

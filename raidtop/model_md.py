@@ -196,6 +196,10 @@ class RaidSpeedLimit:
     max: int | None
 
 
+NO_MD_DRIVER = "No md driver: /proc/mdstat is absent (md_mod is not loaded)."
+"""What :attr:`MdReading.absence` says when the kernel has no md driver (not merely no arrays)."""
+
+
 @dataclass(frozen=True, slots=True)
 class MdReading:
     """Everything :func:`raidtop.collect.md.read_md` found under one root."""
@@ -211,7 +215,7 @@ class MdReading:
         if self.arrays:
             return None
         if not self.md_driver_present:
-            return "No md driver: /proc/mdstat is absent (md_mod is not loaded)."
+            return NO_MD_DRIVER
         return "The md driver is loaded, but there are no md arrays."
 
 

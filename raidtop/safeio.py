@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -55,6 +56,31 @@ def _kind(mode: int) -> str:
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     return "not a regular file"
+
+
+def open_store(path: str | os.PathLike[str], own_table: str) -> sqlite3.Connection:
+    """Connect to raidtop's SQLite store at ``path``, refusing what is not its own.
+
+    SQLite follows links when it opens: a planted link at a store's path
+    would have raidtop write its tables into another program's database. A
+    symbolic link or anything but a regular file is refused before opening,
+    and a database that has tables but not ``own_table`` is another
+    program's: refused too. Raises :class:`UnsafeFile`.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISLNK(mode):
+        raise UnsafeFile(path, "is a symbolic link; raidtop does not follow it")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise UnsafeFile(path, f"is {_kind(mode)}, not a database file")
+    connection = sqlite3.connect(path, timeout=10)
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and own_table not in tables:
+        connection.close()
+        raise UnsafeFile(path, f"is another program's database (it has no {own_table} table); raidtop leaves it alone")
+    return connection
 
 
 def read_bounded(

@@ -41,3 +41,36 @@ def plain(text: object, *, multiline: bool = False) -> str:
 def has_controls(text: str) -> bool:
     """True when ``text`` holds a character :func:`plain` would replace (newlines included)."""
     return _CONTROL_NL.search(text) is not None
+
+
+# Counts and sizes from outside: a value past this is nonsense (2**63 is
+# what the kernel's own counters top out at) and would overflow a float
+# conversion or a width computation further on.
+COUNT_LIMIT = 2**63
+
+
+def finite(value: object, low: float = float("-inf"), high: float = float("inf")) -> float | None:
+    """``value`` as a float when it is a finite number in ``[low, high]``, else ``None``.
+
+    Strings are parsed (Prometheus sends values as strings); ``bool`` is no
+    number; ``+Inf``, ``NaN`` and an int too large for a float are refused.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        number = float(value)
+    except (ValueError, OverflowError):
+        return None
+    if number != number or not low <= number <= high or number in (float("inf"), float("-inf")):
+        return None
+    return number
+
+
+def count(value: object, high: int = COUNT_LIMIT) -> int | None:
+    """``value`` as a whole number in ``[0, high]`` (a float with no fraction counts), else ``None``."""
+    number = finite(value, 0, high)
+    if number is None or number != int(number):
+        return None
+    if isinstance(value, int):
+        return value
+    return int(number)

@@ -68,15 +68,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         source = LiveSource(args.root, smart_interval=args.smart_interval)
     exporter = Exporter(source, args.interval, args.textfile)
-    try:
+    exporter.sample_once()
+    if args.once:
+        # Two samples an interval apart: rates (and the slow-member rule) need a previous one.
+        threading.Event().wait(args.interval)
         exporter.sample_once()
-        if args.once:
-            # Two samples an interval apart: rates (and the slow-member rule) need a previous one.
-            threading.Event().wait(args.interval)
-            exporter.sample_once()
-            return 0 if exporter.first_sample.is_set() else 1
-    except OSError as exc:
-        return _fail(f"--textfile {args.textfile}: {exc.strerror or exc}")
+        return 0 if exporter.first_sample.is_set() and not exporter.failing else 1
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())

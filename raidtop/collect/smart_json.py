@@ -25,7 +25,7 @@ from dataclasses import fields
 from typing import Any
 
 from raidtop.model_smart import READ_STATES, VERDICTS, SmartAttribute, SmartHealth, SmartReason
-from raidtop.untrusted import plain
+from raidtop.untrusted import COUNT_LIMIT, finite, plain
 
 EXIT_BITS = (
     "the command line did not parse",
@@ -237,9 +237,10 @@ def _scsi_uncorrected(doc: dict) -> int | None:
 def _log_rows(log: dict, fields: tuple[str, ...]) -> tuple[SmartAttribute, ...]:
     rows = []
     for name in fields:
-        value = log.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            rows.append(SmartAttribute(0, name, None, None, None, int(value), str(value)))
+        # json reads 1e999 as inf: only a finite number in range is a value.
+        value = finite(log.get(name), 0, COUNT_LIMIT)
+        if value is not None:
+            rows.append(SmartAttribute(0, name, None, None, None, int(value), str(log[name])))
     return tuple(rows)
 
 
@@ -269,17 +270,16 @@ def _dict(container: Any, key: str) -> dict:
 
 def _int(container: Any, key: str) -> int | None:
     value = container.get(key) if isinstance(container, dict) else None
-    # bool is an int in Python; "true" is not a count. Negative counts are nonsense.
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    # bool is an int in Python; "true" is not a count. Negative counts are nonsense, and so is
+    # 10**400 (it would overflow every float made of it further on).
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= COUNT_LIMIT:
         return None
     return value
 
 
 def _number(container: Any, key: str) -> float | None:
     value = container.get(key) if isinstance(container, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        return None
-    return float(value) if abs(value) < 1e6 else None
+    return finite(value, -1e6, 1e6) if isinstance(value, (int, float)) else None
 
 
 def _bool(container: Any, key: str) -> bool | None:

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
 import shutil
-import signal
 import stat
-import subprocess
 import time
 from typing import Callable
 
+from raidtop.collect import bounded_run
 from raidtop.collect.smart_json import EXIT_BITS, bit_meanings, is_smartctl_document, messages, parse_smartctl
 from raidtop.collect.source import Root
 from raidtop.collect.whole_disk import is_physical_disk, valid_name
@@ -119,45 +117,11 @@ def health_from_output(name: str, read_at: float, output: bytes) -> SmartHealth:
 def run_bounded(argv: list[str], timeout: float, limit: int = OUTPUT_LIMIT) -> tuple[bytes, str]:
     """Run ``argv``; (stdout, "") or (what was read, why it was cut short). Never a shell."""
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        ran = bounded_run.run_bounded(argv, timeout_s=timeout, limit=limit)
     except OSError as exc:
         return b"", f"cannot run: {exc.strerror or exc}"
-    chunks: list[bytes] = []
-    size = 0
-    problem = ""
-    deadline = time.monotonic() + timeout
-    assert proc.stdout is not None
-    with selectors.DefaultSelector() as selector:
-        selector.register(proc.stdout, selectors.EVENT_READ)
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                problem = f"no answer within {timeout:g} s (killed)"
-                break
-            if not selector.select(left):
-                continue
-            chunk = os.read(proc.stdout.fileno(), 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:
-                problem = f"wrote more than {limit} bytes (killed)"
-                break
-    if problem:
-        _kill(proc)
-    proc.stdout.close()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-    return b"".join(chunks), problem
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    # Its own session: the group is smartctl (and whatever it started), nothing of ours.
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        proc.kill()
+    if ran.cut == "timeout":
+        return ran.stdout, f"no answer within {timeout:g} s (killed)"
+    if ran.cut == "limit":
+        return ran.stdout, f"wrote more than {limit} bytes (killed)"
+    return ran.stdout, ""

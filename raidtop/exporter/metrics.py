@@ -21,11 +21,16 @@ from raidtop import __version__
 from raidtop.collect.queue_settings import QueueSettings
 from raidtop.mdview import slow_members
 from raidtop.model import Snapshot
+from raidtop.exporter.inventory import inventory_families
 from raidtop.exporter.smart_metrics import smart_families
 from raidtop.exporter.states import MD_STATES, MEMBER_ROLES, array_state, member_role
 
 _KIB = 1024
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+ERROR_CAUSES = ("sample", "format", "textfile")
+"""Every value of the ``cause`` label of ``raidtop_exporter_errors_total`` (each present from the start, at 0)."""
 
 
 class MdMetrics:
@@ -39,6 +44,9 @@ class MdMetrics:
         self._samples = 0
         self._unreadable = 0
         self._errors = 0
+        self._causes: dict[str, int] = {}
+        self.nodename = os.uname().nodename
+        """The ``nodename`` of ``raidtop_exporter_node_info`` (the fleet view's name for this host)."""
 
     # prometheus-client calls describe() at registration; an empty answer
     # keeps it from calling collect() before the first sample exists.
@@ -51,11 +59,13 @@ class MdMetrics:
         with self._lock:
             return list(self._families)
 
-    def record_error(self) -> None:
-        """Count a sample that failed as a whole (the previous families stay)."""
+    def record_error(self, cause: str = "sample") -> None:
+        """Count a failure by ``cause`` (``sample`` also counts as a failed sample); the previous families stay."""
         with self._lock:
-            self._errors += 1
-            self._families = self._families[:-1] + [self._exporter_errors()]
+            if cause == "sample":
+                self._errors += 1
+            self._causes[cause] = self._causes.get(cause, 0) + 1
+            self._families = self._families[:-2] + self._error_families()
 
     def update(self, snapshot: Snapshot, duration_s: float, now: float,
                queues: Mapping[str, QueueSettings] | None = None) -> None:
@@ -67,10 +77,12 @@ class MdMetrics:
         self._samples += 1
         self._unreadable += len(snapshot.raw.notes) if snapshot.raw is not None else 0
         families = md_families(snapshot) + smart_families(snapshot)
+        # Joins (member -> whole disk, node name), member flags, chunk size, driver presence.
+        families += inventory_families(snapshot, self.nodename)
         families += [_events_total(self._event_counts), _last_event(self._event_times)]
         families.append(queue_info(queues or {}))
         families += self._exporter_families(duration_s, now)
-        families.append(self._exporter_errors())
+        families += self._error_families()
         with self._lock:
             self._families = families
 
@@ -88,9 +100,17 @@ class MdMetrics:
             value=self._unreadable)
         return [build, duration, stamp, samples, unreadable]
 
-    def _exporter_errors(self) -> Metric:
-        return CounterMetricFamily("raidtop_exporter_sample_errors", "Samples that failed as a whole.",
-                                   value=self._errors)
+    def _error_families(self) -> list[Metric]:
+        """The last two families, always: :meth:`record_error` replaces them in place."""
+        errors = CounterMetricFamily("raidtop_exporter_sample_errors", "Samples that failed as a whole.",
+                                     value=self._errors)
+        causes = CounterMetricFamily(
+            "raidtop_exporter_errors",
+            "Failures by cause: sample (reading the system), format (preparing the scrape), textfile (writing it).",
+            labels=["cause"])
+        for cause in ERROR_CAUSES:
+            causes.add_metric([cause], self._causes.get(cause, 0))
+        return [errors, causes]
 
 
 def md_families(snapshot: Snapshot) -> list[Metric]:

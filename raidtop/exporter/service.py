@@ -32,6 +32,7 @@ from raidtop.exporter.exposition import CachedExposition, FamilyFormatter
 from raidtop.exporter.metrics import MdMetrics
 from raidtop.model import Snapshot
 from raidtop.safeio import atomic_write
+from raidtop.untrusted import plain
 
 TEXTFILE_NAME = "raidtop.prom"
 """The file written into ``--textfile DIR``; node_exporter reads ``*.prom`` only."""
@@ -128,23 +129,62 @@ class Exporter:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.first_sample = threading.Event()
+        self.failing: dict[str, str] = {}
+        """cause -> the sentence of a failure that has not gone away yet."""
+        self._logged: dict[str, str] = {}
 
     def sample_once(self) -> None:
-        """Take one sample and publish it (and write the textfile when asked)."""
+        """Take one sample and publish it (and write the textfile when asked); never raises.
+
+        A failure is counted by cause, logged once until that cause goes
+        away, and tried again at the next interval: the endpoint keeps the
+        last good families and the textfile reappears once it can be written.
+        """
         start = time.perf_counter()
         try:
             snapshot = self.source()
             queues = self.source.queues(snapshot)
         except Exception as exc:  # noqa: BLE001 - a daemon reports and keeps its last good sample
-            self.metrics.record_error()
-            self._publish()
-            print(f"raidtop exporter: sample failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            self._failed("sample", f"sample failed: {type(exc).__name__}: {exc}")
             return
-        self.metrics.update(snapshot, time.perf_counter() - start, self._clock(), queues)
-        self._publish()
+        self._recovered("sample", "sampling works again")
+        try:
+            self.metrics.update(snapshot, time.perf_counter() - start, self._clock(), queues)
+            self._publish()
+        except Exception as exc:  # noqa: BLE001 - the last published bytes stay served
+            self._failed("format", f"cannot prepare the scrape: {type(exc).__name__}: {exc}")
+            return
+        self._recovered("format", "the scrape is prepared again")
         self.first_sample.set()
         if self.textfile_dir is not None:
-            self.write_textfile()
+            try:
+                self.write_textfile()
+            except OSError as exc:
+                where = self.textfile_dir / TEXTFILE_NAME
+                self._failed("textfile", f"cannot write {where}: {exc.strerror or exc}")
+            else:
+                self._recovered("textfile", f"{self.textfile_dir / TEXTFILE_NAME} written again")
+
+    def _failed(self, cause: str, sentence: str) -> None:
+        self.failing[cause] = sentence
+        self.metrics.record_error(cause)
+        try:
+            self._publish()
+        except Exception:  # noqa: BLE001 - the count shows at the next good sample
+            pass
+        if self._logged.get(cause) != sentence:
+            self._logged[cause] = sentence
+            self._log(f"{sentence} (counted in raidtop_exporter_errors_total{{cause=\"{cause}\"}}; "
+                      f"retried every {self.interval_s:g} s, said once)")
+
+    def _recovered(self, cause: str, sentence: str) -> None:
+        self.failing.pop(cause, None)
+        if self._logged.pop(cause, None) is not None:
+            self._log(sentence)
+
+    @staticmethod
+    def _log(sentence: str) -> None:
+        print(f"raidtop exporter: {plain(sentence, multiline=True)}", file=sys.stderr, flush=True)
 
     def _publish(self) -> None:
         """Format what changed and hand the bytes to the HTTP threads (the only formatting there is)."""
@@ -173,7 +213,10 @@ class Exporter:
     def _loop(self) -> None:
         next_at = time.monotonic()
         while not self._stop.is_set():
-            self.sample_once()
+            try:
+                self.sample_once()
+            except Exception as exc:  # noqa: BLE001 - the thread must outlive any one sample
+                self._failed("sample", f"sample failed: {type(exc).__name__}: {exc}")
             # A fixed cadence; a sample slower than the interval starts the next at once, never two at a time.
             next_at = max(next_at + self.interval_s, time.monotonic())
             self._stop.wait(next_at - time.monotonic())

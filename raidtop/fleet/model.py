@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 STATE_RANK = {
     "broken": 0, "inactive": 1, "degraded": 2, "recovering": 3, "resyncing": 4, "reshaping": 4,
     "repairing": 5, "checking": 5, "delayed": 6, "pending": 6, "read-only": 7, "active": 8, "clean": 8,
 }
 """Worst first: the order arrays and hosts are listed in."""
+
+
+NAME_LIMIT = 256
+"""Characters kept of a name from a host: longer is no device or array name."""
+
+
+class UnusableValue(ValueError):
+    """A number from a host that is not finite or out of range; ``str()`` names it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +72,15 @@ class FleetHost:
     arrays: tuple[FleetArray, ...] = ()
     problem: str | None = None
     """A sentence when the host could not be read (exporter down, ssh failed...)."""
+    shown: str | None = None
+    """What to call it on screen (its node name), when it differs from ``name`` (the instance)."""
+    alerts: tuple[str, ...] = ()
+    """Names of its alerts firing in Prometheus now."""
+
+    @property
+    def label(self) -> str:
+        """The name shown: the node name when known, else ``name``."""
+        return self.shown or self.name
 
     @property
     def rank(self) -> tuple[int, int]:
@@ -85,5 +102,5 @@ class FleetReading:
 
 def worst_first(hosts: list[FleetHost]) -> tuple[FleetHost, ...]:
     """Hosts sorted worst first, each host's arrays worst first, names breaking ties."""
-    ordered = [FleetHost(h.name, tuple(sorted(h.arrays, key=lambda a: (a.rank, a.name))), h.problem) for h in hosts]
-    return tuple(sorted(ordered, key=lambda h: (h.rank, h.name)))
+    ordered = [replace(h, arrays=tuple(sorted(h.arrays, key=lambda a: (a.rank, a.name)))) for h in hosts]
+    return tuple(sorted(ordered, key=lambda h: (h.rank, h.label, h.name)))

@@ -9,7 +9,7 @@ from raidtop.mdview import duration, progress_bar, speed
 from raidtop.untrusted import plain
 
 BAR_WIDTH = 16
-FLEET_COLUMNS = ("Host", "Array", "Level", "State", "Disks", "Progress", "Speed", "ETA")
+FLEET_COLUMNS = ("Host", "Array", "Level", "State", "Disks", "Progress", "Speed", "ETA", "Alerts firing")
 HOST_COLUMNS = ("Array", "Member", "Role", "Slow", "Errors")
 _TONE = {
     "broken": "crit", "inactive": "crit", "degraded": "warn", "recovering": "warn", "resyncing": "accent",
@@ -30,15 +30,17 @@ def fleet_rows(hosts: tuple[FleetHost, ...]) -> list[Row]:
     """One row per array, hosts worst first; a host that cannot be read is one row saying why."""
     rows = []
     for host in hosts:
-        name = plain(host.name)
+        name, alerts = plain(host.label), alert_text(host)
         if host.problem is not None:
-            rows.append(Row(host.name, (name, "—", "", "unreadable", "", plain(host.problem), "", ""), "crit"))
+            cells = (name, "—", "", "unreadable", "", plain(host.problem), "", "", alerts)
+            rows.append(Row(host.name, cells, "crit"))
             continue
         if not host.arrays:
-            rows.append(Row(host.name, (name, "—", "", "no arrays", "", "", "", ""), None))
+            cells = (name, "—", "", "no arrays", "", "", "", "", alerts)
+            rows.append(Row(host.name, cells, "warn" if alerts else None))
         for array in host.arrays:
             tone = None if array.level == "container" else _TONE.get(array.state)
-            rows.append(Row(host.name, (name, *array_cells(array)), tone))
+            rows.append(Row(host.name, (name, *array_cells(array), alerts), tone))
     return rows
 
 
@@ -72,6 +74,11 @@ def host_rows(host: FleetHost) -> list[Row]:
     return rows
 
 
+def alert_text(host: FleetHost) -> str:
+    """The host's firing alerts, by name (``MdArrayDegraded, SmartFailing``)."""
+    return ", ".join(plain(a) for a in host.alerts)
+
+
 def summary(hosts: tuple[FleetHost, ...]) -> str:
     """``3 hosts, 7 arrays: 1 degraded, 1 recovering, 1 unreadable host``."""
     arrays = [a for h in hosts for a in h.arrays]
@@ -80,7 +87,10 @@ def summary(hosts: tuple[FleetHost, ...]) -> str:
         if a.state not in ("clean", "active"):
             counts[a.state] = counts.get(a.state, 0) + 1
     bad_hosts = sum(1 for h in hosts if h.problem is not None)
-    parts = [f"{n} {state}" for state, n in sorted(counts.items())]
+    parts = [f"{n} {plain(state)}" for state, n in sorted(counts.items())]
+    firing = sum(len(h.alerts) for h in hosts)
+    if firing:
+        parts.append(f"{firing} alert{'s' if firing != 1 else ''} firing")
     if bad_hosts:
         parts.append(f"{bad_hosts} unreadable host{'s' if bad_hosts != 1 else ''}")
     head = f"{len(hosts)} host{'s' if len(hosts) != 1 else ''}, {len(arrays)} array{'s' if len(arrays) != 1 else ''}"

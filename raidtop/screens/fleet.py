@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from raidtop.fleet.model import FleetHost, FleetReading
-from raidtop.fleet.rows import FLEET_COLUMNS, HOST_COLUMNS, fleet_rows, host_rows, summary
+from raidtop.fleet.rows import FLEET_COLUMNS, HOST_COLUMNS, alert_text, fleet_rows, host_rows, summary
 from raidtop.untrusted import plain
 from raidtop.widgets.fleet_table import FleetTable
 from raidtop.widgets.key_footer import KeyFooter
@@ -82,7 +82,7 @@ class HostScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(plain(self.host)), id="host-status")
-        yield FleetTable(FLEET_COLUMNS[1:], id="host-arrays")
+        yield FleetTable(FLEET_COLUMNS[1:-1], id="host-arrays")
         yield FleetTable(HOST_COLUMNS, id="host-members")
         yield KeyFooter()
 
@@ -102,11 +102,16 @@ class HostScreen(Screen):
             members.show([])
             return
         status.update(Text(_host_line(host)))
-        arrays.show([r.__class__(r.key, r.cells[1:], r.tone) for r in fleet_rows((host,)) if r.cells[1] != "—"])
+        arrays.show([r.__class__(r.key, r.cells[1:-1], r.tone) for r in fleet_rows((host,)) if r.cells[1] != "—"])
         members.show(host_rows(host))
 
 
 def _host_line(host: FleetHost) -> str:
     if host.problem is not None:
-        return f"{plain(host.name)} · {plain(host.problem)}"
-    return f"{plain(host.name)} · {len(host.arrays)} array{'s' if len(host.arrays) != 1 else ''}"
+        return f"{_who(host)} · {plain(host.problem)}"
+    line = f"{_who(host)} · {len(host.arrays)} array{'s' if len(host.arrays) != 1 else ''}"
+    return line + (f" · firing: {alert_text(host)}" if host.alerts else "")
+
+
+def _who(host: FleetHost) -> str:
+    return plain(host.name) if host.label == host.name else f"{plain(host.label)} ({plain(host.name)})"

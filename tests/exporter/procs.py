@@ -68,13 +68,16 @@ def stop(proc: subprocess.Popen) -> None:
 class Prometheus:
     """A real Prometheus with a temporary data directory, scraping ``targets`` every second."""
 
-    def __init__(self, tmp: Path, targets: list[str], rules: Path | None = None) -> None:
+    def __init__(self, tmp: Path, targets: list[str], rules: Path | None = None,
+                 alertmanager: str | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = tmp / "prometheus.yml"
         lines = ["global:", "  scrape_interval: 1s", "  evaluation_interval: 1s", "  scrape_timeout: 900ms"]
         if rules is not None:
             lines += ["rule_files:", f"  - {rules}"]
+        if alertmanager is not None:
+            lines += ["alerting:", "  alertmanagers:", "    - static_configs:", f"        - targets: [{json.dumps(alertmanager)}]"]
         lines += ["scrape_configs:", "  - job_name: raidtop", "    static_configs:",
                   f"      - targets: {json.dumps(targets)}"]
         config.write_text("\n".join(lines) + "\n")

@@ -24,6 +24,7 @@ from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.results import FioResult, parse_fio_json
 from raidtop.actions.fio.stack import TuningState
 from raidtop.config import xdg_dir
+from raidtop.safeio import open_store
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -128,7 +129,7 @@ class RunStore:
     def _connect(self) -> sqlite3.Connection:
         if not self._ready:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=10)
+        conn = open_store(self.path, "runs")
         if not self._ready:
             conn.executescript(_SCHEMA)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from raidtop.actions.lab.registry import ArrayRecord, RebuildRecord
-from raidtop.safeio import UnsafeFile
+from raidtop.safeio import open_store
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rebuilds (
@@ -67,10 +67,7 @@ class LabStore:
 
     def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # SQLite follows links: a planted lab.sqlite link would have the lab write into another database.
-        if self.path.is_symlink():
-            raise UnsafeFile(self.path, "is a symbolic link; raidtop does not follow it")
-        connection = sqlite3.connect(self.path, timeout=10)
+        connection = open_store(self.path, "rebuilds")
         connection.executescript(_SCHEMA)
         return connection
 

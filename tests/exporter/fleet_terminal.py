@@ -1,0 +1,89 @@
+"""``raidtop fleet`` in a real tmux pane: every byte it writes to the terminal recorded, its exit observed."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from tests.exporter.procs import REPO
+
+
+class FleetPane:
+    """A detached tmux session running ``raidtop fleet ARGS``; ``raw`` is everything it wrote."""
+
+    def __init__(self, tmp: Path, *args: str, width: int = 160, height: int = 30) -> None:
+        self.session = f"raidtop-fleet-{uuid.uuid4().hex[:8]}"
+        self.log = tmp / f"{self.session}.raw"
+        self.log.touch()
+        command = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "raidtop", "fleet", *args))
+        # The short sleep lets pipe-pane attach before raidtop writes its first byte.
+        shell = f"cd {shlex.quote(str(REPO))} && sleep 0.5 && PYTHONPATH={shlex.quote(str(REPO))} exec {command}"
+        subprocess.run(["tmux", "new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height),
+                        shell, ";", "set-option", "-t", self.session, "remain-on-exit", "on", ";",
+                        "pipe-pane", "-o", "-t", self.session, f"cat >> {shlex.quote(str(self.log))}"],
+                       check=True, env=dict(os.environ, TERM="xterm-256color"))
+        self.pid = int(self.show("#{pane_pid}"))
+
+    def show(self, fmt: str) -> str:
+        """A tmux format of the pane (``#{pane_title}``, ``#{pane_dead}``...)."""
+        return subprocess.run(["tmux", "display-message", "-p", "-t", self.session, fmt],
+                              capture_output=True, text=True).stdout.strip()
+
+    def screen(self) -> str:
+        """The pane's text as tmux shows it."""
+        return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-S", "-100", "-t", self.session],
+                              capture_output=True, text=True).stdout
+
+    @property
+    def raw(self) -> bytes:
+        """Every byte raidtop wrote to the terminal so far."""
+        return self.log.read_bytes()
+
+    def wait_for(self, text: str, timeout_s: float = 60.0) -> str:
+        """The screen once it shows ``text``."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} never shown; screen:\n{self.screen()}")
+
+    def dead(self) -> bool:
+        """True once the raidtop process is gone (a pane whose terminal was let go is not enough)."""
+        try:
+            with open(f"/proc/{self.pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+
+    def exit_status(self, timeout_s: float = 10.0) -> str:
+        """The exit status tmux saw (``129``), or ``signal N`` when a signal killed it."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            status, sig = self.show("#{pane_dead_status}"), self.show("#{pane_dead_signal}")
+            if status or sig:
+                return status or f"signal {sig}"
+            time.sleep(0.05)
+        return ""
+
+    def wait_exit(self, timeout_s: float) -> float | None:
+        """Seconds until raidtop exited, or ``None`` if it had not after ``timeout_s``."""
+        start = time.monotonic()
+        while time.monotonic() - start < timeout_s:
+            if self.dead():
+                return time.monotonic() - start
+            time.sleep(0.02)
+        return None
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.session, *keys], check=True)
+
+    def close(self) -> None:
+        """Kill the session (and raidtop with it, if it is still there)."""
+        subprocess.run(["tmux", "kill-session", "-t", self.session], capture_output=True)

@@ -21,6 +21,7 @@ from raidtop import __version__
 from raidtop.collect.queue_settings import QueueSettings
 from raidtop.mdview import slow_members
 from raidtop.model import Snapshot
+from raidtop.exporter.md_truth_metrics import md_truth_families
 from raidtop.exporter.smart_metrics import smart_families
 from raidtop.exporter.states import MD_STATES, MEMBER_ROLES, array_state, member_role
 
@@ -66,7 +67,7 @@ class MdMetrics:
             self._event_times[key] = event.time
         self._samples += 1
         self._unreadable += len(snapshot.raw.notes) if snapshot.raw is not None else 0
-        families = md_families(snapshot) + smart_families(snapshot)
+        families = md_families(snapshot) + smart_families(snapshot) + md_truth_families(snapshot)
         families += [_events_total(self._event_counts), _last_event(self._event_times)]
         families.append(queue_info(queues or {}))
         families += self._exporter_families(duration_s, now)

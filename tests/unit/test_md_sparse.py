@@ -10,11 +10,12 @@ import pytest
 
 from raidtop.collect.md import read_md
 from raidtop.collect.mdevents import AlertState, derive_events
-from raidtop.collect.mdsparse import SparseMemory, judge_sparse
+from raidtop.collect.mdsparse import SparseMemory, judge_sparse, mark_sparse
 from raidtop.collect.mdstat import parse_mdstat
 from raidtop.collect.mdtrack import MdTracker
 from raidtop.config import md_expected_members
 from raidtop.model import RawSample
+from raidtop.model_md import MdReading
 
 ROOTS = Path(__file__).parent.parent / "data" / "md" / "roots"
 
@@ -93,8 +94,6 @@ def test_real_losses_at_start_up_stay_alarms(line, counts):
 
 
 def _reading(array):
-    from raidtop.model_md import MdReading
-    from raidtop.collect.md import mark_sparse
     return MdReading((mark_sparse(array),), None, True)
 
 

@@ -212,6 +212,11 @@ class RaidSpeedLimit:
     max: int | None
 
 
+NO_MD_DRIVER = ("No md driver: /proc/mdstat is absent; load it with `sudo modprobe md_mod` if this kernel has it, "
+                "or see raidtop at work on a simulated rebuild with `raidtop --demo`.")
+"""The dashboard's line without md: what is missing and the next step, in one sentence."""
+
+
 @dataclass(frozen=True, slots=True)
 class MdReading:
     """Everything :func:`raidtop.collect.md.read_md` found under one root."""
@@ -227,8 +232,7 @@ class MdReading:
         if self.arrays:
             return None
         if not self.md_driver_present:
-            return ("No md driver: /proc/mdstat is absent. Load it with `modprobe md_mod`, "
-                    "or see raidtop at work with `raidtop --demo`.")
+            return NO_MD_DRIVER
         return "The md driver is loaded, but there are no md arrays."
 
 

@@ -34,10 +34,13 @@ class Clock:
         return self.now
 
 
-def replay(path: Path, workdir: Path, extra_steps=()) -> list:
-    """Per recorded step (then per ``(time, step)`` in ``extra_steps``), the Sampler's snapshot."""
-    document = read_any_trace(path)
-    steps = [(step["sampled_at"], step) for step in document["steps"]] + list(extra_steps)
+def replay(path: Path, workdir: Path) -> list:
+    """Per recorded step, the Sampler's snapshot."""
+    return replay_steps([(step["sampled_at"], step) for step in read_any_trace(path)["steps"]], workdir)
+
+
+def replay_steps(steps, workdir: Path) -> list:
+    """Per ``(time, step)``, the Sampler's snapshot of that step's files at that time."""
     clock, sampler, snaps = Clock(), None, []
     for index, (when, step) in enumerate(steps):
         root = materialize(step, workdir / f"{index:04d}")
@@ -88,7 +91,8 @@ def test_files_that_stop_moving_make_a_stall_after_a_minute_with_one_event(tmp_p
                   and i > len(steps) // 3)
     frozen = steps[middle]
     start = frozen["sampled_at"]
-    snaps = replay_prefix(steps[:middle + 1], [(start + k, frozen) for k in range(1, 91)], tmp_path)
+    recorded = [(step["sampled_at"], step) for step in steps[:middle + 1]]
+    snaps = replay_steps(recorded + [(start + k, frozen) for k in range(1, 91)], tmp_path)
     rows = [(s.time - start, a, s) for s in snaps for a in s.arrays if a.sync is not None and a.sync.running]
     moved = max(t for (_, a, _), (t, b, _) in zip(rows, rows[1:]) if b.sync.done_kib > a.sync.done_kib)
     stalled = [(t, a) for t, a, _ in rows if a.sync.stalled]
@@ -99,19 +103,6 @@ def test_files_that_stop_moving_make_a_stall_after_a_minute_with_one_event(tmp_p
     assert sync_speed_cell(last.sync) == "STALLED 1m" and last.sync.stalled_s == round(90.0 - moved, 1)
     events = [e for _, _, s in rows for e in s.events if e.event == "SyncStalled"]
     assert len(events) == 1 and events[0].time == start + first
-
-
-def replay_prefix(steps, extra, workdir: Path) -> list:
-    clock, sampler, snaps = Clock(), None, []
-    for index, (when, step) in enumerate([(s["sampled_at"], s) for s in steps] + extra):
-        root = materialize(step, workdir / f"{index:04d}")
-        clock.now = when
-        if sampler is None:
-            sampler = Sampler(root, clock=clock)
-        else:
-            sampler.root = Root(root)
-        snaps.append(sampler.sample())
-    return snaps
 
 
 @pytest.fixture(scope="module")

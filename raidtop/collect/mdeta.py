@@ -249,6 +249,12 @@ class SyncModel:
             # average would keep only the slow ones.
             t0, d0 = self._free_since
             self._capacity = (sync.done_kib - d0) / (time - t0)
+        if self._capacity is not None and not free:
+            # While md holds the sync, what it achieves over CAPACITY_SPAN_S is a pace the disks
+            # reached: a free stretch measured earlier (a slow start, a load since gone) is no ceiling.
+            reached = self._rate(time, CAPACITY_SPAN_S)
+            if reached is not None and reached > self._capacity:
+                self._capacity = reached
         moved = history[-1][1] > history[0][1]
         if (len(history) < 2 or not moved) and back is None:
             eta = None  # nothing to go on: no speed from md, no progress seen

@@ -110,7 +110,7 @@ def eta_figures():
     return evaluate()
 
 
-@pytest.mark.parametrize("run", ["raised", "lowered_early"])
+@pytest.mark.parametrize("run", ["raised", "lowered_early", "lowered"])
 def test_the_eta_settles_within_ten_percent_in_five_seconds_after_a_limit_change(run, eta_figures):
     figures = eta_figures[run]
     assert figures["settle_s"] is not None and figures["settle_s"] <= 5.0, figures

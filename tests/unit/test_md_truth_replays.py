@@ -122,3 +122,13 @@ def test_raid0_losing_a_member_is_array_failed_only_and_its_layout_is_no_note(tm
     events = [e.event for s in snaps for e in s.events if e.array == "md33"]
     assert "ArrayFailed" in events and "DegradedArray" not in events
     assert not [n for s in snaps for n in s.notes if "layout" in n]
+
+
+def test_the_demos_recorded_rebuild_no_longer_flickers_to_zero():
+    # The case: md6 read 55.4% 1279K/s -> 0K/s -> 1789K/s -> 0K/s while the percent climbed.
+    from raidtop.collect.replayer import Replayer, load_for_replay
+
+    replayer = Replayer(load_for_replay(Path(__file__).resolve().parents[2] / "raidtop/demo/data/rebuild.xz"))
+    cells = [sync_speed_cell(a.sync) for i in range(len(replayer)) for a in replayer.snapshot_at(i).arrays
+             if a.sync is not None and a.sync.running and a.sync.percent is not None]
+    assert len(cells) > 30 and "0K/s" not in cells and not any(c.startswith("STALLED") for c in cells)

@@ -159,15 +159,15 @@ def evaluate(trace_dir: Path = TRACE_DIR) -> dict[str, dict]:
     return results
 
 
-def record(out_dir: Path = TRACE_DIR) -> None:
-    """Boot the realmd VM once, run tests/realmd/guest_eta.py, save the traces."""
+def record(out_dir: Path = TRACE_DIR, runs: tuple[str, ...] = ()) -> None:
+    """Boot the realmd VM once, run tests/realmd/guest_eta.py (``runs``, default all), save the traces."""
     from tests.realmd.guest_python import raidtop_python, reach_interpreter_script
     from tests.realmd.monitor_compare import save_results
     from tests.realmd.vm import run_in_guest
 
     python = raidtop_python()
     with tempfile.TemporaryDirectory() as results:
-        guest = run_in_guest(reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_eta\n",
+        guest = run_in_guest(reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_eta {' '.join(runs)}\n",
                              timeout=900, results_dir=Path(results))
         if guest.returncode != 0:
             raise SystemExit(guest.describe_failure())
@@ -179,9 +179,10 @@ def main() -> int:
     """Print the table (Markdown) for bench/RESULTS.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", action="store_true", help="record the runs in the realmd VM first")
+    parser.add_argument("--runs", nargs="*", default=(), help="with --record: only these guest runs (default all)")
     args = parser.parse_args()
     if args.record:
-        record()
+        record(runs=tuple(args.runs))
     print("| run | limit change | readings ≥25 % | raidtop MAE | finish= MAE | raidtop mean |err| | finish= mean |err| "
           "| settled ≤10 % after | worst after |")
     print("|---|---|---|---|---|---|---|---|---|")

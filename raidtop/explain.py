@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from raidtop.collect.mdeta import ETA_METHOD, SPEED_METHOD, STALL_METHOD
+from raidtop.collect.mdmethods import ETA_METHOD, SPEED_METHOD, STALL_METHOD
 from raidtop.format import num
 from raidtop.mdview import held_text, sync_speed_cell
 from raidtop.model import CpuCounters, DiskCounters, Snapshot

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect import mdeta
+from raidtop.collect import mdeta, mdmethods
 from raidtop.collect.md import read_md
 from raidtop.collect.mdeta import SyncModel
 from raidtop.explain import TRUST_ETA, explain_array
@@ -41,9 +41,10 @@ def test_explain_and_readme_use_the_codes_own_constants():
     sync = MdSync("recover", 40.0, 400, 1000, 10, 60.0, 59.0, "raidtop", 10.0)
     snap = Snapshot(time=1.0, interval_s=1.0, arrays=(MdArray("md0", "raid1", "active", "degraded", 2, 1, sync=sync),))
     lines = {line.name: line for line in explain_array(snap, "md0").lines}
-    assert lines["Speed"].formula == mdeta.SPEED_METHOD and lines["ETA"].formula == mdeta.ETA_METHOD
-    assert lines["STALLED"].formula == mdeta.STALL_METHOD
-    assert f"{mdeta.SPEED_WINDOW_S:.0f} s" in mdeta.SPEED_METHOD and f"{mdeta.STALL_AFTER_S:.0f} s" in mdeta.STALL_METHOD
+    assert lines["Speed"].formula == mdmethods.SPEED_METHOD and lines["ETA"].formula == mdmethods.ETA_METHOD
+    assert lines["STALLED"].formula == mdmethods.STALL_METHOD
+    assert f"{mdeta.SPEED_WINDOW_S:.0f} s" in mdmethods.SPEED_METHOD
+    assert f"{mdeta.STALL_AFTER_S:.0f} s" in mdmethods.STALL_METHOD
     # The README states the same numbers where it describes them.
     speed = README[README.index("**Progress and speed.**"):README.index("**Held, not throttled.**")]
     assert f"over the last {mdeta.SPEED_WINDOW_S:.0f} s" in speed

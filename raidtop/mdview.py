@@ -110,6 +110,8 @@ def sync_speed_cell(sync: MdSync) -> str:
     """The Speed column: progress over md's whole speed window, or ``STALLED 4m``."""
     if sync.stalled:
         return f"STALLED {short_duration(sync.stalled_s)}"
+    if sync.rate_kib_s is None and not sync.speed_kib_s:
+        return DASH  # a sync's first reading: md has no figure yet, and raidtop no window
     return speed(sync.rate_kib_s if sync.rate_kib_s is not None else sync.speed_kib_s)
 
 

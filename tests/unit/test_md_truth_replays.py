@@ -82,6 +82,27 @@ def test_mds_sleep_after_a_lowered_limit_is_held_by_sync_speed_max_with_its_valu
     assert all((a.sync.held_by, a.sync.held_limit_kib_s) == ("sync_speed_max", 1000.0) for a in still)
 
 
+def test_a_real_kernel_sync_held_for_80_s_is_stalled_a_minute_after_it_stopped(tmp_path):
+    # Recorded in the VM (tests/realmd/guest_eta.py "stalled"): a raid1 check held at sync_max
+    # half way for 80 s, then released; md's files stop exactly as with a hung member.
+    snaps = replay(TRACE_DIR / "eta_stalled.json.xz", tmp_path)
+    rows = [(s, a) for s in snaps for a in s.arrays if a.name == "md47" and a.sync is not None and a.sync.running]
+    last_move = max(s.time for (_, a), (s, b) in zip(rows, rows[1:]) if b.sync.done_kib > a.sync.done_kib)
+    stalled = [(s, a) for s, a in rows if a.sync.stalled]
+    assert stalled, "the 80 s hold was never called STALLED"
+    first = stalled[0][0].time
+    assert STALL_AFTER_S <= first - last_move < STALL_AFTER_S + 1.5  # the first reading a minute after
+    assert all(s.time >= first for s, _ in stalled) and len(stalled) >= 15
+    assert {sync_speed_cell(a.sync) for _, a in stalled} == {"STALLED 1m"}
+    assert all(a.sync.eta_s is None and a.sync.held_by is None for _, a in stalled)
+    events = [(s.time, e.event) for s in snaps for e in s.events if e.array == "md47"]
+    assert [t for t, e in events if e == "SyncStalled"] == [first]
+    assert "CheckFinished" in [e for _, e in events]  # released, it finished
+    assert "DegradedArray" not in [e for _, e in events]
+    # Before the stall, md's own speed figure decays while nothing moves: never read as STALLED.
+    assert not any(a.sync.stalled for s, a in rows if s.time < last_move + STALL_AFTER_S)
+
+
 def test_files_that_stop_moving_make_a_stall_after_a_minute_with_one_event(tmp_path):
     # The real raid1 resync, then its md files frozen at a mid-sync step for 90 s more, as a
     # member whose I/O hangs (a suspended dm table) leaves them: mdstat's position stops.

@@ -153,3 +153,15 @@ def test_the_demos_recorded_rebuild_no_longer_flickers_to_zero():
     cells = [sync_speed_cell(a.sync) for i in range(len(replayer)) for a in replayer.snapshot_at(i).arrays
              if a.sync is not None and a.sync.running and a.sync.percent is not None]
     assert len(cells) > 30 and "0K/s" not in cells and not any(c.startswith("STALLED") for c in cells)
+
+
+def test_mdadm_sends_milestones_for_a_check_and_raidtop_by_decision_does_not(tmp_path):
+    # Recorded beside mdadm 4.2's --monitor in the VM (tests/realmd/guest_monitor.py check_milestones).
+    path = TRACE_DIR / "monitor_check_milestones.json.xz"
+    document = read_any_trace(path)
+    mdadm = [e["event"] for e in document["mdadm_events"]]
+    assert mdadm[-6:] == ["RebuildStarted", "Rebuild31", "Rebuild50", "Rebuild61", "Rebuild80", "RebuildFinished"]
+    snaps = replay(path, tmp_path)
+    ours = [e.event for s in snaps for e in s.events if e.array == "md35"]
+    assert ours[-2:] == ["CheckStarted", "CheckFinished"]
+    assert not [e for e in ours[ours.index("CheckStarted"):] if e.startswith("Rebuild")]

@@ -183,12 +183,13 @@ def sparse_text(array: MdArray) -> str:
     return f"{array.working_disks}/{array.raid_disks} slots, by design"
 
 
-def row_marks(array: MdArray, now: float, slow: set[str], member_verdicts: dict[str, str]) -> list[tuple[str, str]]:
+def row_marks(array: MdArray, now: float | None, slow: set[str], member_verdicts: dict[str, str]) -> list[tuple[str, str]]:
     """What the array's own row must say beyond its state: (text, tone), most urgent first.
 
     A stalled sync, a member whose disk SMART calls failing or watch, a slow
     member, a limit holding the sync, since when redundancy is lost, and slots
     empty by design: each leaves a mark, so the row tells the whole story.
+    Without ``now`` (no snapshot time) the degraded age is left out.
     """
     marks: list[tuple[str, str]] = []
     sync = array.sync
@@ -200,7 +201,7 @@ def row_marks(array: MdArray, now: float, slow: set[str], member_verdicts: dict[
         elif verdict == "watch":
             marks.append((f"{member} SMART watch", "warn"))
     marks.extend((f"{member} slow", "warn") for member in sorted(slow))
-    if array.degraded_since is not None and array.health in ("degraded", "failed"):
+    if array.degraded_since is not None and now is not None and array.health in ("degraded", "failed"):
         age = short_duration(max(0.0, now - array.degraded_since))
         # From raidtop's start the true age is unknown: at least this long.
         at_least = "≥" if array.degraded_since_basis == "raidtop-start" else ""

@@ -117,7 +117,7 @@ def array_row(array: MdArray, alert: bool, columns: list[Column] = ARRAY_COLUMNS
         spd, eta = sync_speed_cell(sync), duration(sync.eta_s)
         done_at = " " + finish_clock(sync.eta_s, now, short=True) if now is not None and sync.eta_s is not None else ""
     name = ("! " if alert else "") + array.name
-    marks = marks if marks is not None else row_marks(array, now or 0.0, set(), {})
+    marks = marks if marks is not None else row_marks(array, now, set(), {})
     cells = {
         "name": (name, "crit" if alert else None),
         "level": (array.level or "?", None),

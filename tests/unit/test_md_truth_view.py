@@ -142,3 +142,13 @@ def test_a_sparse_array_reads_as_such_and_a_degraded_one_says_since_when():
 def test_without_md_the_line_gives_the_next_step():
     assert "modprobe md_mod" in NO_MD_DRIVER and "raidtop --demo" in NO_MD_DRIVER
     assert len(re.findall(r"\. ", NO_MD_DRIVER)) == 0  # one sentence
+
+
+def test_a_stall_is_a_warning_pop_up_with_the_bell_through_the_md_event_vocabulary():
+    from raidtop.md_announcements import announcements
+    from raidtop.model_md import MdEvent
+
+    event = MdEvent(5.0, "md0", "SyncStalled", None, "resync has not moved at 23.4 % for 60 s")
+    said, ring = announcements(Snapshot(time=5.0, interval_s=1.0, events=(event,)), frozenset())
+    assert ring and [(a.title, a.severity) for a in said] == [("md0: SyncStalled", "warning")]
+    assert said[0].text.startswith("sync STALLED: no progress") and said[0].text.endswith("for 60 s")

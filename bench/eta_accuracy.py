@@ -97,6 +97,42 @@ def accuracy(readings: list[tuple[float, object]], since: float | None = None) -
     return out
 
 
+SETTLED_PCT = 10.0
+"""Issue 23's goal: within 10 % of the real remaining time, within 5 s of a limit change, and staying there."""
+
+
+def end_uncertainty(readings: list[tuple[float, object]]) -> float:
+    """How well the recording dates the sync's end: the gap between the last reading still
+    syncing and the next one. No estimate can be judged closer than that."""
+    last = max(i for i, (_, sync) in enumerate(readings) if sync is not None)
+    return readings[last + 1][0] - readings[last][0] if last + 1 < len(readings) else 1.0
+
+
+def settling(readings: list[tuple[float, object]], since: float) -> dict[str, float | None]:
+    """Seconds from ``since`` until raidtop's ETA is within :data:`SETTLED_PCT` of the truth (or within
+    the truth's own uncertainty, :func:`end_uncertainty`) for good, and its worst error after that.
+
+    Readings with under :data:`MIN_TRUTH_S` left do not count, as for the MAE.
+    """
+    end, slack = sync_end(readings), end_uncertainty(readings)
+    errors = [(t, end - t, None if sync.eta_s is None else abs(sync.eta_s - (end - t)))
+              for t, sync in readings if sync is not None and t >= since and end - t >= MIN_TRUTH_S]
+    settled_at = None
+    for t, truth, err in errors:
+        if err is None or err > max(SETTLED_PCT / 100 * truth, slack):
+            settled_at = None
+        elif settled_at is None:
+            settled_at = t
+    out: dict[str, float | None] = {"settle_s": None, "worst_after_pct": None, "worst_after_s": None,
+                                    "truth_uncertainty_s": round(slack, 2)}
+    if settled_at is not None:
+        after = [(err, err / truth * 100) for t, truth, err in errors if t >= settled_at and err is not None]
+        out["settle_s"] = round(settled_at - since, 1)
+        out["worst_after_s"] = round(max(e for e, _ in after), 2)
+        out["worst_after_pct"] = round(max(p for _, p in after), 1)
+    return out
+
+
 def _first_reading_after(document: dict, wall: float) -> float:
     return min(step["sampled_at"] for step in document["steps"] if step["sampled_at"] >= wall)
 
@@ -117,19 +153,21 @@ def evaluate(trace_dir: Path = TRACE_DIR) -> dict[str, dict]:
         since = None if change is None else _first_reading_after(document, change["wall"])
         figures = accuracy(readings, since)
         figures["change"] = change
+        figures.update(settling(readings, since) if since is not None else
+                       {"settle_s": None, "worst_after_pct": None, "worst_after_s": None, "truth_uncertainty_s": None})
         results[run] = figures
     return results
 
 
-def record(out_dir: Path = TRACE_DIR) -> None:
-    """Boot the realmd VM once, run tests/realmd/guest_eta.py, save the traces."""
+def record(out_dir: Path = TRACE_DIR, runs: tuple[str, ...] = ()) -> None:
+    """Boot the realmd VM once, run tests/realmd/guest_eta.py (``runs``, default all), save the traces."""
     from tests.realmd.guest_python import raidtop_python, reach_interpreter_script
     from tests.realmd.monitor_compare import save_results
     from tests.realmd.vm import run_in_guest
 
     python = raidtop_python()
     with tempfile.TemporaryDirectory() as results:
-        guest = run_in_guest(reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_eta\n",
+        guest = run_in_guest(reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_eta {' '.join(runs)}\n",
                              timeout=900, results_dir=Path(results))
         if guest.returncode != 0:
             raise SystemExit(guest.describe_failure())
@@ -141,16 +179,20 @@ def main() -> int:
     """Print the table (Markdown) for bench/RESULTS.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", action="store_true", help="record the runs in the realmd VM first")
+    parser.add_argument("--runs", nargs="*", default=(), help="with --record: only these guest runs (default all)")
     args = parser.parse_args()
     if args.record:
-        record()
-    print("| run | limit change | readings ≥25 % | raidtop MAE | finish= MAE | raidtop mean |err| | finish= mean |err| |")
-    print("|---|---|---|---|---|---|---|")
+        record(runs=tuple(args.runs))
+    print("| run | limit change | readings ≥25 % | raidtop MAE | finish= MAE | raidtop mean |err| | finish= mean |err| "
+          "| settled ≤10 % after | worst after |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for run, f in evaluate().items():
         change = f["change"]
         described = "none" if not change else f"{change['path'].rsplit('/', 1)[-1]} → {change['value']} at {100 * change['at_fraction']:.0f} %"
+        settle = "—" if f["settle_s"] is None else f"{f['settle_s']} s"
+        worst = "—" if f["worst_after_pct"] is None else f"{f['worst_after_pct']} % ({f['worst_after_s']} s)"
         print(f"| {run} | {described} | {f['readings']} | {f['raidtop_pct']} % | {f['finish_pct']} % "
-              f"| {f['raidtop_s']} s | {f['finish_s']} s |")
+              f"| {f['raidtop_s']} s | {f['finish_s']} s | {settle} | {worst} |")
     return 0
 
 

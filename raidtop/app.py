@@ -19,7 +19,7 @@ from textual.screen import Screen
 from raidtop import startup_gc
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.smart_poller import START_DELAY_S, poller_for
-from raidtop.config import Config, next_interval
+from raidtop.config import Config, md_expected_members, next_interval
 from raidtop.hangup import catch_exit_signals, detach_from_terminal
 from raidtop.demo_stage import DEMO_ACTIONS, DEMO_BINDINGS, DemoStageKeys
 from raidtop.md_announcements import announcements
@@ -68,6 +68,7 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         self.config = config or Config()
         self.interval = self.config.interval
         self.paused = False
+        self.config_notes: list[str] = []
         # Modes and screens are imported when used: each import costs time
         # before the first frame (measured in bench/tui_cost.py).
         self.demo = None
@@ -80,8 +81,10 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
             # SMART only for the live system, when the app samples it (tests feed snapshots by hand).
             live = self.config.replay is None and self.config.autostart_sampler
             # Thousands of devices: their udev/model/serial walk is spread over the first ticks.
+            expected, self.config_notes = md_expected_members() if live else ({}, [])
             self.sampler = Sampler(self.config.root, identify_per_sample=256, smart=poller_for(
-                self.config.root, self.config.smart_interval if live else 0.0, start_delay=START_DELAY_S))
+                self.config.root, self.config.smart_interval if live else 0.0, start_delay=START_DELAY_S),
+                md_expected_members=expected)
         self._wake = asyncio.Event()
         self.player: ReplayPlayer | None = None
         """Plays --replay's recording in the sampler's place."""
@@ -146,6 +149,8 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         if self._theme_problems:
             # One pop-up for all of them: two are shown at most, and each line matters.
             self.notify("\n".join(self._theme_problems), title="Theme", severity="warning", timeout=8)
+        if self.config_notes:
+            self.notify("\n".join(self.config_notes), title="Config", severity="warning", timeout=8, markup=False)
 
     def member_actions(self, array: str):
         """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``.

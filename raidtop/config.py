@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 INTERVAL_STEPS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+CONFIG_FILE = "config.toml"
+"""raidtop's settings file in its XDG config directory."""
+_CONFIG_LIMIT = 64 * 1024
+_MAX_MEMBERS = 1024
 
 
 @dataclass(frozen=True)
@@ -41,3 +46,38 @@ def next_interval(current: float, direction: int) -> float:
     if direction > 0:
         return next((s for s in INTERVAL_STEPS if s > current), INTERVAL_STEPS[-1])
     return next((s for s in reversed(INTERVAL_STEPS) if s < current), INTERVAL_STEPS[0])
+
+
+def md_expected_members(path: Path | None = None) -> tuple[dict[str, int], list[str]]:
+    """``[md.expected_members]`` of the config file: array name or UUID -> members its owner expects.
+
+    The rule for mirrors with empty slots by design (:mod:`raidtop.collect.mdsparse`)
+    cannot tell a one-bay box's ``[24/1]`` from a loss; a stated count decides.
+    Returns the mapping and a sentence per entry or file that could not be used.
+    """
+    path = path if path is not None else xdg_dir("config") / CONFIG_FILE
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_CONFIG_LIMIT + 1)
+    except FileNotFoundError:
+        return {}, []
+    except OSError as exc:
+        return {}, [f"{path}: cannot be read ({exc.strerror or exc}); expected member counts ignored"]
+    if len(data) > _CONFIG_LIMIT:
+        return {}, [f"{path}: larger than {_CONFIG_LIMIT // 1024} KiB; ignored"]
+    try:
+        doc = tomllib.loads(data.decode("utf-8", "replace"))
+    except tomllib.TOMLDecodeError as exc:
+        return {}, [f"{path}: not valid TOML ({exc}); ignored"]
+    table = doc.get("md", {}).get("expected_members", {}) if isinstance(doc.get("md"), dict) else {}
+    if not isinstance(table, dict):
+        return {}, [f"{path}: [md.expected_members] must be a table of array = count; ignored"]
+    out: dict[str, int] = {}
+    notes = []
+    for key, value in table.items():
+        if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= _MAX_MEMBERS:
+            out[str(key)] = value
+        else:
+            notes.append(f"{path}: md.expected_members.{str(key)[:40]} must be a whole number from 1 to "
+                         f"{_MAX_MEMBERS}; ignored")
+    return out, notes

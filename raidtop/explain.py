@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from raidtop.collect.mdmethods import ETA_METHOD, SPEED_METHOD, STALL_METHOD
 from raidtop.format import num
+from raidtop.mdview import held_text, sync_speed_cell
 from raidtop.model import CpuCounters, DiskCounters, Snapshot
 from raidtop.model_md import MdArray
 from raidtop.model_smart import RebuildRisk
@@ -170,22 +172,37 @@ def explain_array(snap: Snapshot, name: str) -> Explanation | None:
                               array.counts_string or "—")]
     sync = array.sync
     if sync is not None:
+        held = held_text(sync) or "nothing: the disks set the pace"
         lines += [
             Line("progress", "sync_completed: done / total (512-byte sectors)", f"{sync.done_kib} KiB / {sync.total_kib} KiB",
                  num(sync.percent, 1) + "%"),
-            Line("speed", "sync_speed (the kernel's short-window rate)", "KiB/s per device", num(sync.speed_kib_s, 0)),
-            Line("finish=", "remaining / sync_speed (from /proc/mdstat)", "jumps with every short-window change",
-                 num(sync.eta_s_kernel, 0) + " s"),
-            Line("ETA", "remaining / smoothed rate (EWMA of work done over time, τ = 120 s)",
-                 "steady where finish= jumps", num(sync.eta_s, 0) + " s"),
+            Line("Speed", SPEED_METHOD, held, sync_speed_cell(sync)),
+            Line("ETA", ETA_METHOD, "steady where finish= jumps; " + (sync.eta_basis or "no estimate"),
+                 num(sync.eta_s, 0) + " s"),
+            Line("STALLED", STALL_METHOD, f"{num(sync.stalled_s, 0)} s without progress" if sync.stalled else "moving",
+                 "yes" if sync.stalled else "no"),
+            Line("sync_speed", "the kernel's instant figure: work since md's mark / whole seconds since it",
+                 "md's own ~30 s average, KiB/s per device", num(sync.speed_kib_s, 0)),
+            Line("finish=", "the kernel's: remaining / sync_speed (from /proc/mdstat)",
+                 "off by the old rate for up to 30 s after a limit change", num(sync.eta_s_kernel, 0) + " s"),
         ]
     caveats = ["For raid4/5/6 recovery the total is the per-device size, not the array size."]
+    if sync is not None:
+        caveats.insert(0, TRUST_ETA)
     risk = next((r for r in snap.rebuild_risks if r.array == name), None)
     if risk is not None:
         risk_lines, risk_caveats = explain_rebuild_risk(array, risk)
         lines += risk_lines
         caveats = risk_caveats + caveats
     return Explanation(f"{name}: md sysfs and /proc/mdstat", tuple(lines), tuple(caveats))
+
+
+TRUST_ETA = (
+    "Which ETA to trust: raidtop's. The kernel's finish= divides what remains by sync_speed, md's average over "
+    "its last ~30 s, so after sync_speed_max or _min changes it keeps the old rate for up to 30 s, and while md "
+    "sleeps on its window it still promises progress. raidtop runs md's own throttle forward, so it knows the "
+    "sleep and the burst that follow a change. When neither moves (STALLED), neither estimate means anything."
+)
 
 
 URE_ASSUMPTIONS = (

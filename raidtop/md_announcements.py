@@ -17,6 +17,7 @@ EVENT_SEVERITY = {
     "DeviceDisappeared": "error",
     "SparesMissing": "warning",
     "SmartWarning": "warning",
+    "SyncStalled": "warning",
 }
 
 
@@ -47,6 +48,7 @@ def describe_event(event: MdEvent) -> str:
         "CheckFinished": "check finished",
         "SparesMissing": f"spare{member} removed",
         "SmartWarning": f"disk{member} health worsened",
+        "SyncStalled": "sync STALLED: no progress; look for a member that hangs (dmesg, member await)",
     }
     text = words.get(event.event) or (f"rebuild passed {event.event[7:]}%" if event.event.startswith("Rebuild") else event.event)
     return text + (f" — {event.detail}" if event.detail else "")

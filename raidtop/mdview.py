@@ -6,8 +6,10 @@ panel, the detail screen and tests.
 
 from __future__ import annotations
 
+import time
 from statistics import median
 
+from raidtop.collect.mdeta import SPEED_WINDOW_S
 from raidtop.format import DASH
 from raidtop.model import DiskIO, Sensor
 from raidtop.model_md import MdArray, MdMember, MdSync
@@ -89,43 +91,126 @@ def speed(kib_s: float | None) -> str:
     return f"{kib_s:.0f}K/s" if kib_s < 10240 else f"{kib_s / 1024:.1f}M/s"
 
 
-STALL_WORDS = "throttled: waiting for the speed window"
-"""Said when md sleeps until fast progress has left its ~30 s speed window."""
-_AGREE = 0.15
+_LIMIT_NAMES = {"sync_speed_max": "max", "sync_speed_min": "min"}
 
 
-def _agree(a: float, b: float) -> bool:
-    return abs(a - b) <= _AGREE * max(a, b)
+def short_duration(seconds: float | None) -> str:
+    """A coarse age for marks on a row: 45s, 4m, 2h05m, 3d04h."""
+    if seconds is None:
+        return DASH
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    return duration(seconds)
 
 
 def sync_speed_cell(sync: MdSync) -> str:
-    """The Speed column: progress actually made, ``throttled`` while md waits on its window."""
+    """The Speed column: progress over md's whole speed window, or ``STALLED 4m``."""
     if sync.stalled:
-        return "throttled"
+        return f"STALLED {short_duration(sync.stalled_s)}"
+    if sync.rate_kib_s is None and not sync.speed_kib_s:
+        return DASH  # a sync's first reading: md has no figure yet, and raidtop no window
     return speed(sync.rate_kib_s if sync.rate_kib_s is not None else sync.speed_kib_s)
 
 
+def held_text(sync: MdSync) -> str | None:
+    """``held by sync_speed_max = 1000K/s``, or ``None`` while the disks set the pace."""
+    if sync.held_by is None:
+        return None
+    why = " (competing I/O)" if sync.held_by == "sync_speed_min" else ""
+    return f"held by {sync.held_by} = {speed(sync.held_limit_kib_s)}{why}"
+
+
 def sync_speed_text(sync: MdSync) -> str:
-    """The detail screen's speed: progress made, md's sync_speed beside it only where they agree.
-
-    md's ``sync_speed`` is its average over a ~30 s window: right after a
-    limit change it can read 1000 K/s while nothing moves.
-    """
-    kernel, rate = sync.speed_kib_s, sync.rate_kib_s
+    """The detail screen's speed: raidtop's window figure, the stall or the limit that holds it."""
     if sync.stalled:
-        return f"0K/s, {STALL_WORDS}"
-    if rate is None:
-        return f"{speed(kernel)} (md's window average)" if kernel is not None else DASH
-    if kernel is not None and _agree(rate, kernel):
-        return f"{speed(rate)} (md: {speed(kernel)})"
-    return speed(rate)
+        return f"0K/s: STALLED for {duration(sync.stalled_s)} (no progress)"
+    text = speed(sync.rate_kib_s if sync.rate_kib_s is not None else sync.speed_kib_s)
+    held = held_text(sync)
+    return f"{text} over {SPEED_WINDOW_S:.0f} s" + (f", {held}" if held else ", the disks set the pace")
 
 
-def eta_text(sync: MdSync) -> str:
-    """raidtop's ETA, saying when it still leans on md's window average."""
+def kernel_figures_text(sync: MdSync) -> str:
+    """md's own instant figures, labelled as the kernel's: sync_speed and mdstat's finish=."""
+    parts = []
+    if sync.speed_kib_s is not None:
+        parts.append(f"sync_speed {speed(sync.speed_kib_s)}")
+    if sync.eta_s_kernel is not None:
+        parts.append(f"finish= {duration(sync.eta_s_kernel)}")
+    return " · ".join(parts) + " (the kernel's own)" if parts else DASH
+
+
+def finish_clock(eta_s: float | None, now: float, short: bool = False) -> str:
+    """When a sync ends by the wall clock: ``≈ 14:32``, with the date when it is not today.
+
+    ``short`` (the array row): ``≈ Fri 14:32`` within the week, ``≈ 27 Nov`` beyond it,
+    where the hour no longer matters.
+    """
+    if eta_s is None:
+        return ""
+    end = time.localtime(now + eta_s)
+    if end[:3] == time.localtime(now)[:3]:
+        return f"≈ {time.strftime('%H:%M', end)}"
+    if not short:
+        return f"≈ {time.strftime('%a %d %b %H:%M', end)}"
+    return f"≈ {time.strftime('%a %H:%M' if eta_s < 6 * 86400 else '%d %b', end)}"
+
+
+def eta_text(sync: MdSync, now: float | None = None) -> str:
+    """raidtop's ETA with its clock, saying when it still leans on md's window average."""
     if sync.eta_s is None:
-        return DASH
-    return duration(sync.eta_s) + (" (from md's window)" if sync.eta_basis == "md-window" else "")
+        return "none while STALLED" if sync.stalled else DASH
+    clock = f" {finish_clock(sync.eta_s, now)}" if now is not None else ""
+    return duration(sync.eta_s) + clock + (" (from md's window)" if sync.eta_basis == "md-window" else "")
+
+
+def degraded_since_text(array: MdArray, now: float) -> str | None:
+    """``since 14:02 (2h05m)``; from raidtop's start when md keeps no date, and it says so."""
+    if array.degraded_since is None:
+        return None
+    at = time.localtime(array.degraded_since)
+    clock = time.strftime("%H:%M" if at[:3] == time.localtime(now)[:3] else "%d %b %H:%M", at)
+    text = f"since {clock} ({duration(max(0.0, now - array.degraded_since))})"
+    if array.degraded_since_basis == "raidtop-start":
+        text += ", counted from raidtop's start: it was already so"
+    return text
+
+
+def sparse_text(array: MdArray) -> str:
+    """``4/24 slots, by design``: a mirror whose empty slots are configuration."""
+    return f"{array.working_disks}/{array.raid_disks} slots, by design"
+
+
+def row_marks(array: MdArray, now: float | None, slow: set[str], member_verdicts: dict[str, str]) -> list[tuple[str, str]]:
+    """What the array's own row must say beyond its state: (text, tone), most urgent first.
+
+    A stalled sync, a member whose disk SMART calls failing or watch, a slow
+    member, a limit holding the sync, since when redundancy is lost, and slots
+    empty by design: each leaves a mark, so the row tells the whole story.
+    Without ``now`` (no snapshot time) the degraded age is left out.
+    """
+    marks: list[tuple[str, str]] = []
+    sync = array.sync
+    if sync is not None and sync.stalled:
+        marks.append((f"STALLED {short_duration(sync.stalled_s)}", "warn"))
+    for member, verdict in sorted(member_verdicts.items()):
+        if verdict == "failing":
+            marks.append((f"{member} SMART FAIL", "crit"))
+        elif verdict == "watch":
+            marks.append((f"{member} SMART watch", "warn"))
+    marks.extend((f"{member} slow", "warn") for member in sorted(slow))
+    if array.degraded_since is not None and now is not None and array.health in ("degraded", "failed"):
+        age = short_duration(max(0.0, now - array.degraded_since))
+        # From raidtop's start the true age is unknown: at least this long.
+        at_least = "≥" if array.degraded_since_basis == "raidtop-start" else ""
+        marks.append((f"{array.health} {at_least}{age}", "warn"))
+    if sync is not None and sync.running and not sync.stalled and sync.held_by is not None:
+        marks.append((f"held: {_LIMIT_NAMES[sync.held_by]} {speed(sync.held_limit_kib_s)}", "dim"))
+    if array.sparse_by_design:
+        marks.append((sparse_text(array), "dim"))
+    return marks
 
 
 NO_SYNC_YET = "no sync has run since the array was assembled"

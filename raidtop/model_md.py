@@ -88,9 +88,18 @@ class MdSync:
     eta_basis: str | None = None
     """``raidtop`` once its own readings span 10 s, ``md-window`` while seeded with sync_speed."""
     rate_kib_s: float | None = None
-    """Progress actually made over the last second or more (Δdone/Δt), KiB/s per device."""
+    """Progress made over md's whole speed window (Δdone/Δt over :data:`raidtop.collect.mdeta.SPEED_WINDOW_S`),
+    KiB/s per device; md's own ``sync_speed`` until raidtop's readings span that window."""
     stalled: bool = False
-    """True when nothing moved for 2 s while md still reports a speed (its window throttle)."""
+    """True when the completed count has not moved for :data:`raidtop.collect.mdeta.STALL_AFTER_S`
+    and no limit of 0, frozen sync or read-only array explains it."""
+    stalled_s: float | None = None
+    """Seconds since the completed count last moved, while :attr:`stalled`."""
+    held_by: str | None = None
+    """``sync_speed_max`` when md's window average is at the maximum, ``sync_speed_min`` when
+    competing I/O holds it at the minimum; ``None`` when the disks set the pace."""
+    held_limit_kib_s: float | None = None
+    """The value of the limit named by :attr:`held_by`, KiB/s."""
     capacity_kib_s: float | None = None
     """The rate md reached when it did not throttle; ``None`` while it always did."""
     recent: tuple[tuple[float, int], ...] = ()
@@ -153,6 +162,13 @@ class MdArray:
     """``sysfs``, ``mdstat`` or ``both``."""
     sysfs_sync_action: str | None = None
     """What sysfs ``sync_action`` read (``idle`` included); ``None`` without sysfs."""
+    sparse_by_design: bool = False
+    """True for a mirror with more slots than members by configuration (QNAP's ``[24/4]``),
+    judged by :func:`raidtop.collect.mdsparse.judge_sparse`; its health is then ``ok``."""
+    degraded_since: float | None = None
+    """Unix time the array lost redundancy (health degraded or failed), ``None`` while whole."""
+    degraded_since_basis: str | None = None
+    """``observed`` (raidtop saw it happen) or ``raidtop-start`` (already so when raidtop started)."""
 
     @property
     def status_string(self) -> str | None:
@@ -196,8 +212,10 @@ class RaidSpeedLimit:
     max: int | None
 
 
-NO_MD_DRIVER = "No md driver: /proc/mdstat is absent (md_mod is not loaded)."
-"""What :attr:`MdReading.absence` says when the kernel has no md driver (not merely no arrays)."""
+NO_MD_DRIVER = ("No md driver: /proc/mdstat is absent; load it with `sudo modprobe md_mod` if this kernel has it, "
+                "or see raidtop at work on a simulated rebuild with `raidtop --demo`.")
+"""What :attr:`MdReading.absence` says when the kernel has no md driver (not merely no arrays):
+the dashboard's line, with the next step, in one sentence."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +246,7 @@ class MdEvent:
     event: str
     """NewArray, DeviceDisappeared, Fail, FailSpare, SpareActive, DegradedArray,
     ArrayFailed, SparesMissing, RebuildStarted, Rebuild20/40/60/80, RebuildFinished,
-    CheckStarted, CheckFinished."""
+    CheckStarted, CheckFinished, SyncStalled."""
     member: str | None = None
     detail: str | None = None
     """Extra words, e.g. the mismatch count after a check; not in the JSON."""

@@ -35,7 +35,12 @@ def run(args: argparse.Namespace) -> int:
     from raidtop.collect.smart_poller import poller_for
 
     poller = poller_for(root, 600.0 if args.smart_wait > 0 else 0.0)
-    sampler = Sampler(root, smart=poller)
+    from raidtop.config import md_expected_members
+
+    expected, notes = md_expected_members()
+    for note in notes:
+        print(f"raidtop: {note}", file=sys.stderr)
+    sampler = Sampler(root, smart=poller, md_expected_members=expected)
     first = sampler.sample()
     time.sleep(max(0.0, args.interval))
     if poller is not None and not poller.wait_for_all(args.smart_wait):

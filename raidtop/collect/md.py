@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 from raidtop.collect.mdlevel import judge_health, natural_key
+from raidtop.collect.mdsparse import mark_sparse
 from raidtop.collect.mdstat import AMBIGUOUS_ROLES, FILE_NOTE, parse_mdstat
 from raidtop.collect.mdsysfs import parse_int, read_md_sysfs
 from raidtop.collect.source import Root, SourceError, as_root
@@ -63,7 +64,7 @@ def read_md(root: Root | str = "/") -> MdReading:
         stat_arrays, stat_notes = parse_mdstat(mdstat_text)
         notes.extend(n for n in stat_notes if n.startswith(FILE_NOTE))
 
-    arrays = [_without_phantom_recovery(a) for a in merge_arrays(sys_arrays, stat_arrays)]
+    arrays = [mark_sparse(_without_phantom_recovery(a)) for a in merge_arrays(sys_arrays, stat_arrays)]
     notes.extend(note for array in arrays for note in array.notes)
     present = not mdstat_absent or bool(sys_arrays) or root.exists("/sys/module/md_mod")
     return MdReading(

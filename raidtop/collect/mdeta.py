@@ -50,9 +50,21 @@ CAPACITY_SPAN_S = 2.0
 HISTORY_S = 75.0
 OWN_SPAN_S = 10.0
 """Seconds of raidtop's own progress readings before the ETA stops leaning on md's window."""
-RATE_SPAN_S = 1.0
-"""The displayed speed is the progress over at least this many seconds."""
-STALL_SPAN_S = 2.0
+SPEED_WINDOW_S = MARK_STEP_S * (MARKS + 1)
+"""The Speed column is the progress over this many seconds (33 s): md's speed window at its
+longest (ten 3 s marks, the oldest up to one step old), so every burst and every sleep of md's
+throttle falls inside it and the figure never reads 0 while the sync advanced."""
+STALL_AFTER_S = 60.0
+"""A sync whose completed count has not moved for this long is STALLED. md's own throttle never
+pauses longer than its window (at most 33 s, after a limit is lowered: about 21 s for
+3000 → 1000 KiB/s in the VM), so a minute is nearly twice the longest legitimate pause and still
+short enough for an admin to hear of a hung member within a minute or two."""
+STALL_AFTER_COARSE_S = 360.0
+"""The same without /proc/mdstat: sysfs ``sync_completed`` moves only every 1/16 of the device or
+every 5 minutes (md's UPDATE_FREQUENCY), so only a longer silence means anything."""
+MIN_HELD_FRACTION = 1.25
+"""Under competing I/O md keeps the sync near ``sync_speed_min``: a window average below this
+multiple of the minimum, with the array busy, is held there."""
 SIM_TICK_S = 0.05
 DEFAULT_STEP_S = MARK_STEP_S + SLEEP_S / 2
 FIT_FRACTION = 0.25
@@ -138,14 +150,17 @@ class Forecast:
     basis: str | None
     """``raidtop`` (its own readings span a speed window) or ``md-window`` (seeded with sync_speed)."""
     rate_kib_s: float | None
-    stalled: bool
+    stalled_s: float | None
+    """Seconds without progress once past the stall threshold, else ``None``."""
     capacity_kib_s: float | None
+    held_by: str | None = None
+    held_limit_kib_s: float | None = None
 
 
 class SyncModel:
     """One array's sync: recent progress, the limit in force, the disks' capacity."""
 
-    __slots__ = ("_key", "_history", "_capacity", "_free_since", "_first_time", "_clock")
+    __slots__ = ("_key", "_history", "_capacity", "_free_since", "_first_time", "_clock", "_moved_at")
 
     def __init__(self) -> None:
         self.reset()
@@ -159,6 +174,7 @@ class SyncModel:
         self._clock: tuple[float, float] | None = None
         self._capacity: float | None = None
         self._free_since: tuple[float, float] | None = None
+        self._moved_at: float | None = None
 
     @property
     def history(self) -> list[tuple[float, float]]:
@@ -170,8 +186,17 @@ class SyncModel:
         """The disks' pace over the last stretch md did not hold back; ``None`` before one."""
         return self._capacity if self._capacity and self._capacity > 0 else None
 
-    def update(self, time: float, sync: MdSync | None, limit: float | None, in_flight: float = 0.0) -> Forecast | None:
-        """Feed one reading taken at ``time``; ``None`` when no sync with counts runs."""
+    def update(self, time: float, sync: MdSync | None, limit: float | None, in_flight: float = 0.0, *,
+               minimum: float | None = None, busy: bool = False, excused: bool = False,
+               stall_after: float = STALL_AFTER_S) -> Forecast | None:
+        """Feed one reading taken at ``time``; ``None`` when no sync with counts runs.
+
+        ``minimum`` is the ``sync_speed_min`` in force, ``busy`` whether the
+        array served other I/O in the interval (md then holds the sync near
+        its minimum), ``excused`` whether something other than a fault
+        explains a sync that does not move (a limit of 0, a frozen sync, a
+        read-only array), ``stall_after`` the silence that makes a stall.
+        """
         if sync is None or not sync.running or sync.done_kib is None or not sync.total_kib:
             self.reset()
             return None
@@ -182,6 +207,8 @@ class SyncModel:
         if self._history and time <= self._history[-1][0]:
             return None  # a replayed or repeated reading adds nothing
         kernel = float(sync.speed_kib_s) if sync.speed_kib_s else None
+        if self._moved_at is None or (self._history and sync.done_kib > self._history[-1][1]):
+            self._moved_at = time
         self._history.append((time, float(sync.done_kib), limit, kernel))
         while len(self._history) > 2 and self._history[1][0] < time - HISTORY_S:
             self._history.popleft()
@@ -209,6 +236,12 @@ class SyncModel:
             # average would keep only the slow ones.
             t0, d0 = self._free_since
             self._capacity = (sync.done_kib - d0) / (time - t0)
+        if self._capacity is not None and not free:
+            # While md holds the sync, what it achieves over CAPACITY_SPAN_S is a pace the disks
+            # reached: a free stretch measured earlier (a slow start, a load since gone) is no ceiling.
+            reached = self._rate(time, CAPACITY_SPAN_S)
+            if reached is not None and reached > self._capacity:
+                self._capacity = reached
         moved = history[-1][1] > history[0][1]
         if (len(history) < 2 or not moved) and back is None:
             eta = None  # nothing to go on: no speed from md, no progress seen
@@ -221,11 +254,36 @@ class SyncModel:
                 capacity = kernel or self._average() or None
             eta = project_finish(history, float(sync.total_kib), limit, capacity,
                                  back if back is not None else back_rate, in_flight=in_flight, clock=clock)
-        rate = self._rate(time, RATE_SPAN_S)
-        recent = self._rate(time, STALL_SPAN_S)
-        stalled = recent is not None and recent == 0 and bool(kernel)
+        rate = self.window_rate(time, kernel)
+        still = time - (self._moved_at if self._moved_at is not None else time)
+        stalled_s = still if still >= stall_after and not excused else None
+        if stalled_s is not None:
+            eta = None  # no pace to project: the sync is not moving
         basis = None if eta is None else ("raidtop" if own else "md-window")
-        return Forecast(eta, basis, rate, stalled, self.capacity_kib_s)
+        held_by, held_limit = self._holder(time, kernel, limit, minimum, busy)
+        return Forecast(eta, basis, rate, stalled_s, self.capacity_kib_s, held_by, held_limit)
+
+    def window_rate(self, time: float, kernel: float | None) -> float | None:
+        """Progress over :data:`SPEED_WINDOW_S`; md's ``sync_speed`` (the same window's
+        average) until raidtop's readings span it, then raidtop's own."""
+        own = self._rate(time, SPEED_WINDOW_S)
+        if own is not None:
+            return own
+        if kernel is not None:
+            return kernel
+        # Neither a full window nor md's figure (mdstat-only, first readings): what was seen.
+        (t0, d0, _, _), (t1, d1, _, _) = self._history[0], self._history[-1]
+        return (d1 - d0) / (t1 - t0) if t1 > t0 else None
+
+    def _holder(self, time: float, kernel: float | None, limit: float | None, minimum: float | None,
+                busy: bool) -> tuple[str | None, float | None]:
+        """Which limit holds the sync back now, and its value; ``(None, None)`` when none does."""
+        if self._held(time, kernel, limit):
+            return "sync_speed_max", limit
+        average = kernel if kernel is not None else self._rate(time, SPEED_WINDOW_S)
+        if busy and minimum and average is not None and average <= MIN_HELD_FRACTION * minimum:
+            return "sync_speed_min", minimum
+        return None, None
 
     def _free(self, clock: tuple[float, float] | None, time: float, limit: float | None, kernel: float | None,
               back_rate: float, in_flight: float) -> bool:
@@ -271,28 +329,50 @@ def limit_in_force(array: MdArray, system: RaidSpeedLimit | None) -> float | Non
     return float(max(high, low or 0))
 
 
+def minimum_in_force(array: MdArray, system: RaidSpeedLimit | None) -> float | None:
+    """The minimum md keeps this array's sync at under competing I/O (KiB/s)."""
+    low = array.sync_speed_min if array.sync_speed_min is not None else (system.min if system else None)
+    return None if low is None else float(low)
+
+
+def stall_excused(array: MdArray, limit: float | None) -> bool:
+    """True when the array is not meant to move: a limit of 0, a frozen sync, a read-only array."""
+    return ((limit is not None and limit <= 0) or array.sysfs_sync_action == "frozen"
+            or array.read_only or array.auto_read_only or array.state in ("readonly", "read-auto"))
+
+
 class EtaTracker:
     """One :class:`SyncModel` per array, filling the ETA and achieved-rate fields of :class:`MdSync`."""
 
     def __init__(self) -> None:
         self._models: dict[str, SyncModel] = {}
 
-    def apply(self, arrays: Sequence[MdArray], time: float, system: RaidSpeedLimit | None = None) -> list[MdArray]:
-        """Return the arrays with their forecasts set; forgets arrays that vanished."""
+    def apply(self, arrays: Sequence[MdArray], time: float, system: RaidSpeedLimit | None = None,
+              busy: frozenset[str] = frozenset()) -> list[MdArray]:
+        """Return the arrays with their forecasts set; forgets arrays that vanished.
+
+        ``busy`` names the arrays that served other I/O since the last reading.
+        """
         out = []
         for array in arrays:
             model = self._models.get(array.name)
             if model is None:
                 model = self._models[array.name] = SyncModel()
-            forecast = model.update(time, array.sync, limit_in_force(array, system),
-                                    RESYNC_IN_FLIGHT_KIB.get(array.level or "", 0))
+            limit = limit_in_force(array, system)
+            forecast = model.update(time, array.sync, limit, RESYNC_IN_FLIGHT_KIB.get(array.level or "", 0),
+                                    minimum=minimum_in_force(array, system), busy=array.name in busy,
+                                    excused=stall_excused(array, limit),
+                                    stall_after=STALL_AFTER_S if array.source != "sysfs" else STALL_AFTER_COARSE_S)
             if array.sync is not None and forecast is not None:
                 array = replace(array, sync=replace(
                     array.sync,
                     eta_s=None if forecast.eta_s is None else round(forecast.eta_s, 1),
                     eta_basis=forecast.basis,
                     rate_kib_s=None if forecast.rate_kib_s is None else round(forecast.rate_kib_s, 1),
-                    stalled=forecast.stalled,
+                    stalled=forecast.stalled_s is not None,
+                    stalled_s=None if forecast.stalled_s is None else round(forecast.stalled_s, 1),
+                    held_by=forecast.held_by,
+                    held_limit_kib_s=forecast.held_limit_kib_s,
                     capacity_kib_s=None if forecast.capacity_kib_s is None else round(forecast.capacity_kib_s, 1),
                     recent=tuple((round(t, 3), int(d)) for t, d in model.history),
                 ))

@@ -36,6 +36,16 @@ Where raidtop differs, and why:
 * The first reading (``prev is None``) is a baseline: it only raises
   DegradedArray (and ArrayFailed) for arrays already in that state, not
   NewArray or RebuildStarted for everything that exists or runs at start-up.
+* **SyncStalled** is raidtop's own: a running sync's completed count has
+  not moved for :data:`raidtop.collect.mdeta.STALL_AFTER_S` with nothing
+  (a limit of 0, a frozen sync, a read-only array) to explain it. mdadm
+  has no such event; a hung member is what an admin most needs to hear of.
+* raid0 and linear raise ArrayFailed when they lose a member, never
+  DegradedArray: they have no degraded state.
+* Check and repair get no milestones (mdadm sends Rebuild20.. for them,
+  unable to tell them from a rebuild in mdstat): a check is routine
+  maintenance that runs for hours on every array each month, its progress
+  is on the row, and four notifications per array per month are noise.
 * Members whose roles are unknown (mdstat alone, ambiguous counts) raise
   nothing except Fail when they turn faulty.
 """
@@ -49,7 +59,7 @@ from raidtop.collect.mdlevel import NO_REDUNDANCY, natural_key
 from raidtop.model_md import MdArray, MdEvent, MdMember, MdSync, MismatchVerdict
 
 MILESTONES = (20, 40, 60, 80)
-BELL_EVENTS = frozenset({"Fail", "DegradedArray", "ArrayFailed", "SmartWarning"})
+BELL_EVENTS = frozenset({"Fail", "DegradedArray", "ArrayFailed", "SmartWarning", "SyncStalled"})
 """Events that ring the terminal bell by default (unless marked expected)."""
 _BAD = ("degraded", "failed")
 
@@ -91,7 +101,8 @@ def derive_events(prev: Sequence[MdArray] | None, cur: Sequence[MdArray], time: 
 def _bad_state_events(prev: MdArray | None, cur: MdArray, time: float) -> list[MdEvent]:
     """DegradedArray when an array turns bad, ArrayFailed when it turns failed."""
     events = []
-    if (prev is None or prev.health not in _BAD) and cur.health in _BAD:
+    # raid0 and linear have no degraded state: a lost member is a failed array, nothing less.
+    if (prev is None or prev.health not in _BAD) and cur.health in _BAD and cur.level not in NO_REDUNDANCY:
         events.append(MdEvent(time, cur.name, "DegradedArray"))
     if (prev is None or prev.health != "failed") and cur.health == "failed":
         why = "array_state broken: writes fail" if cur.state == "broken" else f"more members lost than {cur.level or 'its level'} tolerates"
@@ -174,11 +185,19 @@ def _sync_events(
             finished.append(MdEvent(time, cur.name, f"{_kind(before)}Finished", None, detail))
     if is_running and not continuing:
         started.append(MdEvent(time, cur.name, f"{_kind(after)}Started"))
+    if continuing and after.stalled and not before.stalled:
+        milestone.append(MdEvent(time, cur.name, "SyncStalled", None, _stall_detail(after)))
     if continuing and _kind(after) == "Rebuild" and before.percent is not None and after.percent is not None:
         old_step, new_step = int(before.percent // 20), int(after.percent // 20)
         if new_step > old_step and 1 <= new_step <= len(MILESTONES):
             milestone.append(MdEvent(time, cur.name, f"Rebuild{MILESTONES[new_step - 1]}"))
     return finished, started, milestone
+
+
+def _stall_detail(sync: MdSync) -> str:
+    where = "" if sync.percent is None else f" at {sync.percent:.1f} %"
+    since = "" if sync.stalled_s is None else f" for {sync.stalled_s:.0f} s"
+    return f"{sync.action} has not moved{where}{since}"
 
 
 def _went_back(before: MdSync, after: MdSync) -> bool:

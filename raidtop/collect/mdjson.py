@@ -62,12 +62,19 @@ def array_to_json(array: MdArray) -> dict[str, Any]:
 def snapshot_array_to_json(array: MdArray) -> dict[str, Any]:
     """One entry of the snapshot's ``arrays``: issue 3's fields, then the read-only flags.
 
-    The flags came later (additive, for ``raidtop fleet --ssh``): mdstat alone
+    The flags came later (additive, for ``raidtop fleet --ssh``), and so did the
+    stall, the limit holding a sync and the degraded-since clock: mdstat alone
     says ``active (auto-read-only)``, so a reader of ``state`` would call such
     an array active. :func:`array_to_json` stays issue 3's schema, which the
     recorded VM traces are compared against.
     """
-    return array_to_json(array) | {"read_only": array.read_only, "auto_read_only": array.auto_read_only}
+    entry = array_to_json(array) | {"read_only": array.read_only, "auto_read_only": array.auto_read_only}
+    # Issue 23's additions: the stall, the limit holding a sync, slots empty by design, since when degraded.
+    if array.sync is not None:
+        entry["sync"] |= {"stalled_s": array.sync.stalled_s, "held_by": array.sync.held_by,
+                          "held_limit_kib_s": array.sync.held_limit_kib_s}
+    return entry | {"sparse_by_design": array.sparse_by_design, "degraded_since": array.degraded_since,
+                    "degraded_since_basis": array.degraded_since_basis}
 
 
 def speed_limit_to_json(limit: RaidSpeedLimit | None) -> dict[str, Any]:

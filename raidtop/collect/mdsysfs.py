@@ -126,7 +126,10 @@ def read_md_array(root: Root, name: str, notes: list[str] | None = None) -> MdAr
     raid_disks = attrs.number("raid_disks")
     degraded = attrs.number("degraded")
     chunk = attrs.number("chunk_size")
-    layout_number = attrs.number("layout")
+    layout_text = attrs.text("layout")
+    # raid0 reads -1 when no multi-zone layout is set (the real raid0):
+    # its normal value, not a reading to note.
+    layout_number = None if layout_text == "-1" else parse_int(layout_text, name, "layout", array_notes)
     layout = layout_name(level, layout_number) if layout_number is not None else None
     metadata = attrs.text("metadata_version") or None
     container, container_member = container_of(metadata)

@@ -7,10 +7,13 @@ the next so that events are derived exactly once per change.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from dataclasses import replace
 
 from raidtop.collect.md import read_md
 from raidtop.collect.mdeta import EtaTracker
 from raidtop.collect.mdevents import AlertState, derive_events
+from raidtop.collect.mdsparse import SparseMemory
 from raidtop.collect.mdthreads import find_md_threads, read_thread_ticks
 from raidtop.collect.source import Root
 from raidtop.model import MdThreadCpu, RawSample
@@ -22,7 +25,11 @@ _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 class MdTracker:
     """Reads md each sample and remembers what events need to compare with."""
 
-    def __init__(self) -> None:
+    def __init__(self, expected_members: Mapping[str, int] | None = None) -> None:
+        """``expected_members``: array name or UUID -> the member count its owner expects (config)."""
+        self._expected = dict(expected_members or {})
+        self._sparse = SparseMemory(self._expected)
+        self._since = DegradedClock()
         self._eta = EtaTracker()
         self._alerts = AlertState()
         self._previous_arrays: list[MdArray] | None = None
@@ -49,7 +56,8 @@ class MdTracker:
     ) -> tuple[tuple[MdArray, ...], tuple[MdEvent, ...], frozenset[str], tuple[MdThreadCpu, ...]]:
         """Arrays with smoothed ETAs, the events since the last sample, standing alerts, thread CPU."""
         reading = raw.md
-        arrays = self._eta.apply(reading.arrays, raw.time, reading.speed_limit) if reading else []
+        arrays = self._eta.apply(reading.arrays, raw.time, reading.speed_limit, busy_arrays(prev, raw)) if reading else []
+        arrays = self._since.apply(self._sparse.apply(arrays), raw.time)
         events = derive_events(self._previous_arrays, arrays, raw.time)
         self._previous_arrays = list(arrays)
         self._alerts, _raised, _cleared = self._alerts.advance(arrays)
@@ -58,7 +66,47 @@ class MdTracker:
 
     def reset(self) -> None:
         """Forget history (the next sample is a new baseline)."""
-        self.__init__()
+        self.__init__(self._expected)
+
+
+class DegradedClock:
+    """Since when each array has been without redundancy (degraded or failed).
+
+    md keeps no such time: sysfs has none, and the superblock's update time
+    (``mdadm --detail``'s Update Time) moves at every clean/active switch and
+    bitmap flush, so it dates the last write, not the loss. raidtop dates the
+    loss when it sees it (``observed``); an array already degraded when it
+    starts counts from that start (``raidtop-start``), and says so.
+    """
+
+    def __init__(self) -> None:
+        self._since: dict[str, tuple[float, str]] = {}
+        self._seen = False
+
+    def apply(self, arrays: list[MdArray], time: float) -> list[MdArray]:
+        """The arrays with :attr:`~MdArray.degraded_since` set on those without redundancy."""
+        out = []
+        for array in arrays:
+            if array.health in ("degraded", "failed"):
+                since = self._since.setdefault(array.name, (time, "observed" if self._seen else "raidtop-start"))
+                array = replace(array, degraded_since=since[0], degraded_since_basis=since[1])
+            else:
+                self._since.pop(array.name, None)
+            out.append(array)
+        names = {a.name for a in arrays}
+        for name in [n for n in self._since if n not in names]:
+            del self._since[name]
+        self._seen = True
+        return out
+
+
+def busy_arrays(prev: RawSample | None, raw: RawSample) -> frozenset[str]:
+    """md devices that served reads or writes since the last sample (md then holds a sync near its minimum)."""
+    if prev is None:
+        return frozenset()
+    before = {d.name: d.rd_ios + d.wr_ios for d in prev.disks if d.name.startswith("md")}
+    return frozenset(d.name for d in raw.disks
+                     if d.name in before and d.rd_ios + d.wr_ios > before[d.name])
 
 
 def _thread_cpu(prev: RawSample | None, raw: RawSample, interval_s: float | None) -> tuple[MdThreadCpu, ...]:

@@ -12,6 +12,7 @@ import time
 from dataclasses import replace
 from itertools import compress
 from operator import and_, is_, not_
+from collections.abc import Mapping
 from typing import Callable
 
 from raidtop.collect import rates
@@ -46,11 +47,13 @@ class Sampler:
         read_sensors_every: int = 1,
         smart: SmartPoller | None = None,
         identify_per_sample: int | None = None,
+        md_expected_members: Mapping[str, int] | None = None,
     ) -> None:
         """``identify_per_sample``: walk at most this many devices' full identity
         (udev database, model, serial) per sample, so thousands of devices do
         not delay the first snapshot; the others show their name and kind
-        until their turn. ``None``: all at once.
+        until their turn. ``None``: all at once. ``md_expected_members``: array
+        name or UUID -> members its owner expects (:mod:`raidtop.collect.mdsparse`).
         """
         self.root = as_root(root)
         self._smart = SmartLink(smart)
@@ -67,7 +70,7 @@ class Sampler:
         # (the disks tuple, its rows, which of them were idle): see _changed_rows
         self._last_rows: tuple[tuple[DiskCounters, ...], list[DiskIO], list[bool]] | None = None
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
-        self._md = MdTracker()
+        self._md = MdTracker(md_expected_members)
         self._sensors = SensorReader()
         self.health = HealthTracker()
         """SmartWarning events and rebuild risks from the snapshot's SMART readings."""

@@ -29,6 +29,7 @@ from raidtop.collect.replayer import Replayer
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.smart_poller import START_DELAY_S, poller_for
 from raidtop.exporter.exposition import CachedExposition, FamilyFormatter
+from raidtop.config import md_expected_members
 from raidtop.exporter.metrics import MdMetrics
 from raidtop.model import Snapshot
 from raidtop.safeio import atomic_write
@@ -45,7 +46,11 @@ class LiveSource:
 
     def __init__(self, root: str | os.PathLike[str], smart_interval: float = 0.0) -> None:
         # SMART in its own thread: a slow smartctl never delays a sample or a scrape.
-        self.sampler = Sampler(root, smart=poller_for(root, smart_interval, start_delay=START_DELAY_S))
+        expected, notes = md_expected_members()
+        for note in notes:
+            print(f"raidtop exporter: {note}", file=sys.stderr)
+        self.sampler = Sampler(root, smart=poller_for(root, smart_interval, start_delay=START_DELAY_S),
+                               md_expected_members=expected)
         self.root = self.sampler.root
         self._queues: dict[str, QueueSettings] = {}
         self._queues_read_at = float("-inf")

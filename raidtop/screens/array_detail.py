@@ -19,7 +19,8 @@ from textual.widgets import Static
 from raidtop.collect.mdevents import mismatch_verdict
 from raidtop.format import DASH, kib, num
 from raidtop.ring_buffers import History, SyncPoint
-from raidtop.mdview import counting_action, duration, eta_text, state_badge, sync_action_text, sync_speed_text
+from raidtop.mdview import (counting_action, degraded_since_text, eta_text, kernel_figures_text, sparse_text, state_badge,
+                            sync_action_text, sync_speed_text)
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.smartview import member_health_rows
@@ -29,8 +30,11 @@ from raidtop.widgets.text_table import Column, Row, TextTable
 from raidtop.widgets.key_footer import KeyFooter
 
 
-def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
-    """Everything mdadm --detail shows that sysfs (or mdstat) has, as label/value rows."""
+def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None = None) -> list[Row]:
+    """Everything mdadm --detail shows that sysfs (or mdstat) has, as label/value rows.
+
+    ``now`` (the snapshot's time) puts wall-clock times beside the ETA and the degraded-since age.
+    """
     badge, tone = state_badge(array)
     verdict = mismatch_verdict(array.level, array.mismatch_cnt, size_kib=array.size_kib, last_sync_action=counting_action(array))
 
@@ -42,6 +46,10 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
         ("State", f"{badge} ({array.state or '?'})", tone),
         ("Health", array.health, {"ok": "good", "degraded": "warn", "failed": "crit"}.get(array.health)),
         ("Devices", f"{array.counts_string or '?'} {array.status_string or ''}", None),
+        *([("Slots", sparse_text(array) + ": the empty ones are configuration, no copy is missing", "dim")]
+          if array.sparse_by_design else []),
+        *([("Degraded", degraded_since_text(array, now), "warn")]
+          if now is not None and array.degraded_since is not None else []),
         ("Array size", kib(array.size_kib), None),
         ("Component size", kib(array.component_size_kib), None),
         ("Chunk", val(array.chunk_kib, "K"), None),
@@ -66,8 +74,8 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None) -> list[Row]:
         pairs[4:4] = [
             ("Sync", f"{sync.action} {num(sync.percent, 1)}%" if sync.running else f"{sync.action} (waiting to start)", "accent"),
             ("Sync speed", sync_speed_text(sync), "warn" if sync.stalled else None),
-            ("ETA (raidtop)", eta_text(sync), "good"),
-            ("ETA (finish=)", duration(sync.eta_s_kernel), "dim"),
+            ("ETA (raidtop)", eta_text(sync, now), "good"),
+            ("Kernel, instant", kernel_figures_text(sync), "dim"),
         ]
     rows = [Row(label, (label, value), ("dim", tone)) for label, value, tone in pairs]
     if verdict is not None:
@@ -194,7 +202,7 @@ class ArrayDetailScreen(Screen[None]):
             return
         badge, _ = state_badge(array)
         title.update(content(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}"))
-        self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit))
+        self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit, snap.time))
         self._draw_plot(history.sync(array.name), history.events_of(array.name))
         self.query_one("#detail-smart", TextTable).set_rows(smart_rows(array, snap), "no SMART readings (yet) for this array's disks")
         threads = [

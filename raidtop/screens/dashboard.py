@@ -320,23 +320,25 @@ class DashboardScreen(Screen[None]):
         focused = self.focused
         table = focused if isinstance(focused, TextTable) else panel.query_one(TextTable)
         key = table.cursor_key
-        result = None
+        build = None
         if table.id == "member-table" and key:
             # A member row explains that member's disk; its array if the disk has no counters.
             array, _, member = key.partition("/")
-            result = explain.explain_disk(snap, member) or explain.explain_array(snap, array)
+            build = lambda s: explain.explain_disk(s, member) or explain.explain_array(s, array)  # noqa: E731
         elif panel.id == "disks" and key:
-            result = explain.explain_disk(snap, key)
+            build = lambda s: explain.explain_disk(s, key)  # noqa: E731
         elif panel.id == "cpu" and key:
-            result = explain.explain_cpu(snap, "all" if key == "all" else int(key))
+            build = lambda s: explain.explain_cpu(s, "all" if key == "all" else int(key))  # noqa: E731
         elif panel.id == "vm":
-            result = explain.explain_vm(snap)
+            build = explain.explain_vm
         elif panel.id == "arrays" and key:
-            result = explain.explain_array(snap, key.partition("/")[0])
+            build = lambda s: explain.explain_array(s, key.partition("/")[0])  # noqa: E731
+        result = build(snap) if build is not None else None
         if result is None:
             self.notify("nothing to explain here: pick a row in Arrays, Disks, CPU or Memory", timeout=4)
             return
-        self.app.push_screen(ExplainScreen(result))
+        # Paused or replaying, the figures still follow what the dashboard shows.
+        self.app.push_screen(ExplainScreen(result, build, snap.time))
 
     def action_smart(self) -> None:
         """Open the SMART screen for the highlighted disk (Disks) or member's disk (member grid)."""

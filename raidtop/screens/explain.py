@@ -1,6 +1,14 @@
-"""The Explain dialog: formulas and raw counter deltas behind a row's numbers."""
+"""The Explain dialog: formulas and raw counter deltas behind a row's numbers.
+
+It follows the live samples (the app hands the top screen each snapshot) and
+its title says which sample its figures are from; when the row's subject
+goes away, the last figures stay and the title says so.
+"""
 
 from __future__ import annotations
+
+import time
+from typing import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,6 +19,7 @@ from textual.widgets import Static
 from raidtop.widgets.shown_text import content
 
 from raidtop.explain import Explanation
+from raidtop.model import Snapshot
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 
@@ -26,13 +35,27 @@ class ExplainScreen(ModalScreen[None]):
     ExplainScreen .explain-caveat { color: $text-warning; margin-top: 1; }
     """
 
-    def __init__(self, explanation: Explanation) -> None:
+    def __init__(self, explanation: Explanation, rebuild: Callable[[Snapshot], Explanation | None] | None = None,
+                 taken_at: float | None = None) -> None:
+        """``rebuild`` makes the explanation again from a newer snapshot; ``taken_at`` is its sample's time."""
         super().__init__()
         self.explanation = explanation
+        self._rebuild = rebuild
+        self.taken_at = taken_at
+        self._gone = False
+
+    def _title(self) -> str:
+        when = "" if self.taken_at is None else time.strftime("%H:%M:%S", time.localtime(self.taken_at))
+        if not when:
+            return self.explanation.title
+        if self._gone:
+            return f"{self.explanation.title} · figures of {when}; the row is gone"
+        live = ", live" if self._rebuild is not None else ""
+        return f"{self.explanation.title} · figures of {when}{live}"
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(content(self.explanation.title), id="explain-title")
+            yield Static(content(self._title()), id="explain-title")
             yield TextTable(
                 [Column("name", "Value", 10, "left"), Column("formula", "Formula", 44, "left"),
                  Column("numbers", "With this interval's deltas", 36, "left"), Column("result", "=", 12)],
@@ -42,12 +65,26 @@ class ExplainScreen(ModalScreen[None]):
                 yield Static(content(caveat, multiline=True), classes="explain-caveat")
 
     def on_mount(self) -> None:
+        self._show_rows()
+        self.query_one(TextTable).focus()
+
+    def _show_rows(self) -> None:
         table = self.query_one(TextTable)
         rows = [Row(line.name, (line.name, line.formula, line.numbers, line.result), ("accent", None, "dim", "good"))
                 for line in self.explanation.lines]
         table.set_rows(rows)
         table.styles.height = len(rows) + 1
-        table.focus()
+
+    def apply_snapshot(self, snap: Snapshot) -> None:
+        """Explain the same row again from ``snap`` (caveats keep their first wording)."""
+        if self._rebuild is None:
+            return
+        fresh = self._rebuild(snap)
+        self._gone = fresh is None
+        if fresh is not None:
+            self.explanation, self.taken_at = fresh, snap.time
+            self._show_rows()
+        self.query_one("#explain-title", Static).update(content(self._title()))
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

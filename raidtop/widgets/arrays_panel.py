@@ -12,6 +12,8 @@ from raidtop.member_verbs import ARRAY_VERBS
 from raidtop.mdview import (
     EMPTY_SLOT_PREFIX,
     duration,
+    finish_clock,
+    row_marks,
     member_role_text,
     member_temperature,
     progress_bar,
@@ -29,7 +31,9 @@ from raidtop.widgets.risk_banner import RiskBanner
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 BAR_WIDTH = 14
-MIN_BAR_WIDTH = 6
+MIN_BAR_WIDTH = 4
+MARKS_WIDTH = (10, 40)
+"""The Notes column's narrowest and widest: it takes what the others leave."""
 ARRAY_COLUMNS = [
     Column("name", "Array", 9, "left"),
     Column("level", "Level", 7, "left"),
@@ -38,16 +42,19 @@ ARRAY_COLUMNS = [
     Column("status", "Members", 12, "left"),
     Column("size", "Size", 9),
     Column("progress", " Sync", BAR_WIDTH + 8, "left"),
-    Column("speed", "Speed", 10),
+    Column("speed", "Speed", 11),
     Column("eta", "ETA", 9),
-    Column("eta_kernel", "finish=", 9),
+    Column("finish_at", " Done at", 12, "left"),
+    Column("marks", " Notes", MARKS_WIDTH[1], "left"),
 ]
-GIVE_WAY = ("size", "eta_kernel", "counts", "bar", "level")
+GIVE_WAY = ("size", "finish_at", "counts", "bar", "level", "marks")
 """What a narrow Arrays panel gives up, first to last ("bar": the sync bar shrinks).
 
 State, [UU_], the sync percent, speed and ETA are what an operator watches
-during a rebuild; they stay down to an 80-column terminal. The kernel's
-finish= goes before raidtop's ETA, which is steadier.
+during a rebuild; they stay down to an 80-column terminal. The Notes column
+(a stall, a failing or slow member, since when degraded, slots by design)
+takes the width the others leave and goes last. The kernel's finish= is not
+on the row: it is the detail screen's, labelled as the kernel's.
 """
 
 
@@ -56,19 +63,24 @@ def array_columns(width: int) -> tuple[list[Column], int]:
     bar = BAR_WIDTH
     dropped: set[str] = set()
 
-    def chosen() -> list[Column]:
+    def fixed() -> list[Column]:
         return [Column(c.key, c.label, bar + 8, c.align) if c.key == "progress" else c
-                for c in ARRAY_COLUMNS if c.key not in dropped]
+                for c in ARRAY_COLUMNS if c.key not in dropped and c.key != "marks"]
+
+    def room() -> int:
+        return width - sum(c.width for c in fixed())
 
     for step in GIVE_WAY:
-        if sum(c.width for c in chosen()) <= width:
+        if room() >= MARKS_WIDTH[0]:
             break
         if step == "bar":
-            over = sum(c.width for c in chosen()) - width
-            bar = max(MIN_BAR_WIDTH, bar - over)
-        else:
+            bar = max(MIN_BAR_WIDTH, bar - (MARKS_WIDTH[0] - room()))
+        elif step != "marks":
             dropped.add(step)
-    return chosen(), bar
+    columns = fixed()
+    if room() >= MARKS_WIDTH[0]:
+        columns.append(Column("marks", " Notes", min(room(), MARKS_WIDTH[1]), "left"))
+    return columns, bar
 
 
 MEMBER_COLUMNS = [
@@ -90,33 +102,50 @@ MEMBER_COLUMNS = [
 ]
 
 
-def array_row(array: MdArray, alert: bool, columns: list[Column] = ARRAY_COLUMNS, bar_width: int = BAR_WIDTH) -> Row:
-    """One array: name, level, badge, [n/m], [UU_], size and sync progress, in ``columns``."""
+def array_row(array: MdArray, alert: bool, columns: list[Column] = ARRAY_COLUMNS, bar_width: int = BAR_WIDTH,
+              now: float | None = None, marks: list[tuple[str, str]] | None = None) -> Row:
+    """One array: name, level, badge, [n/m], [UU_], size, sync progress and its notes, in ``columns``."""
     badge, tone = state_badge(array)
     sync = array.sync
     if sync is None:
-        progress, spd, eta, eta_k = "", "", "", ""
+        progress, spd, eta, done_at = "", "", "", ""
     elif not sync.running:
-        progress, spd, eta, eta_k = f" {sync.action.upper()}", "", "", ""
+        progress, spd, eta, done_at = f" {sync.action.upper()}", "", "", ""
     else:
         pct = "" if sync.percent is None else f" {sync.percent:5.1f}%"
         progress = f" {progress_bar(sync.percent, bar_width)}{pct}"
-        spd, eta, eta_k = sync_speed_cell(sync), duration(sync.eta_s), duration(sync.eta_s_kernel)
+        spd, eta = sync_speed_cell(sync), duration(sync.eta_s)
+        done_at = " " + finish_clock(sync.eta_s, now, short=True) if now is not None and sync.eta_s is not None else ""
     name = ("! " if alert else "") + array.name
+    marks = marks if marks is not None else row_marks(array, now, set(), {})
     cells = {
         "name": (name, "crit" if alert else None),
         "level": (array.level or "?", None),
         "state": (badge, tone),
         "counts": (array.counts_string or "", None),
-        "status": (array.status_string or "", "warn" if array.status and "_" in array.status else None),
+        "status": (array.status_string or "",
+                   "warn" if array.status and "_" in array.status and not array.sparse_by_design else None),
         "size": (kib(array.size_kib), None),
         "progress": (progress, "accent"),
-        "speed": (spd, None),
+        "speed": (spd, "warn" if sync is not None and sync.stalled else None),
         "eta": (eta, "good"),
-        "eta_kernel": (eta_k, "dim"),
+        "finish_at": (done_at, "good"),
+        # One tone for the cell: the most urgent mark's, which comes first.
+        "marks": (" " + " · ".join(text for text, _ in marks) if marks else "", marks[0][1] if marks else None),
     }
     shown = [cells[c.key] for c in columns]
     return Row(array.name, tuple(text for text, _ in shown), tuple(tone for _, tone in shown))
+
+
+def marks_of(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> list[tuple[str, str]]:
+    """The array row's notes from the snapshot: SMART verdicts and slow members of its members."""
+    verdicts = {}
+    if snap.smart:
+        for member in array.members:
+            health = health_of(member.name, snap.smart, snap.smart_disk_of)
+            if health is not None and health.verdict in ("failing", "watch"):
+                verdicts[member.name] = health.verdict
+    return row_marks(array, snap.time, slow_members(array, disks), verdicts)
 
 
 def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> list[Row]:
@@ -328,12 +357,13 @@ class ArraysPanel(Panel):
         if snap is None:
             return
         arrays_table = self.query_one("#array-table", TextTable)
-        rows = [array_row(a, a.name in snap.degraded_alerts, self._columns, self._bar_width) for a in snap.arrays]
+        disks = {d.name: d for d in snap.disks}
+        rows = [array_row(a, a.name in snap.degraded_alerts, self._columns, self._bar_width, snap.time,
+                          marks_of(a, disks, snap)) for a in snap.arrays]
         placeholder = snap.md_absence or "no md arrays"
         _set_rows_keeping_cursor(arrays_table, rows, placeholder)
         names = {a.name for a in snap.arrays}
         self.expanded &= names
-        disks = {d.name: d for d in snap.disks}
         members: list[Row] = []
         for array in snap.arrays:
             if array.name in self.expanded:

@@ -4,7 +4,8 @@
 default 1 s interval: the kernel files raidtop's Sampler read at each tick
 (guest_driver's Scenario.observe), from the start of the sync to a few ticks
 after it ends. Runs: a constant limit (raid1 resync, raid5 recovery), the
-limit raised at half way, lowered at 42 %, and a recovery under fio load.
+limit raised at half way, lowered at 42 %, a recovery under fio load, and a
+check held at ``sync_max`` for 80 s (a real stall, for issue 23's STALLED).
 Each writes ``eta_<run>.json`` in guest_driver's result format plus the
 limit changes in ``facts``; the host turns them into traces.
 """
@@ -144,6 +145,50 @@ def fio_load(s: Scenario) -> None:
             fio.wait()
 
 
+STALL_HOLD_S = 80.0
+"""How long the stalled run keeps md waiting: past raidtop's 60 s STALLED threshold."""
+
+
+def stalled(s: Scenario) -> None:
+    """A check held at ``sync_max`` half way for 80 s, then released: a real stall.
+
+    md waits at ``sync_max`` with the sync still running, its position frozen
+    in mdstat and sysfs, exactly as a reshape stays when the ``mdadm --grow``
+    that advances ``sync_max`` has died, or as a sync whose member hangs
+    looks from the files raidtop reads. (The VM has no device-mapper to
+    suspend a member; this is the kernel's own way of not moving.)
+    """
+    disks = s.disks.make(2, DISK_MIB)
+    s.speed_limits(1000, 4000)
+    s.create("md47", 1, disks)
+    while not whole_and_idle("md47"):
+        time.sleep(0.2)
+    half = DISK_MIB * 1024  # sectors: half of the 48 MiB members
+    s.write("/sys/block/md47/md/sync_max", str(half))
+    s.write("/sys/block/md47/md/sync_action", "check")
+    started = time.monotonic()
+    tick, held_since, released, over = 0, None, False, None
+    while True:
+        time.sleep(max(0.0, started + tick * INTERVAL_S - time.monotonic()))
+        s.observe("sync")
+        position = sysfs("md47", "sync_completed")
+        done = int(position.split("/")[0]) if "/" in position else 0
+        if held_since is None and done >= half * 0.98:
+            held_since = time.monotonic()
+            s.facts["held_at"] = {"t": s.now(), "wall": time.time(), "sectors": half}
+        if not released and held_since is not None and time.monotonic() - held_since >= STALL_HOLD_S:
+            s.write("/sys/block/md47/md/sync_max", "max")
+            s.facts["released"] = {"t": s.now(), "wall": time.time()}
+            released = True
+        if released and over is None and whole_and_idle("md47"):
+            over = tick
+        if over is not None and tick >= over + AFTER_TICKS:
+            return
+        if time.monotonic() - started > 240:
+            raise RuntimeError(f"md47: check not over after 240 s (position {position})")
+        tick += 1
+
+
 RUNS: dict[str, Callable[[Scenario], None]] = {
     "constant_raid1": constant_raid1,
     "constant_raid5_recover": constant_raid5_recover,
@@ -152,6 +197,7 @@ RUNS: dict[str, Callable[[Scenario], None]] = {
     "lowered_early": lowered_early,
     "lowered": lowered,
     "fio_load": fio_load,
+    "stalled": stalled,
 }
 
 

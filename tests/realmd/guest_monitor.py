@@ -137,6 +137,17 @@ def readonly_pending(s: Scenario) -> None:
     ticks(s, "clean", MONITOR_GRACE_S)
 
 
+def check_milestones(s: Scenario) -> None:
+    """A check of a clean raid1 at 2000 KiB/s (16 s): does mdadm send Rebuild milestones for it? (issue 23)."""
+    a, b = s.disks.make(2, 32)
+    s.create("md35", 1, [a, b])
+    watch_until(s, "create", lambda: whole_and_idle("md35"))
+    s.speed_limits(1000, 2000)
+    s.write("/sys/block/md35/md/sync_action", "check")
+    watch_until(s, "check", lambda: sync_idle("md35"), timeout=90.0)
+    ticks(s, "checked", MONITOR_GRACE_S)
+
+
 def try_write(device: str) -> str:
     """Write 4 KiB straight to ``device``; returns "ok" or the error's name."""
     try:
@@ -160,6 +171,7 @@ SCENARIOS: dict[str, tuple[str, Callable[[Scenario], None]]] = {
     "raid10_broken": ("md32", raid10_broken),
     "raid0_broken": ("md33", raid0_broken),
     "readonly_pending": ("md34", readonly_pending),
+    "check_milestones": ("md35", check_milestones),
 }
 
 

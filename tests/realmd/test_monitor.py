@@ -22,7 +22,7 @@ from .monitor_compare import compare, save_results
 from .scenario_trace import step_from_driver
 
 SCENARIOS = {"stop": "md30", "replace": "md31", "raid10_broken": "md32", "raid0_broken": "md33",
-             "readonly_pending": "md34"}
+             "readonly_pending": "md34", "check_milestones": "md35"}
 
 
 def _boot(vm_image, results) -> dict:

@@ -196,13 +196,15 @@ async def test_100x30_keeps_them_too(tmp_path):
         assert wanted in row, (wanted, row)
 
 
-def test_columns_give_way_size_first_then_finish():
+def test_columns_give_way_size_first_then_the_clock_and_notes_take_the_rest():
     keys = lambda width: [c.key for c in array_columns(width)[0]]  # noqa: E731
-    assert keys(200) == ["name", "level", "state", "counts", "status", "size", "progress", "speed", "eta", "eta_kernel"]
-    assert "size" not in keys(100) and "eta_kernel" in keys(100)
+    assert keys(200) == ["name", "level", "state", "counts", "status", "size", "progress", "speed", "eta",
+                         "finish_at", "marks"]
+    assert "size" not in keys(120) and "finish_at" in keys(120)
     narrow = keys(78)
-    assert {"state", "status", "progress", "speed", "eta"} <= set(narrow)
-    assert "size" not in narrow and "eta_kernel" not in narrow
+    # The row's notes (a stall, a failing member, slots by design) stay at 80 columns.
+    assert {"state", "status", "progress", "speed", "eta", "marks"} <= set(narrow)
+    assert "size" not in narrow and "finish_at" not in narrow
     assert sum(c.width for c in array_columns(78)[0]) <= 78
 
 

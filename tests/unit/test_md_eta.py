@@ -67,11 +67,14 @@ def test_reset_on_action_change_and_on_progress_going_back():
     assert model.update(9.0, None, None) is None
 
 
-def test_a_stall_with_md_still_reporting_a_speed_is_flagged():
+def test_md_waiting_on_its_window_is_held_by_the_maximum_not_stopped():
+    # Nothing moved for 5 s while md's window average sits at the limit: md sleeps on
+    # its throttle. The speed is md's window figure, not 0, and no stall is named.
     model = SyncModel()
     for t in range(5):
         forecast = model.update(float(t), MdSync("resync", None, 50_000, 1_000_000, 1100), limit=1000.0)
-    assert forecast.stalled and forecast.rate_kib_s == 0
+    assert forecast.stalled_s is None and forecast.rate_kib_s == 1100
+    assert (forecast.held_by, forecast.held_limit_kib_s) == ("sync_speed_max", 1000.0)
 
 
 def test_waiting_sync_has_no_forecast():

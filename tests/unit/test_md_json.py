@@ -23,11 +23,14 @@ def test_schema_keys_in_order():
     doc = md_to_json([array], RaidSpeedLimit(1000, 200000), [MdEvent(1.0, "md0", "CheckStarted")])
     assert list(doc) == ["arrays", "raid_speed_limit", "events"]
     entry = doc["arrays"][0]
-    assert list(entry) == ARRAY_KEYS + ["read_only", "auto_read_only"]  # the snapshot adds the flags
+    # The snapshot adds the flags and issue 23's clocks.
+    assert list(entry) == ARRAY_KEYS + ["read_only", "auto_read_only", "sparse_by_design", "degraded_since",
+                                        "degraded_since_basis"]
     assert entry["read_only"] is False and entry["auto_read_only"] is False
     assert list(array_to_json(array)) == ARRAY_KEYS  # issue 3's schema itself is unchanged
     assert list(entry["members"][0]) == MEMBER_KEYS
-    assert list(entry["sync"]) == SYNC_KEYS
+    assert list(entry["sync"]) == SYNC_KEYS + ["stalled_s", "held_by", "held_limit_kib_s"]
+    assert list(array_to_json(array)["sync"]) == SYNC_KEYS
     assert doc["raid_speed_limit"] == {"min": 1000, "max": 200000}
     assert doc["events"] == [{"time": 1.0, "array": "md0", "event": "CheckStarted", "member": None, "expected": False}]
     json.dumps(doc)

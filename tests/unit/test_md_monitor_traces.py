@@ -25,7 +25,7 @@ from tests.realmd.trace import materialize
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from eta_accuracy import evaluate  # noqa: E402
 
-MONITOR = ("stop", "replace", "raid10_broken", "raid0_broken", "readonly_pending")
+MONITOR = ("stop", "replace", "raid10_broken", "raid0_broken", "readonly_pending", "check_milestones")
 
 
 class Clock:

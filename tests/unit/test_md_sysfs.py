@@ -182,8 +182,10 @@ def test_recovering_raid5_every_field(tmp_path):
                   # 32768 / 129024 sectors = 25.40 %; (64512 - 16384) KiB at 16384 KiB/s = 2.9 s.
                   {"action": "recover", "percent": 25.4, "done_kib": 16384, "total_kib": 64512,
                    "speed_kib_s": 16384, "eta_s_kernel": 2.9, "eta_s": None,
-                   "eta_basis": None, "rate_kib_s": None, "stalled": False},
-                  0, 1000, 200000, 256) | {"read_only": False, "auto_read_only": False},
+                   "eta_basis": None, "rate_kib_s": None, "stalled": False,
+                   "stalled_s": None, "held_by": None, "held_limit_kib_s": None},
+                  0, 1000, 200000, 256) | {"read_only": False, "auto_read_only": False, "sparse_by_design": False,
+                                           "degraded_since": None, "degraded_since_basis": None},
         ],
         "raid_speed_limit": {"min": 1000, "max": 200000},
         "events": [],

@@ -1,0 +1,38 @@
+"""Explain follows the live samples and says which sample its figures are from (issue 23)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from raidtop.app import RaidtopApp
+from raidtop.model import Snapshot
+from raidtop.model_md import MdArray, MdSync
+from raidtop.screens.explain import ExplainScreen
+from raidtop.widgets.text_table import TextTable
+
+
+def rebuild(time: float, percent: float) -> Snapshot:
+    sync = MdSync("recover", percent, int(percent * 100), 10_000, 1000, 60.0, 58.0, "raidtop", 1000.0)
+    return Snapshot(time=time, interval_s=1.0, arrays=(MdArray("md0", "raid1", "active", "degraded", 2, 1, sync=sync),))
+
+
+async def test_explain_updates_live_and_names_its_sample(static_config):
+    app = RaidtopApp(static_config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.apply_snapshot(rebuild(1_700_000_000.0, 9.6))
+        await pilot.pause()
+        app.screen.query_one("#array-table", TextTable).focus()
+        await pilot.press("x")
+        assert isinstance(app.screen, ExplainScreen)
+        rows = lambda: {r.key: r.cells for r in app.screen.query_one("#explain-table", TextTable).rows}  # noqa: E731
+        assert rows()["progress"][-1] == "9.6%"
+        assert "figures of 22:13:20, live" in app.screen._title()
+        app.apply_snapshot(rebuild(1_700_000_005.0, 12.5))
+        await pilot.pause()
+        assert rows()["progress"][-1] == "12.5%"
+        assert "figures of 22:13:25, live" in app.screen._title()
+        # The array goes away: the last figures stay, and the title says so.
+        app.apply_snapshot(replace(rebuild(1_700_000_006.0, 12.5), arrays=()))
+        await pilot.pause()
+        assert rows()["progress"][-1] == "12.5%"
+        assert app.screen._title().endswith("figures of 22:13:25; the row is gone")

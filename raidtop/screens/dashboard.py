@@ -25,6 +25,7 @@ from raidtop.widgets.disks_panel import DisksPanel
 from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.notes_bar import NotesBar
 from raidtop.widgets.panel import Panel
+from raidtop.widgets.processes_panel import ProcessesPanel
 from raidtop.widgets.sensors_panel import SensorsPanel
 from raidtop.widgets.status_bar import StatusBar
 from raidtop.widgets.text_table import TextTable
@@ -67,6 +68,7 @@ class DashboardScreen(Screen[None]):
         Binding("t", "tuning", "Tune", id="tuning", tooltip="Open the Tuning screen for the highlighted disk or array"),
         Binding("b", "bench", "Benchmarks", id="bench", tooltip="fio presets, live benchmark runs, results history and comparisons"),
         Binding("l", "lab", "Lab", id="lab", tooltip="Failure lab: build md arrays on loop devices, fail disks, time rebuilds"),
+        Binding("o", "toggle_processes", "Processes", id="processes", tooltip="Show or hide who is doing I/O: processes, their units, their share of each array"),
         *(Binding(key, f"focus_panel({panel!r})", label, show=False, id=f"panel-{panel}", tooltip=f"Focus the {label} panel")
           for key, panel, label in PANEL_KEYS),
     ]
@@ -98,6 +100,12 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-narrow.-show-cpu #side { display: none; }
     DashboardScreen.-narrow.-show-vm #vm { display: block; height: 1fr; }
     DashboardScreen.-narrow.-show-sensors #sensors { display: block; }
+    DashboardScreen.-processes #cpu { display: none; }
+    DashboardScreen.-wide.-processes #cpu { display: block; }
+    DashboardScreen.-narrow.-processes #arrays, DashboardScreen.-narrow.-processes #disks { display: none; }
+    DashboardScreen.-narrow.-processes #bottom { display: block; height: 1fr; }
+    DashboardScreen.-narrow.-processes #side, DashboardScreen.-narrow.-processes #panel-tabs { display: none; }
+    DashboardScreen.-narrow ProcessesPanel.-on { display: block; }
     """
 
     def __init__(self, host_label: str, interval: float = 1.0) -> None:
@@ -128,6 +136,7 @@ class DashboardScreen(Screen[None]):
         yield DisksPanel(id="disks", classes="panel")
         with Horizontal(id="bottom"):
             yield CpuPanel(id="cpu", classes="panel")
+            yield ProcessesPanel(id="processes", classes="panel")
             with Vertical(id="side"):
                 yield VmPanel(id="vm", classes="panel")
                 yield SensorsPanel(id="sensors", classes="panel")
@@ -188,6 +197,8 @@ class DashboardScreen(Screen[None]):
         self.query_one(CpuPanel).show(snap)
         self.query_one(VmPanel).show(snap)
         self.query_one(SensorsPanel).show(snap)
+        if self.has_class("-processes"):
+            self.query_one(ProcessesPanel).show(snap)
         self.query_one(NotesBar).notes = snap.notes
         status = self.query_one(StatusBar)
         status.sample_time = _clock(snap.time)
@@ -376,6 +387,21 @@ class DashboardScreen(Screen[None]):
     def running_work(self) -> list[str]:
         """What would be cut short by quitting now (a member action the user confirmed)."""
         return self.query_one(MemberFlow).running_work()
+
+    def action_toggle_processes(self) -> None:
+        """Show or hide the Processes panel; /proc is walked only while it is shown."""
+        panel = self.query_one(ProcessesPanel)
+        shown = not panel.has_class("-on")
+        panel.set_class(shown, "-on")
+        self.set_class(shown, "-processes")
+        self.app.show_processes = shown
+        self.app.sample_now()
+        if shown:
+            if self.last_snapshot is not None:
+                panel.show(self.last_snapshot)
+            panel.focus_table()
+        elif self._focused_panel() is None:
+            self.show_panel(self._active)
 
     def action_bench(self) -> None:
         """Open the Benchmarks screen."""

@@ -30,12 +30,15 @@ class ProcessWatch:
     def read(self, root: Root, notes: list[str]) -> tuple[tuple[ProcCounters, ...] | None, CgroupReading | None, str]:
         """(processes or ``None``, cgroup counters or ``None``, why no per-device numbers)."""
         processes = cgroups = None
-        if self.want_processes:
+        # Through the root: a replay reads what the live run read at that frame.
+        want_processes = root.shown("processes", self.want_processes)
+        want_units = root.shown("units", self.want_units or want_processes)
+        if want_processes:
             processes, more = self._table.read(root)
             notes.extend(more)
         else:
             self._table.reset()  # a PID seen again after the panel was hidden is looked at afresh
-        if not (self.want_units or self.want_processes):
+        if not want_units:
             return processes, None, ""
         cgroups, more = self._cgroups.read(root)
         notes.extend(more)

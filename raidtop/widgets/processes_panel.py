@@ -1,0 +1,120 @@
+"""The Processes panel: who is doing I/O, and who is loading each array.
+
+Above the table, one line per array with member I/O ("md0: 92 % of writes
+from postgresql.service, 6 % md0_resync (root cgroup)") when the host has
+per-device cgroup accounting. The table lists processes that did I/O this
+interval, busiest first, md's kernel threads pinned on top with their job.
+The subtitle says which attribution level is shown: "per device" (cgroup
+accounting) or "totals" (per process only, and why).
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+
+from raidtop.format import DASH, kib
+from raidtop.model import Snapshot
+from raidtop.model_processes import ProcessIO
+from raidtop.process_view import array_shares, attribution_label, md_thread_role, shares_sentence
+from raidtop.widgets.panel import Panel
+from raidtop.widgets.shown_text import PlainStatic
+from raidtop.widgets.text_table import Column, Row, TextTable
+
+PROCESS_COLUMNS = [
+    Column("pid", "PID", 7),
+    Column("user", "User", 8, "left"),
+    Column("read", "Read/s", 8),
+    Column("write", "Write/s", 8),
+    Column("rcalls", "rd/s", 6),
+    Column("wcalls", "wr/s", 6),
+    Column("unit", "Unit", 22, "left"),
+    Column("command", "Command", 40, "left"),
+]
+WAITING = "measuring: rates from the next sample…"
+IDLE = "no process did I/O this interval"
+
+
+def bytes_rate(value: float | None) -> str:
+    """Bytes per second, short ("12.3M"); "—" when unknown."""
+    return DASH if value is None else kib(value / 1024.0)
+
+
+def calls_rate(value: float | None) -> str:
+    """Read or write calls per second."""
+    return DASH if value is None else f"{value:.0f}" if value < 100_000 else f"{value / 1000:.0f}k"
+
+
+def process_row(p: ProcessIO, role: str | None) -> Row:
+    """One process; an md thread's command says what it is doing."""
+    command = f"{p.comm} · {role}" if role else f"[{p.comm}]" if p.kernel else p.comm
+    busy = p.total_b_s > 0
+    return Row(
+        str(p.pid),
+        (str(p.pid), p.user, bytes_rate(p.read_b_s), bytes_rate(p.write_b_s), calls_rate(p.syscr_s),
+         calls_rate(p.syscw_s), p.unit, command),
+        (None, "dim", None if p.read_b_s else "dim", None if p.write_b_s else "dim", "dim", "dim",
+         "accent" if busy else None, "accent" if role else None),
+    )
+
+
+def shown_processes(snap: Snapshot) -> list[tuple[ProcessIO, str | None]]:
+    """md's threads first, then every process that did I/O, busiest first."""
+    if snap.io is None:
+        return []
+    pinned, busy = [], []
+    for p in snap.io.processes:
+        role = md_thread_role(p.comm, snap.arrays) if p.kernel else None
+        if role is not None:
+            pinned.append((p, role))
+        elif p.total_b_s > 0 or (p.syscr_s or 0) + (p.syscw_s or 0) > 0:
+            busy.append((p, None))
+    return pinned + busy
+
+
+def loading_lines(snap: Snapshot) -> list[str]:
+    """"md0: 92 % of writes from …" for each array whose members did I/O (per-device accounting only)."""
+    if snap.io is None or not snap.io.by_device:
+        return []
+    lines = []
+    for array in snap.arrays:
+        shares = array_shares(snap, array)
+        if shares:
+            lines.append(shares_sentence(array.name, shares, limit=3))
+    return lines
+
+
+class ProcessesPanel(Panel):
+    """Processes and services doing I/O, tied to the arrays they load."""
+
+    DEFAULT_CSS = """
+    ProcessesPanel { display: none; width: 2fr; height: 1fr; min-height: 6; }
+    ProcessesPanel.-on { display: block; }
+    ProcessesPanel #process-loading { height: auto; max-height: 4; color: $text-accent; padding: 0 1; }
+    """
+
+    sort_columns = ()
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Processes"
+
+    def compose(self) -> ComposeResult:
+        yield PlainStatic("", id="process-loading")
+        table = TextTable(PROCESS_COLUMNS, id="process-table")
+        table.placeholder = WAITING
+        yield table
+
+    def show(self, snap: Snapshot) -> None:
+        """Render who did I/O in ``snap``."""
+        lines = loading_lines(snap)
+        loading = self.query_one("#process-loading", PlainStatic)
+        loading.display = bool(lines)
+        loading.update("\n".join(lines))
+        rows = shown_processes(snap)
+        measuring = snap.io is None or (snap.io.processes and all(p.read_b_s is None for p in snap.io.processes))
+        self.query_one(TextTable).set_row_source(
+            [str(p.pid) for p, _ in rows], lambda i: process_row(*rows[i]), WAITING if measuring else IDLE
+        )
+        label = attribution_label(snap)
+        count = snap.io.process_count if snap.io is not None else 0
+        self.set_subtitle(f"{label} · {len(rows)} of {count} processes" if label else "")

@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
     poller = poller_for(root, 600.0 if args.smart_wait > 0 else 0.0)
     sampler = Sampler(root, smart=poller)
+    # One document, once: every process's I/O and the cgroups' per-device share are worth two /proc walks.
+    sampler.processes.want_processes = True
     first = sampler.sample()
     time.sleep(max(0.0, args.interval))
     if poller is not None and not poller.wait_for_all(args.smart_wait):

@@ -22,6 +22,7 @@ from raidtop.collect.queue_settings import QueueSettings
 from raidtop.mdview import slow_members
 from raidtop.model import Snapshot
 from raidtop.exporter.smart_metrics import smart_families
+from raidtop.exporter.io_metrics import io_families
 from raidtop.exporter.states import MD_STATES, MEMBER_ROLES, array_state, member_role
 
 _KIB = 1024
@@ -66,7 +67,7 @@ class MdMetrics:
             self._event_times[key] = event.time
         self._samples += 1
         self._unreadable += len(snapshot.raw.notes) if snapshot.raw is not None else 0
-        families = md_families(snapshot) + smart_families(snapshot)
+        families = md_families(snapshot) + smart_families(snapshot) + io_families(snapshot)
         families += [_events_total(self._event_counts), _last_event(self._event_times)]
         families.append(queue_info(queues or {}))
         families += self._exporter_families(duration_s, now)

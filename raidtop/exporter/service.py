@@ -45,6 +45,8 @@ class LiveSource:
     def __init__(self, root: str | os.PathLike[str], smart_interval: float = 0.0) -> None:
         # SMART in its own thread: a slow smartctl never delays a sample or a scrape.
         self.sampler = Sampler(root, smart=poller_for(root, smart_interval, start_delay=START_DELAY_S))
+        # Who loads each array: the cgroup tree only (no /proc walk), for raidtop_md_cgroup_*.
+        self.sampler.processes.want_units = True
         self.root = self.sampler.root
         self._queues: dict[str, QueueSettings] = {}
         self._queues_read_at = float("-inf")

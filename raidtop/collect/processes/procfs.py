@@ -1,10 +1,9 @@
 """Per-process I/O from /proc/PID/{io,stat,status,cgroup}, read through a Root.
 
-Each tick reads one file per process, /proc/PID/io. The rest is who the
-process is (command, kernel thread or not, user, cgroup), which does not
-change while the process lives; it is read when a PID is first seen, and
-/proc/PID/stat again only when the process's counters moved, to catch a
-reused PID (another start time). A process that vanished mid-read or whose
+Each tick reads one file per process, /proc/PID/io. Who the process is
+(command, kernel thread or not, cgroup) is read again only when its
+counters moved (/proc/PID/stat then also catches a reused PID by its start
+time); its user when the PID is first seen. A process that vanished mid-read or whose
 io file is not ours to read (ptrace rules, hidepid) is simply not listed:
 on a busy host that is normal, not a note.
 
@@ -142,16 +141,18 @@ class ProcessTable:
             return None
         comm, start, kernel = parsed
         if old is not None and old.start == start:
-            uid, cgroup = old.user, old.cgroup
+            user = old.user
         else:
             uid = 0  # a kernel thread is root's and has no status worth reading
             if not kernel:
                 status = root.read_optional(f"/proc/{pid}/status")
                 uid = parse_status_uid(status) if status else None
-            uid = self.user_name(root, uid)
-            cgroup_text = root.read_optional(f"/proc/{pid}/cgroup")
-            cgroup = parse_cgroup(cgroup_text) if cgroup_text else "/"
-        return ProcCounters(pid, start, _printable(comm), kernel, uid, cgroup, *counters)
+            user = self.user_name(root, uid)
+        # Read again whenever the process did I/O: a shell moves itself into a
+        # unit's cgroup and then execs the worker (systemd-run, our own tests).
+        cgroup_text = root.read_optional(f"/proc/{pid}/cgroup")
+        cgroup = parse_cgroup(cgroup_text) if cgroup_text else "/"
+        return ProcCounters(pid, start, _printable(comm), kernel, user, cgroup, *counters)
 
     def user_name(self, root: Root, uid: int | None) -> str:
         """The user's name from the root's /etc/passwd, else the number ("?" when unknown)."""

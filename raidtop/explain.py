@@ -13,6 +13,7 @@ from raidtop.format import num
 from raidtop.model import CpuCounters, DiskCounters, Snapshot
 from raidtop.model_md import MdArray
 from raidtop.model_smart import RebuildRisk
+from raidtop.process_view import rebuild_vs_load
 from raidtop.smartview import percent, rate_text
 
 UTIL_CAVEAT = (
@@ -180,6 +181,9 @@ def explain_array(snap: Snapshot, name: str) -> Explanation | None:
                  "steady where finish= jumps", num(sync.eta_s, 0) + " s"),
         ]
     caveats = ["For raid4/5/6 recovery the total is the per-device size, not the array size."]
+    load = rebuild_vs_load(snap, array)
+    if load is not None:
+        caveats = load[1] + caveats
     risk = next((r for r in snap.rebuild_risks if r.array == name), None)
     if risk is not None:
         risk_lines, risk_caveats = explain_rebuild_risk(array, risk)

@@ -105,8 +105,13 @@ def shares_sentence(name: str, shares: list[UnitShare], limit: int = 2) -> str:
     ranked = sorted((s for s in shares if getattr(s, key)), key=lambda s: -getattr(s, key))
     if not ranked:
         return f"{name}: no member I/O this interval"
-    parts = [f"{getattr(s, key):.0f} %" + (f" of {key[:-4]}s from " if i == 0 else " ") + s.label for i, s in enumerate(ranked[:limit])]
+    parts = [_pct(getattr(s, key)) + (f" of {key[:-4]}s from " if i == 0 else " ") + s.label for i, s in enumerate(ranked[:limit])]
     return f"{name}: " + ", ".join(parts)
+
+
+def _pct(value: float) -> str:
+    # A share that rounds to 0 is still there: "<1 %", not "0 %".
+    return "<1 %" if value < 0.5 else f"{value:.0f} %"
 
 
 def competing_load(snap: Snapshot, array: MdArray) -> tuple[float, float] | None:
@@ -129,3 +134,34 @@ def attribution_label(snap: Snapshot) -> str:
     if io.level == "per device":
         return f"per device · {io.source}"
     return f"totals · {io.source}" if io.source else "totals"
+
+
+def rebuild_vs_load(snap: Snapshot, array: MdArray) -> tuple[str, list[str]] | None:
+    """(one line for the screen, sentences for Explain) on a syncing array with per-device accounting."""
+    load = competing_load(snap, array)
+    sync = array.sync
+    if load is None or sync is None:
+        return None
+    other, own = load
+    shares = [s for s in array_shares(snap, array) if s.unit != ROOT_UNIT]
+    who = ", ".join(f"{s.label} {(s.read_b_s + s.write_b_s) / 1e6:.1f} MB/s" for s in shares[:2]) or "nothing else"
+    limit_min = array.sync_speed_min if array.sync_speed_min is not None else (
+        snap.raid_speed_limit.min if snap.raid_speed_limit else None)
+    limit_max = array.sync_speed_max if array.sync_speed_max is not None else (
+        snap.raid_speed_limit.max if snap.raid_speed_limit else None)
+    speed = f"{sync.speed_kib_s} KiB/s per device" if sync.speed_kib_s is not None else "unknown speed"
+    line = (f"{_SYNC_WORDS.get(sync.action, sync.action)} {own / 1e6:.1f} MB/s on the members ({speed}) "
+            f"vs load {other / 1e6:.1f} MB/s: {who}")
+    floor = f"{limit_min} KiB/s" if limit_min is not None else "sync_speed_min"
+    explain = [
+        f"While other I/O reaches the members, md slows its {sync.action} toward sync_speed_min ({floor} per device) "
+        f"and lets the load go first; it never goes below that floor, and never above sync_speed_max "
+        f"({limit_max if limit_max is not None else '?'} KiB/s) even on idle disks.",
+        f"Now: the {sync.action} moves {own / 1e6:.1f} MB/s on the members and the load {other / 1e6:.1f} MB/s ({who}). "
+        "Raising sync_speed_min above the current speed makes md keep that speed under this load: the rebuild ends "
+        "sooner (the Tuning screen predicts when), and the load gets what the disks have left, so its latency rises "
+        "as the members' %util nears 100.",
+        "Member I/O is attributed from cgroup accounting: I/O in the root cgroup is md's own sync plus any kernel "
+        "thread or task left in the root.",
+    ]
+    return line, explain

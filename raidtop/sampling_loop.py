@@ -22,8 +22,8 @@ class SamplingLoop:
 
     show_processes = False
     """The Processes panel is shown: read every process's I/O each sample."""
-    show_units = 0
-    """Screens showing per-device attribution (array details): read the cgroup tree."""
+    units_wanted_by: frozenset[str] = frozenset()
+    """What shows per-device attribution now ("detail", "members"): read the cgroup tree while any does."""
     device_events_seen = 0
     device_events_note = "device events not watched"
 
@@ -64,7 +64,7 @@ class SamplingLoop:
         # Work follows the screen: /proc and the cgroup tree only while something shows them.
         watch = self.sampler.processes
         watch.want_processes = self.show_processes
-        watch.want_units = self.show_units > 0
+        watch.want_units = bool(self.units_wanted_by)
         snapshot = self.sampler.sample()
         self.session_recorder.add_frame(snapshot)
         return snapshot

@@ -146,9 +146,9 @@ class DemoLoad:
         for unit, devices in self._units.items():
             if unit.startswith(prefix + "/"):
                 for device, values in devices.items():
-                    total = out.setdefault(device, [0.0, 0.0, 0.0, 0.0])
+                    total = out.setdefault(device, [0, 0, 0, 0])
                     for i in range(4):
-                        total[i] += values[i]
+                        total[i] += int(values[i])  # as the children's files print them
         return out
 
 

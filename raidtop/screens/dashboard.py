@@ -190,7 +190,11 @@ class DashboardScreen(Screen[None]):
             self._show(snap)
 
     def _show(self, snap: Snapshot) -> None:
-        self.query_one(ArraysPanel).show(snap)
+        arrays = self.query_one(ArraysPanel)
+        arrays.show(snap)
+        # An open member grid says who loads its array: the cgroup tree is read while one is open.
+        wanted = self.app.units_wanted_by
+        self.app.units_wanted_by = wanted | {"members"} if arrays.expanded else wanted - {"members"}
         if snap.arrays:
             self.query_one(MemberFlow).survey([a.name for a in snap.arrays])
         self.query_one(DisksPanel).show(snap, self.history)

@@ -24,7 +24,8 @@ async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
     async with app.run_test(size=(140, 44)) as pilot:
         await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
         panel = app.dashboard.query_one(ProcessesPanel)
-        assert not panel.display and app.dashboard.last_snapshot.io is None  # hidden: /proc not walked
+        io = app.dashboard.last_snapshot.io
+        assert not panel.display and (io is None or io.processes == ())  # hidden: /proc not walked
         sim = app.demo.sim
         failed = sim.members[0].name
         sim.fail(failed)
@@ -44,5 +45,46 @@ async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
         assert panel.border_subtitle is not None and "per device · cgroup v2 io.stat" in str(panel.border_subtitle)
         await pilot.press("o")
         assert not panel.display
-        await _wait(pilot, lambda: app.dashboard.last_snapshot.io is None)
-        assert app.dashboard.last_snapshot.io is None
+        await _wait(pilot, lambda: app.dashboard.last_snapshot.io.processes == ())
+        assert app.dashboard.last_snapshot.io.processes == () and not app.show_processes
+
+
+async def test_member_grid_detail_and_explain_say_who_loads_the_rebuilding_array():
+    from raidtop.screens.array_detail import ArrayDetailScreen
+    from raidtop.widgets.array_load_panel import ArrayLoadPanel
+    from raidtop.widgets.arrays_panel import ArraysPanel
+
+    app = RaidtopApp(Config(demo=True, interval=0.3))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
+        sim = app.demo.sim
+        failed = sim.members[0].name
+        sim.fail(failed)
+        sim.remove(failed)
+        sim.add()
+        arrays = app.dashboard.query_one(ArraysPanel)
+        await _wait(pilot, lambda: "md9" in arrays.expanded)
+        # The open member grid: the cgroup tree is read (no /proc walk), and the subtitle names the load.
+        await _wait(pilot, lambda: "% of writes from" in str(arrays.border_subtitle))
+        subtitle = str(arrays.border_subtitle)
+        assert subtitle.startswith("ALERT: md9 degraded · md9: ") and "md9_resync (root cgroup)" in subtitle, subtitle
+        assert app.dashboard.last_snapshot.io.processes == ()  # the Processes panel is hidden
+        await pilot.press("escape")
+        app.dashboard.query_one("#array-table", TextTable).move_cursor_to_key("md9")
+        await pilot.press("d")
+        await _wait(pilot, lambda: isinstance(app.screen, ArrayDetailScreen))
+        panel = app.screen.query_one(ArrayLoadPanel)
+        await _wait(pilot, lambda: any(r.key == "/" for r in panel.query_one(TextTable).rows))
+        labels = [r.cells[0].strip() for r in panel.query_one(TextTable).rows]
+        assert "md9_resync (root cgroup)" in labels and "postgresql.service" in labels
+        versus = str(panel.query_one("#load-versus").content)
+        assert versus.startswith("rebuild (recovery)") and "vs load" in versus and "postgresql.service" in versus
+        await pilot.press("escape")
+        await _wait(pilot, lambda: not isinstance(app.screen, ArrayDetailScreen))
+        assert "detail" not in app.units_wanted_by
+
+    from raidtop import explain
+
+    snap = app.dashboard.last_snapshot
+    text = " ".join(explain.explain_array(snap, "md9").caveats)
+    assert "sync_speed_min" in text and "lets the load go first" in text

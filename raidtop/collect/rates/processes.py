@@ -43,7 +43,8 @@ def unit_rates(
     if prev is None or not interval_s or interval_s <= 0 or prev.source != cur.source:
         return {}
     before = {(c.cgroup, c.major, c.minor): c for c in prev.counters}
-    own: dict[tuple[str, int, int], list[float]] = {}
+    # Whole counts first (a parent's own share is exact in integers), rates at the end.
+    own: dict[tuple[str, int, int], list[int]] = {}
     for c in cur.counters:
         old = before.get((c.cgroup, c.major, c.minor))
         if old is None:
@@ -51,22 +52,22 @@ def unit_rates(
         deltas = [c.rbytes - old.rbytes, c.wbytes - old.wbytes, c.rios - old.rios, c.wios - old.wios]
         if min(deltas) < 0:
             continue  # counters reset (cgroup recreated under the same name)
-        own[(c.cgroup, c.major, c.minor)] = [d / interval_s for d in deltas]
+        own[(c.cgroup, c.major, c.minor)] = deltas
     if cur.recursive:
         totals = {key: list(values) for key, values in own.items()}
-        for (cgroup, major, minor), values in totals.items():
+        for (cgroup, major, minor), values in own.items():
             for child in cur.children.get(cgroup, ()):
                 child_values = totals.get((child, major, minor))
                 if child_values is not None:
-                    values_own = own[(cgroup, major, minor)]
                     for i in range(4):
-                        values_own[i] = max(0.0, values_own[i] - child_values[i])
+                        values[i] = max(0, values[i] - child_values[i])
     by_device: dict[str, list[UnitIO]] = {}
     for (cgroup, major, minor), (rb, wb, rios, wios) in own.items():
         name = devices.get((major, minor))
         if name is None or not (rb or wb or rios or wios):
             continue
-        by_device.setdefault(name, []).append(UnitIO(cgroup, rb, wb, rios, wios))
+        by_device.setdefault(name, []).append(
+            UnitIO(cgroup, rb / interval_s, wb / interval_s, rios / interval_s, wios / interval_s))
     return {
         name: tuple(sorted(units, key=lambda u: (-(u.read_b_s + u.write_b_s), u.unit)))
         for name, units in sorted(by_device.items())

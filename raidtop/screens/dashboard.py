@@ -394,17 +394,10 @@ class DashboardScreen(Screen[None]):
 
     def action_toggle_processes(self) -> None:
         """Show or hide the Processes panel; /proc is walked only while it is shown."""
-        panel = self.query_one(ProcessesPanel)
-        shown = not panel.has_class("-on")
-        panel.set_class(shown, "-on")
+        shown = self.app.show_processes = self.query_one(ProcessesPanel).toggle(self.last_snapshot)
         self.set_class(shown, "-processes")
-        self.app.show_processes = shown
         self.app.sample_now()
-        if shown:
-            if self.last_snapshot is not None:
-                panel.show(self.last_snapshot)
-            panel.focus_table()
-        elif self._focused_panel() is None:
+        if not shown and self._focused_panel() is None:
             self.show_panel(self._active)
 
     def action_bench(self) -> None:

@@ -104,6 +104,16 @@ class ProcessesPanel(Panel):
         table.placeholder = WAITING
         yield table
 
+    def toggle(self, snap: Snapshot | None) -> bool:
+        """Show (with ``snap`` so far, focused) or hide the panel; whether it is shown now."""
+        shown = not self.has_class("-on")
+        self.set_class(shown, "-on")
+        if shown:
+            if snap is not None:
+                self.show(snap)
+            self.focus_table()
+        return shown
+
     def show(self, snap: Snapshot) -> None:
         """Render who did I/O in ``snap``."""
         lines = loading_lines(snap)

@@ -15,6 +15,12 @@ async def _wait(pilot, condition, tries: int = 400) -> None:
         await pilot.pause(0.05)
 
 
+def _walked(app):
+    """The processes of the last snapshot (none when /proc was not walked)."""
+    io = app.dashboard.last_snapshot.io
+    return () if io is None else io.processes
+
+
 def _rows(app):
     return app.screen.query_one("#process-table", TextTable).rows
 
@@ -24,8 +30,7 @@ async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
     async with app.run_test(size=(140, 44)) as pilot:
         await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
         panel = app.dashboard.query_one(ProcessesPanel)
-        io = app.dashboard.last_snapshot.io
-        assert not panel.display and (io is None or io.processes == ())  # hidden: /proc not walked
+        assert not panel.display and _walked(app) == ()  # hidden: /proc not walked
         sim = app.demo.sim
         failed = sim.members[0].name
         sim.fail(failed)
@@ -45,8 +50,8 @@ async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
         assert panel.border_subtitle is not None and "per device · cgroup v2 io.stat" in str(panel.border_subtitle)
         await pilot.press("o")
         assert not panel.display
-        await _wait(pilot, lambda: app.dashboard.last_snapshot.io.processes == ())
-        assert app.dashboard.last_snapshot.io.processes == () and not app.show_processes
+        await _wait(pilot, lambda: _walked(app) == ())
+        assert _walked(app) == () and not app.show_processes
 
 
 async def test_member_grid_detail_and_explain_say_who_loads_the_rebuilding_array():

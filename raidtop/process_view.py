@@ -15,7 +15,7 @@ from raidtop.model_md import RUNNING_ACTIONS, MdArray
 from raidtop.model_processes import UnitIO
 
 _MD_THREAD = re.compile(r"^(md[\w.]*?)_(raid\d+|resync|reshape|recover|multipath|linear)$")
-_SYNC_WORDS = {"resync": "resync", "recover": "rebuild (recovery)", "check": "check", "repair": "repair", "reshape": "reshape"}
+_SYNC_WORDS = {"resync": "resync", "recover": "recovery", "check": "check", "repair": "repair", "reshape": "reshape"}
 ROOT_UNIT = "/"
 
 
@@ -34,7 +34,7 @@ class UnitShare:
 
 
 def md_thread_role(comm: str, arrays: tuple[MdArray, ...]) -> str | None:
-    """What an md kernel thread is doing, in words; ``None`` for any other process."""
+    """What an md kernel thread is doing, short ("md0 recovery 35.7 %"); ``None`` for any other process."""
     match = _MD_THREAD.match(comm)
     if match is None:
         return None
@@ -43,10 +43,10 @@ def md_thread_role(comm: str, arrays: tuple[MdArray, ...]) -> str | None:
     if kind in ("resync", "reshape", "recover"):
         sync = array.sync if array is not None else None
         if sync is None or sync.action not in RUNNING_ACTIONS:
-            return f"{name}'s sync thread, idle"
+            return f"{name} sync thread, idle"
         done = f" {sync.percent:.1f} %" if sync.percent is not None else ""
-        return f"{_SYNC_WORDS.get(sync.action, sync.action)} of {name}{done}"
-    return f"{name}'s {kind} thread: submits member I/O" + (", computes parity" if kind in ("raid5", "raid6") else "")
+        return f"{name} {_SYNC_WORDS.get(sync.action, sync.action)}{done}"
+    return f"{name} I/O" + (" + parity" if kind in ("raid4", "raid5", "raid6") else "")
 
 
 def device_units(snap: Snapshot, device: str) -> tuple[str, tuple[UnitIO, ...]]:

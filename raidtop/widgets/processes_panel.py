@@ -10,6 +10,8 @@ accounting) or "totals" (per process only, and why).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.app import ComposeResult
 
 from raidtop.format import DASH, kib
@@ -20,15 +22,16 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import Column, Row, TextTable
 
+# A left-aligned column starts with a space, so its text never touches the number before it.
 PROCESS_COLUMNS = [
     Column("pid", "PID", 7),
-    Column("user", "User", 8, "left"),
+    Column("user", " User", 10, "left"),
     Column("read", "Read/s", 8),
     Column("write", "Write/s", 8),
-    Column("rcalls", "rd/s", 6),
-    Column("wcalls", "wr/s", 6),
-    Column("unit", "Unit", 22, "left"),
-    Column("command", "Command", 40, "left"),
+    Column("rcalls", "rd/s", 7),
+    Column("wcalls", "wr/s", 7),
+    Column("unit", " Unit or md job", 24, "left"),
+    Column("command", " Command", 48, "left"),
 ]
 WAITING = "measuring: rates from the next sample…"
 IDLE = "no process did I/O this interval"
@@ -45,13 +48,15 @@ def calls_rate(value: float | None) -> str:
 
 
 def process_row(p: ProcessIO, role: str | None) -> Row:
-    """One process; an md thread's command says what it is doing."""
-    command = f"{p.comm} · {role}" if role else f"[{p.comm}]" if p.kernel else p.comm
+    """One process; an md thread's unit cell says what it is doing."""
+    # An md thread's "unit" is its job: the array and what md is doing to it.
+    unit = role or p.unit
+    command = f"[{p.comm}]" if p.kernel else p.comm
     busy = p.total_b_s > 0
     return Row(
         str(p.pid),
-        (str(p.pid), p.user, bytes_rate(p.read_b_s), bytes_rate(p.write_b_s), calls_rate(p.syscr_s),
-         calls_rate(p.syscw_s), p.unit, command),
+        (str(p.pid), " " + p.user, bytes_rate(p.read_b_s), bytes_rate(p.write_b_s), calls_rate(p.syscr_s),
+         calls_rate(p.syscw_s), " " + unit, " " + command),
         (None, "dim", None if p.read_b_s else "dim", None if p.write_b_s else "dim", "dim", "dim",
          "accent" if busy else None, "accent" if role else None),
     )
@@ -65,10 +70,26 @@ def shown_processes(snap: Snapshot) -> list[tuple[ProcessIO, str | None]]:
     for p in snap.io.processes:
         role = md_thread_role(p.comm, snap.arrays) if p.kernel else None
         if role is not None:
-            pinned.append((p, role))
+            pinned.append((md_thread_io(snap, p), role))
         elif p.total_b_s > 0 or (p.syscr_s or 0) + (p.syscw_s or 0) > 0:
             busy.append((p, None))
+    pinned.sort(key=lambda pair: (not pair[0].comm.endswith(("_resync", "_reshape", "_recover")), pair[0].pid))
     return pinned + busy
+
+
+def md_thread_io(snap: Snapshot, p: ProcessIO) -> ProcessIO:
+    """An md thread's bytes: /proc/PID/io never counts md's own bios, so "0" would mislead.
+
+    A sync thread gets its array's root-cgroup share of member I/O when the host
+    has per-device accounting; otherwise, and for the raidN thread, unknown ("—").
+    """
+    unknown = replace(p, read_b_s=None, write_b_s=None, syscr_s=None, syscw_s=None)
+    array_name, _, kind = p.comm.rpartition("_")
+    array = next((a for a in snap.arrays if a.name == array_name), None)
+    if array is None or kind not in ("resync", "recover", "reshape") or not (snap.io and snap.io.by_device):
+        return unknown
+    root = next((s for s in array_shares(snap, array) if s.unit == "/"), None)
+    return replace(unknown, read_b_s=root.read_b_s if root else 0.0, write_b_s=root.write_b_s if root else 0.0)
 
 
 def loading_lines(snap: Snapshot) -> list[str]:
@@ -121,7 +142,7 @@ class ProcessesPanel(Panel):
         loading.display = bool(lines)
         loading.update("\n".join(lines))
         rows = shown_processes(snap)
-        measuring = snap.io is None or (snap.io.processes and all(p.read_b_s is None for p in snap.io.processes))
+        measuring = snap.io is None or (snap.io.processes and all(p.read_b_s is None for p in snap.io.processes if not p.kernel))
         self.query_one(TextTable).set_row_source(
             [str(p.pid) for p, _ in rows], lambda i: process_row(*rows[i]), WAITING if measuring else IDLE
         )

@@ -75,4 +75,4 @@ def test_the_writer_is_the_busiest_process_with_its_unit(run):
 
 def test_the_resync_thread_is_named_with_its_job(run):
     roles = [role for s in recovering(run) for _pid, comm, role in s["md_threads"] if comm == "md50_resync"]
-    assert roles and all(role.startswith("rebuild (recovery) of md50") for role in roles), roles
+    assert roles and all(role.startswith("md50 recovery ") for role in roles), roles

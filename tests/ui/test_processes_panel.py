@@ -40,10 +40,14 @@ async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
         assert panel.display
         await _wait(pilot, lambda: any(r.cells[0].strip() == "1412" and "M" in r.cells[3] for r in _rows(app)))
         rows = {r.cells[0].strip(): r.cells for r in _rows(app)}
-        assert rows["1412"][6].strip() == "postgresql.service" and rows["1412"][1].strip() == "postgres"
-        # md's threads pinned on top with their job.
-        first = [r.cells[7].strip() for r in _rows(app)[:2]]
-        assert any(c.startswith("md9_resync · rebuild (recovery) of md9") for c in first), first
+        assert rows["1412"][6] == " postgresql.service" and rows["1412"][1] == " postgres"
+        # md's threads pinned on top with their job, the resync first.
+        first = [(r.cells[6].strip(), r.cells[7].strip()) for r in _rows(app)[:2]]
+        assert first[0][0].startswith("md9 recovery ") and first[0][1] == "[md9_resync]", first
+        assert first[1] == ("md9 I/O + parity", "[md9_raid5]"), first
+        # The resync's bytes are its root-cgroup share of the members (/proc/PID/io counts none of md's bios).
+        resync, raid = _rows(app)[0].cells, _rows(app)[1].cells
+        assert resync[3].strip().endswith("M") and raid[2].strip() == raid[3].strip() == "—"
         await _wait(pilot, lambda: "md9:" in str(panel.query_one("#process-loading").content))
         line = str(panel.query_one("#process-loading").content)
         assert "% of writes from" in line and "md9_resync (root cgroup)" in line and "postgresql.service" in line
@@ -83,7 +87,7 @@ async def test_member_grid_detail_and_explain_say_who_loads_the_rebuilding_array
         labels = [r.cells[0].strip() for r in panel.query_one(TextTable).rows]
         assert "md9_resync (root cgroup)" in labels and "postgresql.service" in labels
         versus = str(panel.query_one("#load-versus").content)
-        assert versus.startswith("rebuild (recovery)") and "vs load" in versus and "postgresql.service" in versus
+        assert versus.startswith("recovery ") and "vs load" in versus and "postgresql.service" in versus
         await pilot.press("escape")
         await _wait(pilot, lambda: not isinstance(app.screen, ArrayDetailScreen))
         assert "detail" not in app.units_wanted_by

@@ -107,6 +107,8 @@ class ProcessTable:
 
     def __init__(self) -> None:
         self._known: dict[int, ProcCounters] = {}
+        self._texts: dict[int, str] = {}
+        """Each PID's io text last time: an unchanged text needs no parsing."""
         self._users: dict[int, str] | None = None
 
     def read(self, root: Root) -> tuple[tuple[ProcCounters, ...], list[str]]:
@@ -115,23 +117,28 @@ class ProcessTable:
             entries = root.listdir("/proc")
         except SourceError as exc:
             return (), [str(exc)]
-        known, seen = self._known, {}
+        known, texts = self._known, self._texts
+        seen: dict[int, ProcCounters] = {}
+        seen_texts: dict[int, str] = {}
         for entry in entries:
             if not entry.isdigit():
                 continue
             pid = int(entry)
             text = root.read_optional(f"/proc/{pid}/io")
-            counters = parse_io(text) if text else None
-            if counters is None:
+            if not text:
                 continue  # gone, not ours to read, or not a process
             old = known.get(pid)
-            if old is not None and counters == (old.rchar, old.wchar, old.syscr, old.syscw, old.read_bytes, old.write_bytes):
-                seen[pid] = old  # idle: the very same object, so rates skip it cheaply
+            if old is not None and texts.get(pid) == text:
+                # Idle (most processes, most ticks): the very same object, so rates skip it cheaply.
+                seen[pid], seen_texts[pid] = old, text
+                continue
+            counters = parse_io(text)
+            if counters is None:
                 continue
             current = self._identify(root, pid, old, counters)
             if current is not None:
-                seen[pid] = current
-        self._known = seen
+                seen[pid], seen_texts[pid] = current, text
+        self._known, self._texts = seen, seen_texts
         return tuple(seen.values()), []
 
     def _identify(self, root: Root, pid: int, old: ProcCounters | None, counters) -> ProcCounters | None:
@@ -166,6 +173,7 @@ class ProcessTable:
     def reset(self) -> None:
         """Forget every PID (a new root, or the demo starting over)."""
         self._known = {}
+        self._texts = {}
         self._users = None
 
 

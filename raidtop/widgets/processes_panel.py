@@ -34,6 +34,7 @@ PROCESS_COLUMNS = [
     Column("command", " Command", 48, "left"),
 ]
 WAITING = "measuring: rates from the next sample…"
+NOT_READ = "waiting for a sample with processes (a replay has them where the recording's panel was open)"
 IDLE = "no process did I/O this interval"
 
 
@@ -63,7 +64,7 @@ def process_row(p: ProcessIO, role: str | None) -> Row:
 
 
 def shown_processes(snap: Snapshot) -> list[tuple[ProcessIO, str | None]]:
-    """md's threads first, then every process that did I/O, busiest first."""
+    """md's threads first, then every process that moved bytes to or from storage, busiest first."""
     if snap.io is None:
         return []
     pinned, busy = [], []
@@ -71,7 +72,9 @@ def shown_processes(snap: Snapshot) -> list[tuple[ProcessIO, str | None]]:
         role = md_thread_role(p.comm, snap.arrays) if p.kernel else None
         if role is not None:
             pinned.append((md_thread_io(snap, p), role))
-        elif p.total_b_s > 0 or (p.syscr_s or 0) + (p.syscw_s or 0) > 0:
+        elif p.total_b_s > 0:
+            # Bytes that reached storage: a process only making read/write calls (pipes, /proc,
+            # the page cache) is not loading a disk, and such rows would churn every second.
             busy.append((p, None))
     pinned.sort(key=lambda pair: (not pair[0].comm.endswith(("_resync", "_reshape", "_recover")), pair[0].pid))
     return pinned + busy
@@ -142,10 +145,11 @@ class ProcessesPanel(Panel):
         loading.display = bool(lines)
         loading.update("\n".join(lines))
         rows = shown_processes(snap)
-        measuring = snap.io is None or (snap.io.processes and all(p.read_b_s is None for p in snap.io.processes if not p.kernel))
-        self.query_one(TextTable).set_row_source(
-            [str(p.pid) for p, _ in rows], lambda i: process_row(*rows[i]), WAITING if measuring else IDLE
-        )
+        io = snap.io
+        measuring = io is not None and io.processes and all(p.read_b_s is None for p in io.processes if not p.kernel)
+        # No process counted: /proc was not walked for this sample (just opened, or a replay without them).
+        placeholder = NOT_READ if io is None or io.process_count == 0 else WAITING if measuring else IDLE
+        self.query_one(TextTable).set_row_source([str(p.pid) for p, _ in rows], lambda i: process_row(*rows[i]), placeholder)
         label = attribution_label(snap)
         count = snap.io.process_count if snap.io is not None else 0
         self.set_subtitle(f"{label} · {len(rows)} of {count} processes" if label else "")

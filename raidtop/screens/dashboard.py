@@ -100,11 +100,10 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-narrow.-show-cpu #side { display: none; }
     DashboardScreen.-narrow.-show-vm #vm { display: block; height: 1fr; }
     DashboardScreen.-narrow.-show-sensors #sensors { display: block; }
-    DashboardScreen.-processes #cpu { display: none; }
-    DashboardScreen.-wide.-processes #cpu { display: block; }
+    DashboardScreen.-processes #cpu, DashboardScreen.-processes #side { display: none; }
     DashboardScreen.-narrow.-processes #arrays, DashboardScreen.-narrow.-processes #disks { display: none; }
     DashboardScreen.-narrow.-processes #bottom { display: block; height: 1fr; }
-    DashboardScreen.-narrow.-processes #side, DashboardScreen.-narrow.-processes #panel-tabs { display: none; }
+    DashboardScreen.-narrow.-processes #panel-tabs { display: none; }
     DashboardScreen.-narrow ProcessesPanel.-on { display: block; }
     """
 

@@ -41,6 +41,7 @@ class ArrayLoadPanel(Panel):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.border_title = "Who loads it"
+        self._versus: str | None = None
 
     def compose(self) -> ComposeResult:
         yield PlainStatic("", id="load-versus")
@@ -51,9 +52,12 @@ class ArrayLoadPanel(Panel):
     def show(self, snap: Snapshot, array: MdArray) -> None:
         """Render ``array``'s shares in ``snap``."""
         versus = rebuild_vs_load(snap, array)
-        line = self.query_one("#load-versus", PlainStatic)
-        line.display = versus is not None
-        line.update(versus[0] if versus else "")
+        text = versus[0] if versus else ""
+        if text != self._versus:
+            self._versus = text  # an update relays out the screen: only on a change
+            line = self.query_one("#load-versus", PlainStatic)
+            line.display = bool(text)
+            line.update(text)
         io = snap.io
         if io is None or io.by_device is None:
             why = io.source if io is not None else "waiting for cgroup I/O accounting…"

@@ -25,17 +25,19 @@ from raidtop.widgets.text_table import Column, Row, TextTable
 # A left-aligned column starts with a space, so its text never touches the number before it.
 PROCESS_COLUMNS = [
     Column("pid", "PID", 7),
-    Column("user", " User", 10, "left"),
+    Column("user", " User", 9, "left"),
     Column("read", "Read/s", 8),
     Column("write", "Write/s", 8),
-    Column("rcalls", "rd/s", 7),
-    Column("wcalls", "wr/s", 7),
-    Column("unit", " Unit or md job", 24, "left"),
-    Column("command", " Command", 48, "left"),
+    Column("rcalls", "rd/s", 6),
+    Column("wcalls", "wr/s", 6),
+    Column("unit", " Unit or md job", 23, "left"),
+    Column("command", " Command", 40, "left"),
 ]
 WAITING = "measuring: rates from the next sample…"
 NOT_READ = "waiting for a sample with processes (a replay has them where the recording's panel was open)"
-IDLE = "no process did I/O this interval"
+IDLE = "no process did I/O in the last few seconds"
+HOLD_S = 5.0
+"""A process stays listed this long after its last I/O: bursty writers don't blink in and out."""
 
 
 def bytes_rate(value: float | None) -> str:
@@ -63,8 +65,12 @@ def process_row(p: ProcessIO, role: str | None) -> Row:
     )
 
 
-def shown_processes(snap: Snapshot) -> list[tuple[ProcessIO, str | None]]:
-    """md's threads first, then every process that moved bytes to or from storage, busiest first."""
+def shown_processes(snap: Snapshot, last_busy: dict[tuple[int, str], float] | None = None) -> list[tuple[ProcessIO, str | None]]:
+    """md's threads first, then every process that moved bytes to or from storage, busiest first.
+
+    ``last_busy`` ((pid, command) -> time of its last I/O) is updated; a process
+    is kept for :data:`HOLD_S` after its last I/O, with its current rate.
+    """
     if snap.io is None:
         return []
     pinned, busy = [], []
@@ -72,10 +78,19 @@ def shown_processes(snap: Snapshot) -> list[tuple[ProcessIO, str | None]]:
         role = md_thread_role(p.comm, snap.arrays) if p.kernel else None
         if role is not None:
             pinned.append((md_thread_io(snap, p), role))
-        elif p.total_b_s > 0:
-            # Bytes that reached storage: a process only making read/write calls (pipes, /proc,
-            # the page cache) is not loading a disk, and such rows would churn every second.
+            continue
+        # Bytes that reached storage: a process only making read/write calls (pipes, /proc,
+        # the page cache) is not loading a disk.
+        key = (p.pid, p.comm)
+        if p.total_b_s > 0:
+            if last_busy is not None:
+                last_busy[key] = snap.time
             busy.append((p, None))
+        elif last_busy is not None and snap.time - last_busy.get(key, float("-inf")) <= HOLD_S:
+            busy.append((p, None))
+    if last_busy is not None:
+        for key in [k for k, when in last_busy.items() if snap.time - when > HOLD_S]:
+            del last_busy[key]
     pinned.sort(key=lambda pair: (not pair[0].comm.endswith(("_resync", "_reshape", "_recover")), pair[0].pid))
     return pinned + busy
 
@@ -111,7 +126,7 @@ class ProcessesPanel(Panel):
     """Processes and services doing I/O, tied to the arrays they load."""
 
     DEFAULT_CSS = """
-    ProcessesPanel { display: none; width: 2fr; height: 1fr; min-height: 6; }
+    ProcessesPanel { display: none; width: 1fr; height: 1fr; min-height: 6; }
     ProcessesPanel.-on { display: block; }
     ProcessesPanel #process-loading { height: auto; max-height: 4; color: $text-accent; padding: 0 1; }
     """
@@ -121,6 +136,8 @@ class ProcessesPanel(Panel):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.border_title = "Processes"
+        self._loading: str | None = None
+        self._last_busy: dict[tuple[int, str], float] = {}
 
     def compose(self) -> ComposeResult:
         yield PlainStatic("", id="process-loading")
@@ -140,11 +157,15 @@ class ProcessesPanel(Panel):
 
     def show(self, snap: Snapshot) -> None:
         """Render who did I/O in ``snap``."""
-        lines = loading_lines(snap)
-        loading = self.query_one("#process-loading", PlainStatic)
-        loading.display = bool(lines)
-        loading.update("\n".join(lines))
-        rows = shown_processes(snap)
+        text = "\n".join(loading_lines(snap))
+        if text != self._loading:
+            # Only on a change, and a new layout only when its height changes (a relayout repaints more).
+            relayout = self._loading is None or text.count("\n") != self._loading.count("\n") or not text or not self._loading
+            self._loading = text
+            loading = self.query_one("#process-loading", PlainStatic)
+            loading.display = bool(text)
+            loading.update(text, layout=relayout)
+        rows = shown_processes(snap, self._last_busy)
         io = snap.io
         measuring = io is not None and io.processes and all(p.read_b_s is None for p in io.processes if not p.kernel)
         # No process counted: /proc was not walked for this sample (just opened, or a replay without them).

@@ -1,6 +1,6 @@
 #!/bin/sh
 # How tests/data/processes/host-v1 was captured (root; cgroup v1 blkio host). It attaches a loop
-# device on /tmp/i26probe.img and needs /sys/fs/cgroup/blkio/raidtop-probe to exist; undo by hand:
+# device on /tmp/i26probe.img and makes the blkio group /raidtop-probe; undo by hand:
 # echo "7:0 0" > .../blkio.throttle.write_bps_device; rmdir the group; losetup -d; rm the image.
 set -e
 OUT=/tmp/i26cap/host

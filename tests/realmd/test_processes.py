@@ -51,7 +51,7 @@ def test_attribution_is_per_device_from_io_stat(run):
 def test_member_writes_come_from_the_writer_cgroup_and_the_resync(run):
     for s in recovering(run):
         units = {share[1] for share in s["shares"] if share[2]}
-        assert "/loadgen.service" in units, s["shares"]
+        assert "/loadgen.service" in units, (s["shares"], s["unit_io_stat"], s["subtree_control"], s["unit_procs"], s["top"])
         assert "/" in units, s["shares"]
         labels = {share[0] for share in s["shares"]}
         assert "md50_resync (root cgroup)" in labels

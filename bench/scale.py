@@ -60,7 +60,7 @@ LOOP_FILE_BYTES = 64 * 1024 * 1024
 BUSY_IOPS = 100
 TOOLS = ("raidtop", "glances", "atop")
 EXTRA_TOOLS = ("raidtop-processes",)
-"""Not run by default: raidtop with its Processes panel shown (``o``), for issue 26's budget."""
+"""Not run by default: raidtop with its Processes panel shown (``6``), for issue 26's budget."""
 BUDGETS = "500 devices, 1 busy: steady CPU ≤ 0.75× glances, start-up CPU ≤ 1 s, output ≤ 8 KB/s, RSS ≤ 64 MB"
 
 
@@ -190,7 +190,7 @@ def tool_specs(tools: list[str], python: str, glances: str | None) -> list[AppSp
             # This checkout's raidtop, with the shared venv's Python.
             specs.append(AppSpec("raidtop", (python, "-m", "raidtop"), "Disks"))
         elif tool == "raidtop-processes":
-            specs.append(AppSpec("raidtop-processes", (python, "-m", "raidtop"), "Disks", keys=("o",)))
+            specs.append(AppSpec("raidtop-processes", (python, "-m", "raidtop"), "Disks", keys=("6",)))
         elif tool == "glances":
             if glances is None:
                 print("glances not found (pip install glances into /tmp/glances-venv): skipped", file=sys.stderr)

@@ -61,7 +61,7 @@ class AppSpec:
     marker: str
     cwd: Path = REPO
     keys: tuple[str, ...] = ()
-    """Keys typed once the first screen is up (e.g. raidtop's ``o``: the Processes panel)."""
+    """Keys typed once the first screen is up (e.g. raidtop's ``6``: the Processes panel)."""
 
 
 @dataclass(frozen=True)

@@ -241,7 +241,7 @@ async def main() -> None:
         ("array-detail", (120, 40), rebuild, ("d",)),
         ("explain-disk", (120, 40), recorded, ("tab", "down", "down", "down", "down", "down", "x")),
         ("rebuild-risk-120x40", (120, 40), rebuilding_snapshots(bad_survivor=True), ("enter",)),
-        ("processes-rebuild-140x44", (140, 44), loaded_rebuild_snapshots(), ("enter", "o")),
+        ("processes-rebuild-140x44", (140, 44), loaded_rebuild_snapshots(), ("enter", "6")),
     ]
     for name, size, snapshots, keys in shots:
         print(await shoot(name, size, snapshots, keys))

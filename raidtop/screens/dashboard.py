@@ -68,9 +68,10 @@ class DashboardScreen(Screen[None]):
         Binding("t", "tuning", "Tune", id="tuning", tooltip="Open the Tuning screen for the highlighted disk or array"),
         Binding("b", "bench", "Benchmarks", id="bench", tooltip="fio presets, live benchmark runs, results history and comparisons"),
         Binding("l", "lab", "Lab", id="lab", tooltip="Failure lab: build md arrays on loop devices, fail disks, time rebuilds"),
-        Binding("o", "toggle_processes", "Processes", id="processes", tooltip="Show or hide who is doing I/O: processes, their units, their share of each array"),
         *(Binding(key, f"focus_panel({panel!r})", label, show=False, id=f"panel-{panel}", tooltip=f"Focus the {label} panel")
           for key, panel, label in PANEL_KEYS),
+        # A panel hotkey (after 1–5: help joins them into one row), shown in the footer: btop's digits toggle its boxes too.
+        Binding("6", "toggle_processes", "Processes", id="processes", tooltip="Show or hide who is doing I/O: processes, their units, their share of each array"),
     ]
 
     DEFAULT_CSS = """

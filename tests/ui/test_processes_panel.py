@@ -1,4 +1,4 @@
-"""The Processes panel in the demo: hidden until ``o``, then who loads the array (issue 26)."""
+"""The Processes panel in the demo: hidden until ``6``, then who loads the array (issue 26)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
         sim.fail(failed)
         sim.remove(failed)
         sim.add()
-        await pilot.press("o")
+        await pilot.press("6")
         assert panel.display
         await _wait(pilot, lambda: any(r.cells[0].strip() == "1412" and "M" in r.cells[3] for r in _rows(app)))
         rows = {r.cells[0].strip(): r.cells for r in _rows(app)}
@@ -52,7 +52,7 @@ async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
         line = str(panel.query_one("#process-loading").content)
         assert "% of writes from" in line and "md9_resync (root cgroup)" in line and "postgresql.service" in line
         assert panel.border_subtitle is not None and "per device · cgroup v2 io.stat" in str(panel.border_subtitle)
-        await pilot.press("o")
+        await pilot.press("6")
         assert not panel.display
         await _wait(pilot, lambda: _walked(app) == ())
         assert _walked(app) == () and not app.show_processes

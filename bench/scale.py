@@ -59,6 +59,8 @@ from tui_cost import (  # noqa: E402
 LOOP_FILE_BYTES = 64 * 1024 * 1024
 BUSY_IOPS = 100
 TOOLS = ("raidtop", "glances", "atop")
+EXTRA_TOOLS = ("raidtop-processes",)
+"""Not run by default: raidtop with its Processes panel shown (``6``), for issue 26's budget."""
 BUDGETS = "500 devices, 1 busy: steady CPU ≤ 0.75× glances, start-up CPU ≤ 1 s, output ≤ 8 KB/s, RSS ≤ 64 MB"
 
 
@@ -79,6 +81,7 @@ class LoopFarm:
         self.mounted = False
         self.devices: list[tuple[str, Path]] = []  # (device, its backing file), in attach order
         self.fio: subprocess.Popen | None = None
+        self.sleepers: subprocess.Popen | None = None
 
     def attach(self, count: int) -> None:
         """Mount the tmpfs and attach ``count`` loop devices, each read once."""
@@ -115,8 +118,23 @@ class LoopFarm:
         # Its own session, so stopping it is one signal to its own process group.
         self.fio = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.DEVNULL)
 
+    def start_sleepers(self, count: int) -> None:
+        """``count`` sleeping processes (a busy server's process table), one shell's children in their own session."""
+        if count <= 0:
+            return
+        # One shell forks them all and waits: one process group to stop on the way out.
+        self.sleepers = subprocess.Popen(["sh", "-c", f"i=0; while [ $i -lt {count} ]; do sleep 86400 & i=$((i+1)); done; wait"],
+                                         start_new_session=True, stdout=subprocess.DEVNULL)
+        for _ in range(600):  # bounded: forking thousands takes a few seconds on a loaded machine
+            if sum(1 for e in os.listdir("/proc") if e.isdigit()) >= count:
+                break
+            time.sleep(0.05)
+
     def close(self) -> None:
-        """Stop fio, detach exactly our devices, unmount and remove our directory."""
+        """Stop fio and the sleepers, detach exactly our devices, unmount and remove our directory."""
+        if self.sleepers is not None and self.sleepers.poll() is None:
+            os.killpg(self.sleepers.pid, signal.SIGKILL)
+            self.sleepers.wait()
         if self.fio is not None and self.fio.poll() is None:
             os.killpg(self.fio.pid, signal.SIGTERM)
             try:
@@ -171,6 +189,8 @@ def tool_specs(tools: list[str], python: str, glances: str | None) -> list[AppSp
         if tool == "raidtop":
             # This checkout's raidtop, with the shared venv's Python.
             specs.append(AppSpec("raidtop", (python, "-m", "raidtop"), "Disks"))
+        elif tool == "raidtop-processes":
+            specs.append(AppSpec("raidtop-processes", (python, "-m", "raidtop"), "Disks", keys=("6",)))
         elif tool == "glances":
             if glances is None:
                 print("glances not found (pip install glances into /tmp/glances-venv): skipped", file=sys.stderr)
@@ -182,7 +202,7 @@ def tool_specs(tools: list[str], python: str, glances: str | None) -> list[AppSp
                 continue
             specs.append(AppSpec("atop", ("atop", "1"), "ATOP"))
         else:
-            raise SystemExit(f"unknown tool {tool!r}: choose from {', '.join(TOOLS)}")
+            raise SystemExit(f"unknown tool {tool!r}: choose from {', '.join(TOOLS + EXTRA_TOOLS)}")
     return specs
 
 
@@ -232,6 +252,7 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable, help="interpreter with raidtop's dependencies")
     parser.add_argument("--glances", help="path to the glances executable")
     parser.add_argument("--hold", type=float, default=0.0, help="seconds to keep the devices after the runs (profiling)")
+    parser.add_argument("--sleepers", type=int, default=0, help="sleeping processes to start first (process lists' cost; default 0)")
     args = parser.parse_args()
     if os.geteuid() != 0:
         print("scale.py attaches loop devices and mounts a tmpfs: run it as root", file=sys.stderr)
@@ -250,9 +271,11 @@ def main() -> int:
     try:
         farm.attach(args.devices)
         farm.start_fio(args.busy)
+        farm.start_sleepers(args.sleepers)
         for line in machine_lines():
             print(line)
         print(f"devices   {block_device_count()} in /sys/block ({args.devices} loops attached here, {args.busy} busy)")
+        print(f"processes {sum(1 for e in os.listdir('/proc') if e.isdigit())} in /proc ({args.sleepers} sleepers started here)")
         for spec in specs:
             print(f"tool      {spec.name}: {' '.join(spec.argv)}")
         prewarm(args.python)

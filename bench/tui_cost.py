@@ -60,6 +60,8 @@ class AppSpec:
     argv: tuple[str, ...]
     marker: str
     cwd: Path = REPO
+    keys: tuple[str, ...] = ()
+    """Keys typed once the first screen is up (e.g. raidtop's ``6``: the Processes panel)."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +195,8 @@ def measure(app: AppSpec, seconds: float, warmup: float, workdir: Path) -> Measu
     try:
         pid, started, output = _launch(server, app, workdir)
         first_frame, first_frame_cpu = _wait_for_marker(server, app, pid, started, timeout=min(15.0, seconds))
+        if app.keys:
+            server.run("send-keys", "-t", app.name, *app.keys)
         _sleep_until(started + warmup)
         ticks_warm, bytes_warm, at_warm = _read_ticks(pid), _size(output), time.monotonic()
         _sleep_until(started + seconds)

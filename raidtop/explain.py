@@ -15,6 +15,7 @@ from raidtop.mdview import held_text, sync_speed_cell
 from raidtop.model import CpuCounters, DiskCounters, Snapshot
 from raidtop.model_md import MdArray
 from raidtop.model_smart import RebuildRisk
+from raidtop.process_view import rebuild_vs_load
 from raidtop.smartview import percent, rate_text
 
 UTIL_CAVEAT = (
@@ -187,6 +188,9 @@ def explain_array(snap: Snapshot, name: str) -> Explanation | None:
                  "off by the old rate for up to 30 s after a limit change", num(sync.eta_s_kernel, 0) + " s"),
         ]
     caveats = ["For raid4/5/6 recovery the total is the per-device size, not the array size."]
+    load = rebuild_vs_load(snap, array)
+    if load is not None:
+        caveats = load[1] + caveats
     if sync is not None:
         caveats.insert(0, TRUST_ETA)
     risk = next((r for r in snap.rebuild_risks if r.array == name), None)

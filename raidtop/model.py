@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from raidtop.model_md import MdArray, MdEvent, MdReading, RaidSpeedLimit
+from raidtop.model_processes import CgroupReading, IoAttribution, ProcCounters
 from raidtop.model_smart import RebuildRisk, SmartHealth
 
 # ---------------------------------------------------------------- counters
@@ -189,6 +190,12 @@ class RawSample:
     """PID -> (array, thread name) of md's kernel threads."""
     md_thread_ticks: dict[int, int] = field(default_factory=dict, compare=False)
     """PID -> utime + stime in clock ticks."""
+    processes: tuple[ProcCounters, ...] | None = field(default=None, compare=False)
+    """Every readable process's I/O counters; ``None`` when not read (the Processes panel hidden)."""
+    cgroups: CgroupReading | None = field(default=None, compare=False)
+    """Per-cgroup per-device counters; ``None`` when not read or not available."""
+    cgroups_absent: str = field(default="", compare=False)
+    """Why there is no per-device accounting on this host ("" when there is)."""
     notes: tuple[str, ...] = ()
 
 
@@ -328,6 +335,8 @@ class Snapshot:
     """Any block device (partition, dm, md member) -> the whole disks under it."""
     rebuild_risks: tuple[RebuildRisk, ...] = ()
     """Arrays without redundancy (or rebuilding) whose survivors are not healthy."""
+    io: IoAttribution | None = None
+    """Which processes and cgroups did I/O on which devices (``None``: not read this sample)."""
     notes: tuple[str, ...] = ()
     version: int = 1
     raw: RawSample | None = field(default=None, compare=False, repr=False)

@@ -20,6 +20,10 @@ class SamplingLoop:
     asyncio.Event), ``_threads`` (the executor), ``demo``, ``session_recorder``.
     """
 
+    show_processes = False
+    """The Processes panel is shown: read every process's I/O each sample."""
+    units_wanted_by: frozenset[str] = frozenset()
+    """What shows per-device attribution now ("detail", "members"): read the cgroup tree while any does."""
     device_events_seen = 0
     device_events_note = "device events not watched"
 
@@ -57,6 +61,10 @@ class SamplingLoop:
                 self.demo.reset()
                 self.sampler = Sampler(self.demo.root)
             self.demo.tick()
+        # Work follows the screen: /proc and the cgroup tree only while something shows them.
+        watch = self.sampler.processes
+        watch.want_processes = self.show_processes
+        watch.want_units = bool(self.units_wanted_by)
         snapshot = self.sampler.sample()
         self.session_recorder.add_frame(snapshot)
         return snapshot

@@ -8,6 +8,7 @@ from typing import Any
 from raidtop.collect.mdjson import md_to_json
 from raidtop.model import CpuUsage, DiskIO, Sensor, Snapshot, VmStat
 from raidtop.model_md import MdEvent
+from raidtop.model_processes import IoAttribution
 from raidtop.model_smart import RebuildRisk, SmartHealth
 
 _DISK_KEYS = (
@@ -82,7 +83,7 @@ def snapshot_json(snap: Snapshot, earlier_events: tuple[MdEvent, ...] = ()) -> d
         "time": snap.time,
         "interval_s": _round(snap.interval_s, 3),
         "since_boot": snap.since_boot,
-        "disks": [disk_json(d) for d in snap.disks],
+        "disks": _with_units([disk_json(d) for d in snap.disks], snap.io),
         "cpus": [cpu_json(c) for c in snap.cpus],
         "vm": vm_json(snap.vm),
         "sensors": [sensor_json(s) for s in snap.sensors],
@@ -94,8 +95,37 @@ def snapshot_json(snap: Snapshot, earlier_events: tuple[MdEvent, ...] = ()) -> d
         "smart": {name: smart_json(h) for name, h in sorted(snap.smart.items())},
         "smart_disk_of": {name: list(disks) for name, disks in sorted(snap.smart_disk_of.items())},
         "rebuild_risks": [rebuild_risk_json(r) for r in snap.rebuild_risks],
+        **io_json(snap.io),
         "notes": list(snap.notes),
     }
+
+
+def io_json(io: IoAttribution | None) -> dict[str, Any]:
+    """``io_attribution`` (level and source) and ``processes`` (busiest first; ``null`` when not read)."""
+    if io is None:
+        return {"io_attribution": None, "processes": None}
+    return {
+        "io_attribution": {"level": io.level, "source": io.source},
+        "processes": [
+            {"pid": p.pid, "comm": p.comm, "user": p.user, "unit": p.unit, "kernel": p.kernel,
+             "read_b_s": _round(p.read_b_s), "write_b_s": _round(p.write_b_s),
+             "syscr_s": _round(p.syscr_s), "syscw_s": _round(p.syscw_s)}
+            for p in io.processes
+        ],
+    }
+
+
+def _with_units(rows: list[dict[str, Any]], io: IoAttribution | None) -> list[dict[str, Any]]:
+    """Each disk row with ``io_by_unit``: cgroups' own I/O on it (``null`` without per-device accounting)."""
+    by_device = io.by_device if io is not None else None
+    for row in rows:
+        units = by_device.get(row["name"], ()) if by_device is not None else None
+        row["io_by_unit"] = None if units is None else [
+            {"unit": u.unit, "read_b_s": _round(u.read_b_s), "write_b_s": _round(u.write_b_s),
+             "reads_s": _round(u.reads_s), "writes_s": _round(u.writes_s)}
+            for u in units
+        ]
+    return rows
 
 
 def _round(value: Any, digits: int = 2) -> Any:

@@ -78,6 +78,32 @@ def rebuilding_snapshots(bad_survivor: bool = False):
     return snapshots
 
 
+def loaded_rebuild_snapshots():
+    """The demo's raid5 recovering while a database and a backup load it (the Processes panel's story)."""
+    from raidtop.demo.processes import DemoLoad
+
+    clock = _Clock()
+    sim = SimulatedArray(name="md0", level="raid5", disks=4, component_kib=4 * 1024 * 1024, speed_limit_kib_s=20_000)
+    sim.advance(10 * sim.component_kib)
+    load = DemoLoad(sim)
+    root = DemoRoot(Root(UI_DATA / "root1"), sim, clock=lambda: clock.now - EPOCH, load=load)
+    sampler = Sampler(root, clock=clock)
+    sampler.processes.want_processes = True
+    failed = sim.members[2].name
+    sim.fail(failed)
+    sim.remove(failed)
+    sim.add()
+    sim.advance(0.3 * sim.component_kib / sim.speed_limit_kib_s)
+    snapshots = []
+    for _ in range(12):
+        load.advance(1.0)
+        sim.advance(1.0)
+        root.refresh()
+        clock.now += 1
+        snapshots.append(sampler.sample())
+    return snapshots
+
+
 async def shoot(name: str, size: tuple[int, int], snapshots, keys: tuple[str, ...] = (), root: Path | None = None,
                 prepare=None) -> Path:
     """Render the dashboard at ``size`` after ``snapshots``, press ``keys``, save ``name``.svg."""
@@ -215,6 +241,7 @@ async def main() -> None:
         ("array-detail", (120, 40), rebuild, ("d",)),
         ("explain-disk", (120, 40), recorded, ("tab", "down", "down", "down", "down", "down", "x")),
         ("rebuild-risk-120x40", (120, 40), rebuilding_snapshots(bad_survivor=True), ("enter",)),
+        ("processes-rebuild-140x44", (140, 44), loaded_rebuild_snapshots(), ("enter", "6")),
     ]
     for name, size, snapshots, keys in shots:
         print(await shoot(name, size, snapshots, keys))

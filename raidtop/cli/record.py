@@ -21,6 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rec.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
     rec.add_argument("--smart-interval", type=options.SMART_INTERVAL, default=600.0, metavar="S",
                      help="record SMART, asking smartctl about each disk at most every S seconds (default 600; 0 = off)")
+    rec.add_argument("--processes", action="store_true",
+                     help="also record every process's I/O and the cgroups' per-device share (the Processes panel in replay)")
     rec.set_defaults(func=run)
 
 
@@ -49,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from raidtop.collect.smart_poller import START_DELAY_S, poller_for
 
     sampler = Sampler(recorder, smart=poller_for(args.root, args.smart_interval, start_delay=START_DELAY_S))
+    sampler.processes.want_processes = args.processes
     stop = False
 
     def request_stop(*_: object) -> None:

@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"raidtop: {note}", file=sys.stderr)
     sampler = Sampler(root, smart=poller, md_expected_members=expected)
+    # One document, once: every process's I/O and the cgroups' per-device share are worth two /proc walks.
+    sampler.processes.want_processes = True
     first = sampler.sample()
     time.sleep(max(0.0, args.interval))
     if poller is not None and not poller.wait_for_all(args.smart_wait):

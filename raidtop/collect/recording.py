@@ -15,8 +15,9 @@ line is one frame ``{"t": time, "d": {key: value}, "events": [...],
 "actions": [...]}`` holding only the entries that changed since the previous
 frame (most files change little, and xz's large window compresses the rest).
 Keys are ``f:<path>`` (file text, or ``{"error": msg}``), ``d:<path>``
-(directory listing or error), ``l:<path>`` (symlink target or null) and
-``e:<path>`` (exists); ``s:<disk>`` is a disk's SMART reading (SmartHealth as
+(directory listing or error), ``l:<path>`` (symlink target or null),
+``e:<path>`` (exists) and ``w:<source>`` (an optional source the screen
+showed, such as ``w:processes``; written once it was first on); ``s:<disk>`` is a disk's SMART reading (SmartHealth as
 a dict, stored when it changes) and ``S:`` the disks that had one. The first frame of every stream holds every answer
 known so far and is marked ``"k": true``, so the streams after a damaged one
 replay exactly (older readers simply apply it as a delta). Reading a file
@@ -55,6 +56,7 @@ class RecordingRoot(Root):
         self._inner = inner
         self.frame: dict[str, Any] = {}
         self._smart_dicts: dict[str, tuple[Any, dict]] = {}
+        self._shown: set[str] = set()
 
     @property
     def is_live(self) -> bool:
@@ -98,6 +100,13 @@ class RecordingRoot(Root):
         target = self._inner.readlink(abs_path)
         self.frame[f"l:{abs_path}"] = target
         return target
+
+    def shown(self, name: str, wanted: bool) -> bool:
+        # Stored from the first time it is on, so recordings made without it stay as they were.
+        if wanted or f"w:{name}" in self._shown:
+            self._shown.add(f"w:{name}")
+            self.frame[f"w:{name}"] = wanted
+        return wanted
 
     def smart_answers(self, results: dict) -> dict:
         """Keep each disk's SMART result as ``s:<disk>`` (written only when it changed) and ``S:`` (the disks)."""
@@ -154,6 +163,10 @@ class ReplayRoot(Root):
     def readlink(self, abs_path: str) -> str | None:
         value = self.state.get(f"l:{abs_path}")
         return value if isinstance(value, str) else None
+
+    def shown(self, name: str, wanted: bool) -> bool:
+        """What the live run read at this frame, whatever the replay's screen shows."""
+        return self.state.get(f"w:{name}") is True
 
     def smart_answers(self, results: dict) -> dict:
         """The SMART results recorded at this frame (a recording without SMART: none)."""

@@ -23,7 +23,7 @@ VERSION = 1
 MAX_TIME = 253402300799.0
 """The last second of year 9999: later times cannot be shown as a date."""
 
-_KEY_KINDS = ("f:", "d:", "l:", "e:", "s:", "S:")
+_KEY_KINDS = ("f:", "d:", "l:", "e:", "w:", "s:", "S:")
 _BAD = object()
 
 

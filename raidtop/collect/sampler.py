@@ -21,6 +21,8 @@ from raidtop.collect.cpustat import parse_stat
 from raidtop.collect.diskstats import DiskstatsParser
 from raidtop.collect.hwmon import SensorReader
 from raidtop.collect.mdtrack import MdTracker
+from raidtop.collect.processes import ProcessWatch
+from raidtop.collect.rates.processes import io_attribution
 from raidtop.collect.smart_events import HealthTracker
 from raidtop.collect.memory import (
     parse_loadavg,
@@ -74,6 +76,8 @@ class Sampler:
         self._sensors = SensorReader()
         self.health = HealthTracker()
         """SmartWarning events and rebuild risks from the snapshot's SMART readings."""
+        self.processes = ProcessWatch()
+        """Who does I/O; the app switches its reads on while they are shown."""
 
     @property
     def smart(self) -> SmartPoller | None:
@@ -114,6 +118,7 @@ class Sampler:
         notes.extend(more)
         md, md_thread_names, md_thread_ticks = self._md.read(root)
         notes.extend(md.notes)
+        processes, cgroups, cgroups_absent = self.processes.read(root, notes)
         return RawSample(
             time=self._clock(),
             uptime_s=uptime,
@@ -128,6 +133,9 @@ class Sampler:
             md=md,
             md_thread_names=md_thread_names,
             md_thread_ticks=md_thread_ticks,
+            processes=processes,
+            cgroups=cgroups,
+            cgroups_absent=cgroups_absent,
             notes=tuple(notes),
         )
 
@@ -213,6 +221,7 @@ class Sampler:
             md_threads=md_threads,
             smart=smart,
             smart_disk_of=disk_of,
+            io=io_attribution(prev, raw, interval),
             notes=tuple(notes),
         )
         # Beside the md events: SmartWarning and the rebuild risk need this sample's arrays and SMART readings.
@@ -315,6 +324,7 @@ class Sampler:
         self._last_rows = None
         self._md.reset()
         self.health.reset()
+        self.processes.reset()
 
 
 def _interval(prev: RawSample | None, raw: RawSample, notes: list[str]) -> float | None:

@@ -101,6 +101,14 @@ class Root:
         except OSError:
             return None
 
+    def shown(self, name: str, wanted: bool) -> bool:
+        """Whether to read an optional source (``name``) this sample: what the screen wants.
+
+        A recording remembers the answer and a replay gives it back, so a
+        replay reads a source exactly when the live run did.
+        """
+        return wanted
+
     def smart_answers(self, results: dict) -> dict:
         """The SMART results this sample shows: the poller's.
 

@@ -9,6 +9,7 @@ from typing import Callable
 from raidtop.actions.member_actions import ActionRefused
 from raidtop.collect.recording import ReplayRoot, read_recording
 from raidtop.collect.source import Root
+from raidtop.demo.processes import DemoLoad
 from raidtop.demo.root import DemoRoot
 from raidtop.demo.simulator import SimulatedArray, SimulationRefused
 from raidtop.demo.smart import DemoSmart
@@ -75,7 +76,9 @@ class DemoController:
             self.replay.tick()
         self.smart = DemoSmart(self.sim)
         """The simulated disks' SMART readings (the demo root answers the sampler's SMART with them)."""
-        self.root = DemoRoot(base, self.sim, clock=clock, smart=self.smart)
+        self.load = DemoLoad(self.sim)
+        """A database and a backup loading the array (the Processes panel's story)."""
+        self.root = DemoRoot(base, self.sim, clock=clock, smart=self.smart, load=self.load)
         self._last = clock()
 
     def _new_array(self) -> SimulatedArray:
@@ -96,6 +99,7 @@ class DemoController:
     def tick(self) -> None:
         """Advance the simulation by the demo clock's time since the last tick (sampler thread)."""
         now = self._clock()
+        self.load.advance(now - self._last)
         self.sim.advance(now - self._last)
         self._last = now
         if self.replay is not None:
@@ -110,6 +114,7 @@ class DemoController:
         """
         self.sim = self._new_array()
         self.root.sim = self.sim
+        self.load = self.root.load = DemoLoad(self.sim)
         # Healthy disks again: a disk made to go bad (B) belongs to the old stage.
         self.smart = self.root.smart = DemoSmart(self.sim)
         if self.replay is not None:

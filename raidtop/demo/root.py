@@ -7,6 +7,7 @@ from typing import Callable
 
 from raidtop.collect.source import Root, SourceError
 from raidtop.demo.files import diskstats_lines, mdstat_block, sysfs_files
+from raidtop.demo.processes import DemoLoad
 from raidtop.demo.smart import DemoSmart
 from raidtop.demo.simulator import SimulatedArray
 
@@ -21,11 +22,13 @@ class DemoRoot(Root):
     """
 
     def __init__(self, base: Root, sim: SimulatedArray, clock: Callable[[], float] = time.monotonic,
-                 smart: DemoSmart | None = None) -> None:
+                 smart: DemoSmart | None = None, load: DemoLoad | None = None) -> None:
         super().__init__("demo")
         self.base = base
         self.smart = smart
         self.sim = sim
+        self.load = load
+        """The simulated services' processes and cgroups (``None``: the base root's own)."""
         self._clock = clock
         self._started = clock()
         self._files: dict[str, str] = {}
@@ -53,6 +56,11 @@ class DemoRoot(Root):
             while parent.startswith(f"/sys/block/{self.sim.name}"):
                 dirs.setdefault(parent, set()).add(leaf)
                 parent, _, leaf = parent.rpartition("/")
+        if self.load is not None:
+            files, listings = self.load.files()
+            self._files.update(files)
+            for path, entries in listings.items():
+                dirs.setdefault(path, set()).update(entries)
         self._dirs = {k: sorted(v) for k, v in dirs.items()}
 
     def read_text(self, abs_path: str) -> str:

@@ -24,6 +24,7 @@ from raidtop.model import Snapshot
 from raidtop.exporter.inventory import inventory_families
 from raidtop.exporter.md_truth_metrics import md_truth_families
 from raidtop.exporter.smart_metrics import smart_families
+from raidtop.exporter.io_metrics import io_families
 from raidtop.exporter.states import MD_STATES, MEMBER_ROLES, array_state, member_role
 
 _KIB = 1024
@@ -77,7 +78,7 @@ class MdMetrics:
             self._event_times[key] = event.time
         self._samples += 1
         self._unreadable += len(snapshot.raw.notes) if snapshot.raw is not None else 0
-        families = md_families(snapshot) + smart_families(snapshot) + md_truth_families(snapshot)
+        families = md_families(snapshot) + smart_families(snapshot) + md_truth_families(snapshot) + io_families(snapshot)
         # Joins (member -> whole disk, node name), member flags, chunk size, driver presence.
         families += inventory_families(snapshot, self.nodename)
         families += [_events_total(self._event_counts), _last_event(self._event_times)]

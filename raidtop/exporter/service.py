@@ -51,6 +51,8 @@ class LiveSource:
             print(f"raidtop exporter: {note}", file=sys.stderr)
         self.sampler = Sampler(root, smart=poller_for(root, smart_interval, start_delay=START_DELAY_S),
                                md_expected_members=expected)
+        # Who loads each array: the cgroup tree only (no /proc walk), for raidtop_md_cgroup_*.
+        self.sampler.processes.want_units = True
         self.root = self.sampler.root
         self._queues: dict[str, QueueSettings] = {}
         self._queues_read_at = float("-inf")

@@ -24,6 +24,7 @@ from raidtop.mdview import (counting_action, degraded_since_text, eta_text, kern
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.smartview import member_health_rows
+from raidtop.widgets.array_load_panel import ArrayLoadPanel
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
@@ -176,6 +177,7 @@ class ArrayDetailScreen(Screen[None]):
                     table = TextTable([Column("thread", "Thread", 16, "left"), Column("pid", "PID", 8), Column("cpu", "%CPU", 8)], id="thread-table")
                     table.placeholder = "no md kernel threads visible in /proc"
                     yield table
+                yield ArrayLoadPanel(id="detail-load")
                 events = Panel(id="detail-events-panel")
                 events.border_title = "Events"
                 with events:
@@ -185,12 +187,17 @@ class ArrayDetailScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        self.app.units_wanted_by |= {"detail"}  # its "Who loads it" panel needs the cgroup tree read
+        self.app.sample_now()
         snap = self.app.dashboard.last_snapshot
         if snap is not None:
             self.apply_snapshot(snap)
             # The plot needs its real size, known only after the first layout.
             self.call_after_refresh(self.apply_snapshot, snap)
         self.query_one("#detail-attrs", TextTable).focus()
+
+    def on_unmount(self) -> None:
+        self.app.units_wanted_by -= {"detail"}
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the latest state of this array."""
@@ -204,6 +211,7 @@ class ArrayDetailScreen(Screen[None]):
         title.update(content(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}"))
         self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit, snap.time))
         self._draw_plot(history.sync(array.name), history.events_of(array.name))
+        self.query_one(ArrayLoadPanel).show(snap, array)
         self.query_one("#detail-smart", TextTable).set_rows(smart_rows(array, snap), "no SMART readings (yet) for this array's disks")
         threads = [
             Row(str(t.pid), (t.thread, str(t.pid), num(t.cpu_pct)), (None, "dim", None))

@@ -25,6 +25,7 @@ from raidtop.widgets.disks_panel import DisksPanel
 from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.notes_bar import NotesBar
 from raidtop.widgets.panel import Panel
+from raidtop.widgets.processes_panel import ProcessesPanel
 from raidtop.widgets.sensors_panel import SensorsPanel
 from raidtop.widgets.status_bar import StatusBar
 from raidtop.widgets.text_table import TextTable
@@ -69,6 +70,8 @@ class DashboardScreen(Screen[None]):
         Binding("l", "lab", "Lab", id="lab", tooltip="Failure lab: build md arrays on loop devices, fail disks, time rebuilds"),
         *(Binding(key, f"focus_panel({panel!r})", label, show=False, id=f"panel-{panel}", tooltip=f"Focus the {label} panel")
           for key, panel, label in PANEL_KEYS),
+        # A panel hotkey (after 1–5: help joins them into one row), shown in the footer: btop's digits toggle its boxes too.
+        Binding("6", "toggle_processes", "Processes", id="processes", tooltip="Show or hide who is doing I/O: processes, their units, their share of each array"),
     ]
 
     DEFAULT_CSS = """
@@ -98,6 +101,11 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-narrow.-show-cpu #side { display: none; }
     DashboardScreen.-narrow.-show-vm #vm { display: block; height: 1fr; }
     DashboardScreen.-narrow.-show-sensors #sensors { display: block; }
+    DashboardScreen.-processes #cpu, DashboardScreen.-processes #side { display: none; }
+    DashboardScreen.-narrow.-processes #arrays, DashboardScreen.-narrow.-processes #disks { display: none; }
+    DashboardScreen.-narrow.-processes #bottom { display: block; height: 1fr; }
+    DashboardScreen.-narrow.-processes #panel-tabs { display: none; }
+    DashboardScreen.-narrow ProcessesPanel.-on { display: block; }
     """
 
     def __init__(self, host_label: str, interval: float = 1.0) -> None:
@@ -128,6 +136,7 @@ class DashboardScreen(Screen[None]):
         yield DisksPanel(id="disks", classes="panel")
         with Horizontal(id="bottom"):
             yield CpuPanel(id="cpu", classes="panel")
+            yield ProcessesPanel(id="processes", classes="panel")
             with Vertical(id="side"):
                 yield VmPanel(id="vm", classes="panel")
                 yield SensorsPanel(id="sensors", classes="panel")
@@ -181,13 +190,19 @@ class DashboardScreen(Screen[None]):
             self._show(snap)
 
     def _show(self, snap: Snapshot) -> None:
-        self.query_one(ArraysPanel).show(snap)
+        arrays = self.query_one(ArraysPanel)
+        arrays.show(snap)
+        # An open member grid says who loads its array: the cgroup tree is read while one is open.
+        wanted = self.app.units_wanted_by
+        self.app.units_wanted_by = wanted | {"members"} if arrays.expanded else wanted - {"members"}
         if snap.arrays:
             self.query_one(MemberFlow).survey([a.name for a in snap.arrays])
         self.query_one(DisksPanel).show(snap, self.history)
         self.query_one(CpuPanel).show(snap)
         self.query_one(VmPanel).show(snap)
         self.query_one(SensorsPanel).show(snap)
+        if self.has_class("-processes"):
+            self.query_one(ProcessesPanel).show(snap)
         self.query_one(NotesBar).notes = snap.notes
         status = self.query_one(StatusBar)
         status.sample_time = _clock(snap.time)
@@ -378,6 +393,14 @@ class DashboardScreen(Screen[None]):
     def running_work(self) -> list[str]:
         """What would be cut short by quitting now (a member action the user confirmed)."""
         return self.query_one(MemberFlow).running_work()
+
+    def action_toggle_processes(self) -> None:
+        """Show or hide the Processes panel; /proc is walked only while it is shown."""
+        shown = self.app.show_processes = self.query_one(ProcessesPanel).toggle(self.last_snapshot)
+        self.set_class(shown, "-processes")
+        self.app.sample_now()
+        if not shown and self._focused_panel() is None:
+            self.show_panel(self._active)
 
     def action_bench(self) -> None:
         """Open the Benchmarks screen."""

@@ -25,6 +25,7 @@ from raidtop.mdview import (
 from raidtop.model import DiskIO, Snapshot
 from raidtop.model_md import MdArray
 from raidtop.smartview import HEALTH_WIDTH, health_cell, health_of
+from raidtop.process_view import array_shares, shares_sentence
 from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.risk_banner import RiskBanner
@@ -374,11 +375,14 @@ class ArraysPanel(Panel):
         self.set_class(bool(members), "-expanded")
         self._fit_member_grid()
         alerts = sorted(snap.degraded_alerts)
+        # An open member grid says who loads its array (cgroup accounting, when the host has it).
+        loading = [shares_sentence(a.name, array_shares(snap, a)) for a in snap.arrays
+                   if a.name in self.expanded and array_shares(snap, a)]
         if alerts:
             health = {a.name: a.health for a in snap.arrays}
-            self.set_subtitle("ALERT: " + ", ".join(f"{name} {health.get(name, 'degraded')}" for name in alerts))
+            self.set_subtitle(" · ".join(["ALERT: " + ", ".join(f"{name} {health.get(name, 'degraded')}" for name in alerts), *loading]))
         elif snap.arrays:
-            self.set_subtitle(f"{len(snap.arrays)} arrays · Enter: members · d: detail")
+            self.set_subtitle(" · ".join(loading) or f"{len(snap.arrays)} arrays · Enter: members · d: detail")
         else:
             self.set_subtitle("")
         self.set_class(bool(alerts), "-alert")

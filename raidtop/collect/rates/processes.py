@@ -1,0 +1,99 @@
+"""Process and cgroup I/O counters at two samples become rates (pidstat -d, and io.stat per device).
+
+A process is the same process in both samples only with the same PID *and*
+start time; a reused PID starts over without a rate. A cgroup's counters are
+recursive under v2, so its own share is its rate minus its children's
+(each side a rate over the same interval, so a child that ended does not
+make its parent's own share jump).
+"""
+
+from __future__ import annotations
+
+from raidtop.model import RawSample
+from raidtop.model_processes import CgroupReading, IoAttribution, ProcCounters, ProcessIO, UnitIO
+
+KERNEL_UNIT = "kernel"
+
+
+def process_rates(
+    prev: tuple[ProcCounters, ...] | None, cur: tuple[ProcCounters, ...], interval_s: float | None
+) -> tuple[ProcessIO, ...]:
+    """Every process with its rates, busiest first; rates ``None`` for a process new since ``prev``."""
+    before = {p.pid: p for p in prev} if prev is not None else {}
+    rows = []
+    for p in cur:
+        old = before.get(p.pid)
+        unit = KERNEL_UNIT if p.kernel else unit_name(p.cgroup)
+        if old is p and interval_s:
+            rates: tuple[float | None, ...] = (0.0, 0.0, 0.0, 0.0)  # idle: the reader kept the same object
+        elif old is None or old.start != p.start or not interval_s or interval_s <= 0:
+            rates = (None, None, None, None)
+        else:
+            deltas = (p.read_bytes - old.read_bytes, p.write_bytes - old.write_bytes, p.syscr - old.syscr, p.syscw - old.syscw)
+            rates = tuple(d / interval_s if d >= 0 else None for d in deltas)
+        rows.append(ProcessIO(p.pid, p.comm, p.user, unit, p.kernel, *rates))
+    rows.sort(key=lambda r: (-r.total_b_s, -((r.syscr_s or 0.0) + (r.syscw_s or 0.0)), r.pid))
+    return tuple(rows)
+
+
+def unit_rates(
+    prev: CgroupReading | None, cur: CgroupReading, devices: dict[tuple[int, int], str], interval_s: float | None
+) -> dict[str, tuple[UnitIO, ...]]:
+    """Device name -> each cgroup's own I/O on it, busiest first (idle cgroups left out)."""
+    if prev is None or not interval_s or interval_s <= 0 or prev.source != cur.source:
+        return {}
+    before = {(c.cgroup, c.major, c.minor): c for c in prev.counters}
+    # Whole counts first (a parent's own share is exact in integers), rates at the end.
+    own: dict[tuple[str, int, int], list[int]] = {}
+    for c in cur.counters:
+        old = before.get((c.cgroup, c.major, c.minor))
+        if old is None:
+            continue  # a cgroup or device new since the last sample: from the next one
+        deltas = [c.rbytes - old.rbytes, c.wbytes - old.wbytes, c.rios - old.rios, c.wios - old.wios]
+        if min(deltas) < 0:
+            continue  # counters reset (cgroup recreated under the same name)
+        own[(c.cgroup, c.major, c.minor)] = deltas
+    if cur.recursive:
+        totals = {key: list(values) for key, values in own.items()}
+        for (cgroup, major, minor), values in own.items():
+            for child in cur.children.get(cgroup, ()):
+                child_values = totals.get((child, major, minor))
+                if child_values is not None:
+                    for i in range(4):
+                        values[i] = max(0, values[i] - child_values[i])
+    by_device: dict[str, list[UnitIO]] = {}
+    for (cgroup, major, minor), (rb, wb, rios, wios) in own.items():
+        name = devices.get((major, minor))
+        if name is None or not (rb or wb or rios or wios):
+            continue
+        by_device.setdefault(name, []).append(
+            UnitIO(cgroup, rb / interval_s, wb / interval_s, rios / interval_s, wios / interval_s))
+    return {
+        name: tuple(sorted(units, key=lambda u: (-(u.read_b_s + u.write_b_s), u.unit)))
+        for name, units in sorted(by_device.items())
+    }
+
+
+def device_numbers(raw: RawSample) -> dict[tuple[int, int], str]:
+    """(major, minor) -> device name, from the sample's diskstats."""
+    return {(d.major, d.minor): d.name for d in raw.disks}
+
+
+def unit_name(cgroup: str) -> str:
+    """What a cgroup path is called on screen: its last part ("postgresql.service"), "/" for the root."""
+    return cgroup.rstrip("/").rpartition("/")[2] or "/"
+
+
+def io_attribution(prev: RawSample | None, raw: RawSample, interval_s: float | None) -> IoAttribution | None:
+    """The snapshot's who-did-I/O part, ``None`` when nothing of it was read this sample."""
+    if raw.processes is None and raw.cgroups is None and not raw.cgroups_absent:
+        return None
+    processes: tuple[ProcessIO, ...] = ()
+    if raw.processes is not None:
+        processes = process_rates(prev.processes if prev is not None else None, raw.processes, interval_s)
+    if raw.cgroups is not None:
+        by_device = unit_rates(prev.cgroups if prev is not None else None, raw.cgroups, device_numbers(raw), interval_s)
+        return IoAttribution("per device", raw.cgroups.source, processes, by_device, len(processes))
+    if raw.processes is None:
+        return IoAttribution("off", raw.cgroups_absent, (), None, 0)
+    return IoAttribution("totals", raw.cgroups_absent or "no cgroup I/O accounting", processes, None, len(processes))

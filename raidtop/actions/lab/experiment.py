@@ -277,6 +277,8 @@ class JobFigures:
     seconds: float
     command: str
     partial: bool = False
+    result: object = None
+    """fio's parsed result (:class:`~raidtop.actions.fio.results.FioResult`): each direction's mean and p99."""
 
 
 def fio_job(name: str, rw: str, bs: str, *, iodepth: int = 16, numjobs: int = 1, rwmixread: int | None = None):
@@ -288,8 +290,14 @@ def fio_job(name: str, rw: str, bs: str, *, iodepth: int = 16, numjobs: int = 1,
 
 
 def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
-            until: threading.Event | None = None, running: threading.Event | None = None) -> JobFigures:
+            until: threading.Event | None = None, running: threading.Event | None = None,
+            **history) -> JobFigures:
     """Run ``preset`` on the lab device through raidtop's fio module (guards, opened target, log, history).
+
+    The exact command reaches the lab's listeners before fio starts (``$ fio …``
+    on ``raidtop lab``'s output, a line in the Lab screen's log). ``history``
+    (``label``, ``group_id``, ``group_kind``, ``pass_no``) labels the run in the
+    Benchmarks history.
 
     With ``until``, the job runs until that event is set (at most
     :data:`LOAD_CEILING_S`), then stops: fio's SIGINT result covers exactly the time it ran.
@@ -309,8 +317,9 @@ def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
     batch = control.new_batch()
     if until is not None:
         threading.Thread(target=lambda: (until.wait(), batch.cancel()), daemon=True).start()
-    record = execute(plan, RunStore(), batch=batch, log=lab.runner.log,
-                     on_point=(lambda _point: running.set()) if running is not None else None)
+    with lab.runner.shown(plan.command.display):
+        record = execute(plan, RunStore(), batch=batch, log=lab.runner.log,
+                         on_point=(lambda _point: running.set()) if running is not None else None, **history)
     control.check()
     outcome = record.outcome
     if outcome.result is None:
@@ -320,7 +329,7 @@ def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
     result = outcome.result
     p50, p99 = _percentiles(outcome.json_text)
     return JobFigures(result.read.iops + result.write.iops, result.read.mb_s + result.write.mb_s, p50, p99,
-                      outcome.ended - outcome.started, plan.command.display, outcome.partial)
+                      outcome.ended - outcome.started, plan.command.display, outcome.partial, result)
 
 
 def _percentiles(json_text: str | None) -> tuple[float | None, float | None]:

@@ -9,6 +9,7 @@ rebuild, give or take fio's start.
 from __future__ import annotations
 
 import threading
+import time
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.experiment import (
@@ -17,9 +18,15 @@ from raidtop.actions.lab.experiment import (
 from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.member_actions import ActionRefused
 
+STATUS_INTERVAL_S = 1.0
+"""fio's ``--status-interval`` (raidtop's fio commands): the span one status report covers."""
+SLACK_S = 0.2
+"""How late a report may arrive and still count (a pipe and a thread away from fio)."""
+
 
 def rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, control: Control,
-                       stop_after_s: float | None = None, **history) -> tuple[float | None, JobFigures]:
+                       stop_after_s: float | None = None, rebuilding: list | None = None,
+                       **history) -> tuple[float | None, JobFigures]:
     """Start the load, fail and replace a member, wait for the rebuild, stop the load.
 
     Returns the rebuild's seconds (``None`` when none was recorded) and the
@@ -27,15 +34,28 @@ def rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, c
     With ``stop_after_s`` the load stops that long after the fresh disk was
     added, or when the rebuild ends if that is sooner (the study's "during
     rebuild" column: its runtime, spent rebuilding); the rebuild then
-    finishes unloaded. ``history`` labels the fio run (see :func:`run_fio`).
+    finishes unloaded. ``rebuilding`` receives fio's per-second status
+    reports whose whole second lay between the add and the stop: the load
+    while the array was rebuilding, without fio's start or the fail before.
+    ``history`` labels the fio run (see :func:`run_fio`).
     """
     done, running = threading.Event(), threading.Event()
     outcome: dict[str, object] = {}
+    heard: list = []
+    window = [float("inf"), float("inf")]
+
+    def on_point(point) -> None:
+        heard.append((time.monotonic(), point))
+
+    def stop() -> None:
+        if not done.is_set():
+            window[1] = time.monotonic()
+            done.set()
 
     def load() -> None:
         try:
             outcome["figures"] = run_fio(lab, preset, f"/dev/{name}", 0, control, until=done, running=running,
-                                         **history)
+                                         on_point=on_point, **history)
         except BaseException as exc:  # handed to the waiting thread
             outcome["error"] = exc
         finally:
@@ -56,8 +76,9 @@ def rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, c
         actions.run("fail", name, victim)
         actions.run("remove", name, victim)
         actions.run("add", name, None)
+        window[0] = time.monotonic()
         if stop_after_s is not None:
-            timer = threading.Timer(stop_after_s, done.set)
+            timer = threading.Timer(stop_after_s, stop)
             timer.daemon = True
             timer.start()
         wait_whole(lab, name, control)
@@ -65,10 +86,14 @@ def rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, c
     except ActionRefused as exc:
         raise LabError(str(exc)) from None
     finally:
+        window[1] = min(window[1], time.monotonic())
         done.set()
         worker.join()
         if timer is not None:
             timer.cancel()
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
+    if rebuilding is not None:
+        # A report covers the status interval before it arrived: keep those that began after the add.
+        rebuilding += [p for at, p in heard if at - STATUS_INTERVAL_S >= window[0] - SLACK_S and at <= window[1] + SLACK_S]
     return rebuild_s, outcome["figures"]

@@ -5,7 +5,9 @@ touches every level alike): create a lab array, wait for its initial
 build, fill it, run the ``rand-read`` and ``rand-write`` presets; then, on a
 redundant level, fail a disk, remove it, add a fresh one and time the
 rebuild with nothing else running, and do it again with ``rand-write``
-running through the rebuild (the "during rebuild" column); tear the array
+running through the rebuild (the "during rebuild" column: fio's
+per-second reports from the add on, for the runtime or until the rebuild
+ends, at least 3 s); tear the array
 down. The result is an experiment in the lab history like the sweep's:
 every run's figures and fio commands, the per-level mean ± sd, the
 parameters, the kernel and the speed limits in force.
@@ -51,6 +53,8 @@ DEFAULT_DISKS = defaults.STUDY_DISKS
 DEFAULT_DISK_BYTES = defaults.STUDY_DISK_BYTES
 DEFAULT_RUNTIME_S = defaults.STUDY_RUNTIME_S
 DEFAULT_RUNS = defaults.STUDY_RUNS
+MIN_REBUILDING_S = 3
+"""The load during a rebuild runs at least this long: fio reports once a second, and only whole seconds count."""
 READ_PRESET = "rand-read"
 WRITE_PRESET = "rand-write"
 
@@ -212,7 +216,7 @@ class _Context:
                 note = "; ".join(filter(None, [note, "no redundancy: a failed disk loses the array, nothing to rebuild"]))
             else:
                 row = self._rebuilds(row, level, name, run, where)
-            return replace(row, note=note)
+            return replace(row, note="; ".join(filter(None, [note, row.note])))
         finally:
             control.step(f"{where}: tearing down {name}", check=False)
             lab.teardown([name])
@@ -237,12 +241,19 @@ class _Context:
         if not self.params.during_rebuild:
             return row
         control.step(f"{where}: fio {self.write_preset.name} while {name} rebuilds")
+        points: list = []
         _seconds, load = rebuild_under_load(lab, self.actions, name, self.write_preset, control,
-                                            stop_after_s=self.params.runtime_s,
-                                            **self._history(level, run, "write during rebuild"))
-        return replace(row, rebuilding_write_iops=round(load.result.write.iops, 1),
-                       rebuilding_write_lat_p99_us=load.result.write.lat_p99_us,
-                       rebuilding_load_s=round(load.seconds, 2), rebuilding_command=load.command)
+                                            stop_after_s=max(self.params.runtime_s, MIN_REBUILDING_S),
+                                            rebuilding=points, **self._history(level, run, "write during rebuild"))
+        row = replace(row, rebuilding_command=load.command)
+        if not points:
+            return replace(row, note="the rebuild ended before fio's first whole second under it")
+        iops = [p.write_iops for p in points]
+        latency = [(p.write_lat_us, p.write_iops) for p in points if p.write_lat_us is not None and p.write_iops]
+        weight = sum(w for _l, w in latency)
+        return replace(row, rebuilding_write_iops=round(sum(iops) / len(iops), 1),
+                       rebuilding_write_lat_avg_us=round(sum(l * w for l, w in latency) / weight, 1) if weight else None,
+                       rebuilding_load_s=float(len(points)))
 
     def _context(self, level: str, name: str) -> None:
         """The tuning and speed limits in force, once per level (the first run's array)."""

@@ -38,8 +38,8 @@ FIGURES = (
     Figure("write_lat_avg_us", "Write avg µs", 0, False),
     Figure("write_lat_p99_us", "Write p99 µs", 0, False),
     Figure("rebuilding_write_iops", "Write IOPS rebuilding", 0),
-    Figure("rebuilding_write_lat_p99_us", "Write p99 µs rebuilding", 0, False),
-    Figure("rebuilding_load_s", "Load s rebuilding", 2, False),
+    Figure("rebuilding_write_lat_avg_us", "Write avg µs rebuilding", 0, False),
+    Figure("rebuilding_load_s", "Seconds measured rebuilding", 1, False),
     Figure("rebuild_s", "Rebuild s", 2),
 )
 FIGURE_KEYS = tuple(f.key for f in FIGURES)
@@ -65,10 +65,11 @@ class StudyRun:
     write_lat_avg_us: float | None = None
     write_lat_p99_us: float | None = None
     rebuilding_write_iops: float | None = None
-    """The write workload while the array rebuilds (after the add, at most the runtime)."""
-    rebuilding_write_lat_p99_us: float | None = None
+    """The write workload while the array rebuilds: the mean of fio's per-second reports after the add."""
+    rebuilding_write_lat_avg_us: float | None = None
+    """Their mean completion latency (fio's per-second reports carry no percentiles)."""
     rebuilding_load_s: float | None = None
-    """How long that load ran: shorter than the runtime when the rebuild ended first."""
+    """The seconds those reports cover: shorter than the window when the rebuild ended first."""
     rebuild_s: float | None = None
     """The idle rebuild: a member failed, removed, a fresh disk added, nothing else running."""
     rebuild_resolution_s: float = 0.0

@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, replace
 
 from raidtop.actions.lab import experiment_defaults as defaults
+from raidtop.actions.lab.commands import LabCommandFailed
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.experiment import (
     Control, ExperimentStopped, in_sync_member, last_rebuild, rebuild_seconds, run_fio, tuning_in_force, wait_idle,
@@ -137,7 +138,7 @@ def run_study(lab: Lab, params: StudyParams, control: Control | None = None) -> 
     """Run the study; every array is torn down before the next is made, whatever happens.
 
     The result is stored as it stands when the study stops early (stopped)
-    or a level fails (then LabError is raised after storing).
+    or a level fails (a command, fio or the fill: LabError is raised after storing).
     """
     params, read_preset, write_preset = check_params(params)
     control = control or Control()
@@ -156,7 +157,7 @@ def run_study(lab: Lab, params: StudyParams, control: Control | None = None) -> 
                 rows.append(context.measure(level, run))
     except ExperimentStopped:
         stopped = True
-    except LabError as exc:
+    except (LabError, LabCommandFailed, OSError) as exc:
         stopped, failure = True, exc
     commands = tuple(c for r in rows for c in (r.read_command, r.write_command, r.rebuilding_command) if c)
     context.commands = commands

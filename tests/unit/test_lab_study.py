@@ -124,3 +124,13 @@ def test_parameters_levels_disks_and_tolerance():
             check_params(bad)
     # The steps the progress counts: per run, 5 or 6 per level and 2 more per redundant one.
     assert StudyParams(("raid0", "raid5"), runs=2).steps == 2 * (6 + 6 + 2)
+
+
+def test_only_reports_whose_whole_second_lay_inside_the_rebuild_count():
+    from raidtop.actions.lab.rebuild_load import points_within
+
+    # fio reports once a second; the add at t=10.3, the load stopped at t=13.4.
+    heard = [(at, f"report at {at}") for at in (9.2, 10.2, 11.2, 12.2, 13.2, 14.2)]
+    assert points_within(heard, 10.3, 13.4) == ["report at 11.2", "report at 12.2", "report at 13.2"]
+    # A rebuild over within the first second leaves nothing to count.
+    assert points_within(heard, 10.3, 10.9) == []

@@ -94,6 +94,14 @@ def rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, c
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     if rebuilding is not None:
-        # A report covers the status interval before it arrived: keep those that began after the add.
-        rebuilding += [p for at, p in heard if at - STATUS_INTERVAL_S >= window[0] - SLACK_S and at <= window[1] + SLACK_S]
+        rebuilding += points_within(heard, window[0], window[1])
     return rebuild_s, outcome["figures"]
+
+
+def points_within(heard: list, start: float, end: float) -> list:
+    """The reports (``(arrival, point)``) whose whole status interval lies between ``start`` and ``end``.
+
+    A report covers the interval before it arrived, so one that arrives less
+    than an interval after ``start`` still holds time from before it.
+    """
+    return [point for at, point in heard if at - STATUS_INTERVAL_S >= start - SLACK_S and at <= end + SLACK_S]

@@ -88,13 +88,6 @@ def _fill(lab: argparse.ArgumentParser) -> None:
     teardown = sub.add_parser("teardown", help="stop the lab's arrays, detach its loops, delete its images")
     teardown.add_argument("arrays", nargs="*", help="only these arrays (default: everything the lab made)")
 
-    study = sub.add_parser("study", help="compare RAID levels: fio IOPS and MB/s, rebuild time, capacity")
-    study.add_argument("--levels", default="0,1,5", help="comma-separated levels (default 0,1,5)")
-    study.add_argument("--disks", type=options.DISKS, default=None, help="disks per array (default: 2 for raid0/1, 3 for raid4/5, 4 for raid6/10)")
-    study.add_argument("--size", type=options.LAB_DISK_SIZE, default="64M", help="size of each disk (default 64M)")
-    study.add_argument("--runtime", type=options.FIO_RUNTIME, default=5, metavar="S", help="seconds per fio preset (default 5)")
-    study.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the table as CSV")
-
     from raidtop.cli import lab_experiments
 
     lab_experiments.fill(sub)
@@ -228,7 +221,10 @@ def _cmd_list(lab, args) -> int:
         md = view.md
         status = "not running" if not view.running else (md.health if md else "running")
         pattern = md.status_string if md and md.status_string else ""
-        members = ", ".join(i.loop or "?" for i in view.images if i.state == "attached")
+        members = ", ".join(i.loop or "?" for i in view.images
+                            if i.state == "attached" and i.loop not in view.removed_loops)
+        if view.removed_loops:
+            members += f"; removed: {', '.join(view.removed_loops)} (still attached; teardown detaches it)"
         print(f"{record.name}  {record.level}  {record.raid_disks} × {record.disk_size_bytes >> 20} MiB  "
               f"{status} {pattern}  rebuild {format_rebuild(record.last_rebuild)}  disks: {members}")
         if view.gone_loops:
@@ -252,7 +248,8 @@ def _views_json(lab, views) -> dict:
                 "running": v.running,
                 "health": v.md.health if v.md else None,
                 "status": v.md.status if v.md else None,
-                "loops": [i.loop for i in v.images if i.state == "attached"],
+                "loops": [i.loop for i in v.images if i.state == "attached" and i.loop not in v.removed_loops],
+                "removed_loops": list(v.removed_loops),
                 "gone_loops": list(v.gone_loops),
                 "last_rebuild_s": v.record.last_rebuild.seconds if v.record.last_rebuild else None,
             }
@@ -343,38 +340,6 @@ def _cmd_teardown(lab, args) -> int:
     for line in report.lines():
         print(line)
     return 0 if report.clean else EXIT_FAILED
-
-
-def _cmd_study(lab, args) -> int:
-    from raidtop.actions.lab.core import LabError, LabUnavailable
-    from raidtop.actions.lab.commands import LabCommandFailed
-    from raidtop.actions.lab.spec import SpecError, parse_size
-    from raidtop.actions.lab.study import StudyParams, format_table, parse_levels, run_study, write_csv
-
-    try:
-        params = StudyParams(parse_levels(args.levels), args.disks, parse_size(args.size), max(1, args.runtime))
-    except SpecError as exc:
-        print(f"raidtop lab: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    environment = lab.environment(params.levels, need_fio=True)
-    if not environment.ready:
-        print("raidtop lab: the study cannot run here:\n" + environment.describe(), file=sys.stderr)
-        return EXIT_UNAVAILABLE
-    try:
-        result = run_study(lab, params, on_progress=lambda text: print(f"# {text}", flush=True))
-    except LabUnavailable as exc:
-        print(f"raidtop lab: {exc}", file=sys.stderr)
-        return EXIT_UNAVAILABLE
-    except (LabError, LabCommandFailed, SpecError) as exc:
-        print(f"raidtop lab: study stopped: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    print()
-    print(format_table(result.rows))
-    print(f"\nstored as study {result.study_id} in {lab.store.path}")
-    if args.csv is not None:
-        write_csv(result.rows, args.csv)
-        print(f"wrote {args.csv}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``raidtop lab sweep|tradeoff|bitmap|grow|results``: the lab's experiments from the command line.
+"""``raidtop lab study|sweep|tradeoff|bitmap|grow|results``: the lab's experiments from the command line.
 
 Each prints the commands it runs as ``$ …`` (stdout, like every lab
 command), its progress as ``# step i/n, about T left: …`` (stderr), the
@@ -23,6 +23,24 @@ EXIT_UNAVAILABLE = 3
 def fill(sub: argparse._SubParsersAction) -> None:
     """Add the experiment subcommands to ``raidtop lab``."""
     from raidtop.actions.lab import experiment_defaults as defaults
+
+    study = sub.add_parser("study", help="compare RAID levels, repeated: fio IOPS, MB/s and latency, "
+                                         "writes during a rebuild, rebuild time, capacity")
+    study.add_argument("--levels", default="0,1,5", help="comma-separated levels (default 0,1,5)")
+    study.add_argument("--disks", type=options.DISKS, default=defaults.STUDY_DISKS,
+                       help=f"disks for every level, raised to a level's minimum (default {defaults.STUDY_DISKS})")
+    study.add_argument("--size", type=options.LAB_DISK_SIZE, default="64M", help="size of each disk (default 64M)")
+    study.add_argument("--runtime", type=options.FIO_RUNTIME, default=defaults.STUDY_RUNTIME_S, metavar="S",
+                       help=f"seconds per fio run (default {defaults.STUDY_RUNTIME_S})")
+    study.add_argument("--runs", type=options.integer(1, 20, "a number of runs"), default=defaults.STUDY_RUNS,
+                       metavar="N", help=f"repetitions; the table shows mean ± sd (default {defaults.STUDY_RUNS})")
+    study.add_argument("--no-fill", dest="fill", action="store_false",
+                       help="skip writing each array end to end before measuring")
+    study.add_argument("--ramp", type=options.integer(0, 600, "seconds"), default=0, metavar="S",
+                       help="fio ramp_time before each measurement (default 0)")
+    study.add_argument("--no-during-rebuild", dest="during_rebuild", action="store_false",
+                       help="skip the write load measured while the array rebuilds")
+    _outputs(study)
 
     sweep = sub.add_parser("sweep", help="chunk × block-size sweep: fio throughput for every pair, per pattern")
     sweep.add_argument("--level", default="5", help="0, 4, 5, 6 or 10 (default 5)")
@@ -72,7 +90,7 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
 
 def handler(command: str):
     """The function for ``raidtop lab COMMAND``, or ``None`` when it is not an experiment."""
-    return {"sweep": _cmd_sweep, "tradeoff": _cmd_tradeoff, "bitmap": _cmd_bitmap, "grow": _cmd_grow,
+    return {"study": _cmd_study, "sweep": _cmd_sweep, "tradeoff": _cmd_tradeoff, "bitmap": _cmd_bitmap, "grow": _cmd_grow,
             "results": _cmd_results}.get(command)
 
 
@@ -130,6 +148,24 @@ def _report(lab, args, result) -> int:
     if result.stopped:
         return _fail("stopped before the end; what it made was torn down, what it measured is kept")
     return 0
+
+
+def _cmd_study(lab, args) -> int:
+    from raidtop.actions.lab import study
+    from raidtop.actions.lab.spec import SpecError, parse_size
+
+    try:  # a level that does not exist is a usage error, whatever this machine lacks
+        levels = study.parse_levels(args.levels)
+    except SpecError as exc:
+        return _fail(str(exc), EXIT_USAGE)
+
+    def plan():
+        params = study.StudyParams(levels, args.disks, parse_size(args.size), args.runtime, args.runs, args.fill,
+                                   args.ramp, args.during_rebuild)
+        return study.check_params(params)[0]
+
+    return _run(lab, args, "study", list(levels), True, plan,
+                lambda params, control: study.run_study(lab, params, control))
 
 
 def _cmd_sweep(lab, args) -> int:

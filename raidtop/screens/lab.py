@@ -33,7 +33,8 @@ from raidtop.actions.lab.commands import CommandEvent
 from raidtop.actions.lab.core import Lab, LabArrayView
 from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.lab.preflight import LabEnvironment
-from raidtop.actions.lab.study import StudyParams, format_table
+from raidtop.actions.lab.results import result_table
+from raidtop.actions.lab.study import StudyParams
 from raidtop.member_verbs import ARRAY_VERBS, verb_name
 from raidtop.model import Snapshot
 from raidtop.screens.dialogs import ReportDialog
@@ -244,10 +245,10 @@ class LabScreen(LabTables, Screen[None]):
         self._set_busy(None)
         self.notify(message.text, title=message.title, severity=message.severity, timeout=8)
         if message.study is not None:
-            where = f"Stored as study {message.study.study_id} in {self.lab.store.path}"
+            where = f"Stored as experiment {message.study.experiment_id} in {self.lab.store.path} (x: Experiments)"
             if message.csv_path:
                 where += f"; CSV: {message.csv_path}"
-            self.app.push_screen(ReportDialog("RAID-level study", format_table(message.study.rows), where))
+            self.app.push_screen(ReportDialog("RAID-level study", result_table(message.study), where))
         self._request_refresh()
         raidtop_app(self).note_action("lab", message.title)
         raidtop_app(self).sample_now()
@@ -283,10 +284,10 @@ class LabScreen(LabTables, Screen[None]):
             self._jobs.ask_create(spec)
 
     def action_study(self) -> None:
-        """Confirm and run the RAID-level study (levels 0, 1, 5) with the form's disk size."""
+        """Confirm and run the RAID-level study (levels 0, 1, 5, its defaults) with the form's disk size."""
         size = self.query_one(LabForm).disk_size()
         if size is not None:
-            self._jobs.ask_study(StudyParams(disk_size_bytes=size, runtime_s=5))
+            self._jobs.ask_study(StudyParams(disk_size_bytes=size))
 
     def action_teardown(self) -> None:
         """Confirm, then stop every lab array, detach its loops and delete its images."""

@@ -10,7 +10,6 @@ the screen (``post_message`` is the one thread-safe way into the UI).
 from __future__ import annotations
 
 import shlex
-import threading
 
 from textual import work
 from textual.message import Message
@@ -20,7 +19,9 @@ from raidtop.actions.lab.commands import CommandEvent, LabCommandFailed
 from raidtop.actions.lab.core import Lab, LabArrayView, LabError, LabUnavailable
 from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size
-from raidtop.actions.lab.study import StudyParams, StudyResult, run_study, write_csv
+from raidtop.actions.lab.experiment import Control
+from raidtop.actions.lab.results import ExperimentResult, write_csv
+from raidtop.actions.lab.study import StudyParams, run_study
 from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.lab_rows import LOG_ROWS, logged_to_event
 
@@ -31,12 +32,15 @@ CHECKED_LEVELS = ["raid0", "raid1", "raid5", "raid6", "raid10"]
 def study_plan(params: StudyParams) -> str:
     """What the study will do, in commands, for its confirmation."""
     size = human_size(params.disk_size_bytes)
-    return (f"for level in {', '.join(params.levels)}:\n"
-            f"  create the array (2, 2, 3 disks × {size}), wait for its initial sync\n"
-            f"  fio --name=rand-read … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
+    disks = f"{params.disks} disks" if params.disks is not None else "the level's minimum of disks"
+    return (f"{params.runs} runs; in each, for level in {', '.join(params.levels)}:\n"
+            f"  create the array ({disks} × {size}), wait for its initial sync\n"
+            + ("  fill it: dd if=/dev/urandom of=/dev/md1NN bs=1M\n" if params.fill else "")
+            + f"  fio --name=rand-read … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
             f"  fio --name=rand-write … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
             "  mdadm --fail, --remove one disk; add a fresh one; time the rebuild\n"
-            "  tear the array down")
+            + ("  again, with fio --name=rand-write running through the rebuild\n" if params.during_rebuild else "")
+            + "  tear the array down")
 
 
 def teardown_commands(views: list[LabArrayView]) -> str:
@@ -75,7 +79,7 @@ class LabJobs(Widget):
     class JobDone(Message):
         """A create, teardown or study finished."""
 
-        def __init__(self, title: str, text: str, severity: str = "information", study: StudyResult | None = None,
+        def __init__(self, title: str, text: str, severity: str = "information", study: ExperimentResult | None = None,
                      csv_path: str | None = None) -> None:
             super().__init__()
             self.title = title
@@ -109,15 +113,16 @@ class LabJobs(Widget):
         super().__init__(**kwargs)
         self.lab = lab
         self.read_only = read_only
-        self.cancel = threading.Event()
-        """Set when the screen goes away: the study stops between steps."""
+        self.control: Control | None = None
+        """The running study's control: cancelled when the screen goes away (it tears down, keeps what it measured)."""
 
     def on_mount(self) -> None:
         self.lab.runner.add_listener(self._command_from_thread)
 
     def on_unmount(self) -> None:
         self.lab.runner.remove_listener(self._command_from_thread)
-        self.cancel.set()
+        if self.control is not None:
+            self.control.cancel()
 
     def _command_from_thread(self, event: CommandEvent) -> None:
         # Called from the worker that runs the command: post_message is the thread-safe way in.
@@ -135,7 +140,6 @@ class LabJobs(Widget):
 
     def ask_study(self, params: StudyParams) -> None:
         """Show what the study does; run it on yes."""
-        self.cancel.clear()
         self._ask(ConfirmDialog("Run the RAID-level study?", study_plan(params),
                                 "Every command appears in the log below as it runs.",
                                 "fio writes to the lab's own arrays only; they are destroyed afterwards."),
@@ -197,19 +201,22 @@ class LabJobs(Widget):
 
     @work(thread=True, exclusive=True, group="lab-job", exit_on_error=False)
     def study(self, params: StudyParams) -> None:
-        """Run the RAID-level study, then write its CSV next to the registry (clear ``cancel`` first)."""
+        """Run the RAID-level study, then write its CSV next to the registry."""
+        self.control = Control(lambda event: self.post_message(self.Progress(event.line())))
         try:
-            result = run_study(self.lab, params, on_progress=lambda text: self.post_message(self.Progress(text)),
-                               cancel=self.cancel)
+            result = run_study(self.lab, params, self.control)
         except (SpecError, LabUnavailable, LabError, LabCommandFailed, OSError) as exc:
             self.post_message(self.JobDone("Study stopped", str(exc), "error"))
             return
-        csv_path = self.lab.lab_dir / f"study-{result.study_id}.csv"
+        finally:
+            self.control = None
+        csv_path = self.lab.lab_dir / f"study-{result.experiment_id}.csv"
         try:
-            write_csv(result.rows, csv_path)
+            write_csv(result, csv_path)
         except OSError:
             csv_path = None
-        self.post_message(self.JobDone("Study done", f"{len(result.rows)} levels measured", study=result,
+        done = "stopped early; kept" if result.stopped else "done"
+        self.post_message(self.JobDone(f"Study {done}", f"{len(result.rows)} level runs measured", study=result,
                                        csv_path=str(csv_path) if csv_path else None))
 
     @work(thread=True, exclusive=True, group="lab-job", exit_on_error=False)

@@ -1,4 +1,4 @@
-"""The Lab's experiments: every stored sweep, trade-off, bitmap study and grow, its table and its plot.
+"""The Lab's experiments: every stored study, sweep, trade-off, bitmap study and grow, its table and its plot.
 
 Opened from the Lab screen (``x``). ``s``, ``o`` and ``b`` start a sweep,
 a trade-off or a bitmap study with their defaults (confirmed with what they
@@ -6,7 +6,8 @@ run; progress shows in the title line; ``X`` stops one, tearing down what it
 made). The list is the lab history (``raidtop lab results``); Enter shows one: a sweep as a heat-map per
 pattern (chunk × block size, the best cell marked, tones from the theme),
 a trade-off as rebuild time against the load's p99 latency (one point per
-limit), a bitmap study as resync bars, a grow as its table. The rows and
+limit), a bitmap study as resync bars, a RAID-level study as its mean ± sd
+table with the levels' IOPS side by side, a grow as its table. The rows and
 plot specs are pure functions of a result; reading the history runs in a
 worker thread.
 """
@@ -75,6 +76,14 @@ def heat_rows(result: ExperimentResult) -> tuple[list[Column], list[Row]]:
 
 def plot_spec(result: ExperimentResult) -> PlotSpec:
     """What the plot pane draws for ``result``."""
+    if result.kind == "study":
+        levels = tuple(s.level for s in result.summary)
+        series = tuple(
+            Series(label, tuple(range(len(levels))), tuple(s.mean.get(key) or 0.0 for s in result.summary), levels)
+            for key, label in (("read_iops", "read IOPS"), ("write_iops", "write IOPS"),
+                               ("rebuilding_write_iops", "write IOPS during a rebuild (raid0: none)")))
+        return PlotSpec(series if levels else (), "level (mean of the runs)", "IOPS", "grouped",
+                        "no level finished")
     if result.kind == "tradeoff":
         points = [r for r in result.rows if r.limit != "baseline" and r.rebuild_s is not None and r.p99_us]
         base = next((r for r in result.rows if r.limit == "baseline"), None)
@@ -207,7 +216,7 @@ class LabResultsScreen(Screen[None]):
     def _loaded(self, results: list[ExperimentResult], problem: str) -> None:
         self._results = results
         table = self.query_one("#lab-results-list", TextTable)
-        table.set_rows(list_rows(results), problem or "no experiments yet: raidtop lab sweep, tradeoff, bitmap or grow")
+        table.set_rows(list_rows(results), problem or "no experiments yet: raidtop lab study, sweep, tradeoff, bitmap or grow")
         if results:
             self.show_result(results[-1])
 

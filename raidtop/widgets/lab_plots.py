@@ -1,4 +1,4 @@
-"""The plot of a lab experiment: a trade-off curve, bitmap resync bars or sweep lines.
+"""The plot of a lab experiment: a study's levels side by side, a trade-off curve, bitmap resync bars or sweep lines.
 
 Drawn with plotext (pure: no I/O) into a Rich ``Text``, like the fio plot.
 The widget takes plain series (label, xs, ys) so it needs nothing from the
@@ -39,7 +39,8 @@ class PlotSpec:
     xlabel: str
     ylabel: str
     kind: str = "scatter"
-    """``scatter`` (points joined in order), ``bar`` (one bar per x label) or ``empty``."""
+    """``scatter`` (points joined in order), ``bar`` (one bar per x label), ``grouped`` (the series' bars
+    side by side per name of the first series: a study's levels) or ``empty``."""
     message: str = ""
     """What to say instead of a plot (``empty``)."""
 
@@ -52,7 +53,11 @@ def experiment_plot(spec: PlotSpec, width: int, height: int, colours: Sequence[R
     plt.plotsize(max(30, width), max(6, height))
     plt.theme("clear")
     plt.frame(False)
-    for index, series in enumerate(spec.series):
+    if spec.kind == "grouped":
+        plt.multiple_bar([plain(n) for n in spec.series[0].names], [list(s.ys) for s in spec.series],
+                         labels=[plain(s.label) for s in spec.series],
+                         color=[colours[i % len(colours)] for i in range(len(spec.series))])
+    for index, series in enumerate(spec.series if spec.kind != "grouped" else ()):
         colour = colours[index % len(colours)]
         label = plain(series.label)
         if spec.kind == "bar":

@@ -1,4 +1,4 @@
-"""The failure lab against a real md kernel: lifecycles, guards, interrupts, the study, teardown.
+"""The failure lab against a real md kernel: lifecycles, guards, interrupts, teardown (the study: test_lab_study.py).
 
 One boot runs everything (boots are the expensive part); each test asserts
 its own part from the JSON the guest wrote. The guest half is
@@ -10,7 +10,6 @@ kernel; the CLI half (an interrupted ``raidtop lab create`` and the
 
 from __future__ import annotations
 
-import csv
 import inspect
 import json
 import os
@@ -75,7 +74,6 @@ def guest_main(results: str) -> None:
     from raidtop.actions.lab.core import Lab
     from raidtop.actions.lab.members import LabMemberActions
     from raidtop.actions.lab.spec import LabSpec
-    from raidtop.actions.lab.study import StudyParams, format_table, run_study, write_csv
     from raidtop.actions.member_actions import ActionRefused
     from raidtop.collect.mdjson import array_to_json
     from raidtop.collect.sampler import Sampler
@@ -348,28 +346,12 @@ def guest_main(results: str) -> None:
             "registry_after": json.loads(victim_lab.registry.path.read_text()),
         }
 
-    def study():
-        result = run_study(lab, StudyParams(("raid0", "raid1", "raid5"), None, size, 1))
-        write_csv(result.rows, out / "study.csv")
-        return {
-            "table": format_table(result.rows),
-            "rows": [asdict(r) for r in result.rows],
-            "study_id": result.study_id,
-            "stored": lab.store.study(result.study_id),
-            "commands": result.commands,
-            "mdstat": Path("/proc/mdstat").read_text(),
-            "loops": loops_with_images(str(lab.lab_dir)),
-            "images": sorted(os.listdir(lab.registry.images_dir)),
-        }
-
     part("lifecycle", lifecycle)
     part("filesystem", filesystem)
     part("lifecycle-teardown", lifecycle_teardown)
     part("guards", guards)
     part("interrupt-loop-attached", lambda: interrupted("loop-attached", 2, "/run/lab-kill-loop"))
     part("interrupt-array-created", lambda: interrupted("array-created", 1, "/run/lab-kill-md"))
-    os.environ["RAIDTOP_LAB_DIR"] = str(lab.lab_dir)
-    part("study", study)
 
 
 # ---------------------------------------------------------------- host side
@@ -580,26 +562,3 @@ def test_cli_teardown_after_killing_cli_create(lab_results: Path):
     assert registry["images"] == [] and registry["arrays"] == []
 
 
-def test_study_of_levels_0_1_5_produces_the_table(lab_results: Path):
-    data = _part(lab_results, "study")
-    print("\n" + data["table"])
-    rows = {r["level"]: r for r in data["rows"]}
-    assert list(rows) == ["raid0", "raid1", "raid5"]
-    for level, row in rows.items():
-        for key in ("read_iops", "write_iops", "read_mb_s", "write_mb_s"):
-            assert row[key] and row[key] > 0, (level, key, row)
-        assert row["usable_bytes"] > 0
-    assert rows["raid0"]["rebuild_s"] is None and rows["raid0"]["failures_tolerated"] == "0"
-    assert rows["raid1"]["rebuild_s"] > 0 and rows["raid1"]["failures_tolerated"] == "1"
-    assert rows["raid5"]["rebuild_s"] > 0 and rows["raid5"]["failures_tolerated"] == "1"
-    # Capacity: raid0 holds both disks, raid1 one, raid5 two of three.
-    assert rows["raid0"]["usable_bytes"] > 1.8 * rows["raid1"]["usable_bytes"]
-    assert rows["raid5"]["usable_bytes"] > 1.8 * rows["raid1"]["usable_bytes"]
-    assert data["stored"][1] == data["rows"]
-    assert len(data["commands"]) == 6
-    assert all("--name=rand-read" in c or "--name=rand-write" in c for c in data["commands"])
-    with open(lab_results / "study.csv", newline="") as handle:
-        table = list(csv.DictReader(handle))
-    assert [r["level"] for r in table] == ["raid0", "raid1", "raid5"]
-    assert data["loops"] == {} and data["images"] == []
-    assert re.search(r"^md\d+ :", data["mdstat"], re.MULTILINE) is None

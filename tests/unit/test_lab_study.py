@@ -1,143 +1,136 @@
-"""The RAID-level study's sequence, table and CSV, with the lab and fio replaced by recorders."""
+"""The RAID-level study's pure parts: mean ± sd per level, the table, the CSV (against the README), the
+history round trip, its parameters, and the labelled, reserved history row. The study itself runs on the
+real kernel in the VM (tests/realmd/test_lab_study.py)."""
 
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass, field, replace
+import io
+import json
+import statistics
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from raidtop.actions.lab.core import LabError
+from raidtop.actions.lab.results import ExperimentResult, csv_text, json_text, result_table, store_result, stored_results, summary
+from raidtop.actions.lab.spec import SpecError
 from raidtop.actions.lab.store import LabStore
-from raidtop.actions.lab.registry import ArrayRecord, RebuildRecord
-from raidtop.actions.lab.study import (
-    FioFigures,
-    StudyParams,
-    StudyRow,
-    disks_for,
-    failures_tolerated,
-    format_table,
-    parse_levels,
-    run_study,
-    write_csv,
-)
-from raidtop.collect.source import Root
+from raidtop.actions.lab.study import StudyParams, check_params, disks_for, failures_tolerated, parse_levels
+from raidtop.actions.lab.study_results import CSV_FIELDS, FIGURE_KEYS, LevelStats, StudyRun, mean_sd, summarize
 
+README = Path(__file__).resolve().parents[2] / "README.md"
 MIB = 1 << 20
 
 
-@dataclass
-class FakeLab:
-    """Creates arrays on paper; records every call in order."""
-
-    root: Root
-    store: LabStore
-    calls: list[str] = field(default_factory=list)
-    records: dict[str, ArrayRecord] = field(default_factory=dict)
-
-    class registry:
-        path = Path("/lab/registry.json")
-
-    def create(self, spec):
-        name = f"md{100 + len(self.records)}"
-        self.calls.append(f"create {spec.level} {spec.disks}")
-        record = ArrayRecord(name, spec.level, spec.disks, spec.disk_size_bytes, 0.0, "active")
-        self.records[name] = record
-        md = self.root.path / "sys" / "block" / name
-        (md / "slaves").mkdir(parents=True)
-        for index in range(spec.disks):
-            (md / "slaves" / f"loop{index}").write_text("")
-        (md / "md").mkdir()
-        data = {"raid0": spec.disks, "raid1": 1, "raid5": spec.disks - 1}[spec.level]
-        (md / "size").write_text(f"{data * (spec.disk_size_bytes // 512 - 2048)}\n")
-        return record
-
-    def wait_idle(self, name, timeout):
-        # A wait right after "add" is the rebuild: it took 2.5 s.
-        after_add = self.calls[-1].startswith("add ")
-        self.calls.append(f"wait {name}")
-        if after_add:
-            rebuild = RebuildRecord("recovery", 10.0, 12.5, resolution_s=0.05)
-            self.records[name] = replace(self.records[name], rebuilds=(rebuild,))
-        return self.records[name]
-
-    def teardown(self, arrays):
-        self.calls.append(f"teardown {','.join(arrays)}")
-
-        class Report:
-            kept = ()
-
-        return Report()
+def _run(run: int, level: str, read: float, write: float, **more) -> StudyRun:
+    return StudyRun(run, level, 3, 16 * MIB, 64 if level != "raid1" else None, 30 * MIB, "1", read_iops=read,
+                    write_iops=write, read_MBps=read * 4096 / 1e6, write_MBps=write * 4096 / 1e6,
+                    read_command=f"fio --name=rand-read --filename=/dev/md{100 + run}", **more)
 
 
-class FakeActions:
-    def __init__(self, lab: FakeLab) -> None:
-        self.lab = lab
-
-    def run(self, verb, array, member):
-        self.lab.calls.append(f"{verb} {array} {member}")
-        return verb
-
-
-def fake_fio(lab: FakeLab):
-    def run(preset, device, runtime_s, registry):
-        lab.calls.append(f"fio {preset} {device} {runtime_s}s")
-        iops = 1000.0 if preset == "rand-read" else 400.0
-        return FioFigures(iops, iops * 4096 / 1e6, f"fio --name={preset} --filename={device}")
-
-    return run
+RUNS = (
+    _run(1, "raid0", 18000.0, 17000.0, note="no redundancy"),
+    _run(1, "raid5", 8000.0, 2400.0, rebuild_s=0.8, rebuild_resolution_s=0.06, rebuilding_write_iops=1500.0),
+    _run(2, "raid0", 19000.0, 18500.0, note="no redundancy"),
+    _run(2, "raid5", 9000.0, 2600.0, rebuild_s=0.7, rebuild_resolution_s=0.05, rebuilding_write_iops=1700.0),
+    _run(3, "raid0", 20000.0, 18000.0, note="no redundancy"),
+    _run(3, "raid5", 8500.0, 2500.0, rebuild_s=0.9, rebuild_resolution_s=0.05, rebuilding_write_iops=1600.0),
+)
+PARAMS = {"levels": "raid0,raid5", "disks": "3", "size": "16 MiB", "disk_size_bytes": str(16 * MIB), "runs": "3",
+          "runtime_s": "1", "ramp_s": "0", "fill": "yes", "bs": "4k", "iodepth": "32", "numjobs": "4",
+          "engine": "libaio", "kernel": "6.1.0-56-amd64", "started_utc": "2026-11-26T18:00:00Z",
+          "speed_limit_min": "1000", "speed_limit_max": "200000"}
 
 
-@pytest.fixture
-def lab(tmp_path: Path) -> FakeLab:
-    return FakeLab(Root(tmp_path / "root"), LabStore(tmp_path / "lab.sqlite"))
+def test_every_figure_is_a_per_run_field_and_two_csv_columns():
+    names = {f.name for f in fields(StudyRun)}
+    assert set(FIGURE_KEYS) <= names
+    for key in FIGURE_KEYS:
+        assert f"{key}_mean" in CSV_FIELDS and f"{key}_sd" in CSV_FIELDS
 
 
-def test_each_level_is_built_measured_broken_rebuilt_and_torn_down_in_order(lab: FakeLab):
-    result = run_study(lab, StudyParams(("raid0", "raid1"), None, 16 * MIB, 1), fio=fake_fio(lab),
-                       actions=FakeActions(lab))
-    assert lab.calls == [
-        "create raid0 2", "wait md100", "fio rand-read /dev/md100 1s", "fio rand-write /dev/md100 1s", "teardown md100",
-        "create raid1 2", "wait md101", "fio rand-read /dev/md101 1s", "fio rand-write /dev/md101 1s", "wait md101",
-        "fail md101 loop0", "remove md101 loop0", "add md101 None", "wait md101", "teardown md101",
-    ]
-    raid0, raid1 = result.rows
-    assert raid0.rebuild_s is None and "no redundancy" in raid0.note
-    assert raid1.rebuild_s == 2.5 and raid1.read_iops == 1000.0 and raid1.write_iops == 400.0
-    assert raid0.usable_bytes == 2 * (16 * MIB - MIB) and raid1.usable_bytes == 16 * MIB - MIB
-    # Stored, and readable back.
-    params, rows = lab.store.study(result.study_id)
-    assert params["levels"] == ["raid0", "raid1"] and rows[1]["rebuild_s"] == 2.5
+def test_summary_is_the_mean_and_sample_sd_over_the_runs_per_level():
+    raid0, raid5 = summarize(RUNS)
+    assert (raid0.level, raid0.runs, raid5.level, raid5.runs) == ("raid0", 3, "raid5", 3)
+    assert raid0.mean["read_iops"] == pytest.approx(19000.0)
+    assert raid0.sd["read_iops"] == pytest.approx(statistics.stdev([18000, 19000, 20000]))
+    assert raid5.mean["rebuild_s"] == pytest.approx(0.8) and raid5.sd["rebuild_s"] == pytest.approx(0.1)
+    # raid0 never rebuilds: no mean, no sd, not a zero.
+    assert raid0.mean["rebuild_s"] is None and raid0.sd["rebuilding_write_iops"] is None
+    assert raid5.rebuild_resolution_s == 0.06 and raid0.note == "no redundancy"
+    one = summarize(RUNS[:2])[0]
+    assert one.runs == 1 and one.sd["read_iops"] is None  # one run has no spread
 
 
-def test_a_failing_level_is_still_torn_down(lab: FakeLab):
-    def broken_fio(preset, device, runtime_s, registry):
-        raise LabError("fio is not installed")
+def test_table_shows_every_figure_as_mean_plus_minus_sd():
+    result = ExperimentResult("study", PARAMS, RUNS, summary=summarize(RUNS))
+    lines = result_table(result).splitlines()
+    assert lines[0].split("  ")[0] == "Level" and "Write IOPS rebuilding" in lines[0]
+    raid0, raid5 = lines[2], lines[3]
+    assert raid0.startswith("raid0") and "19,000 ± 1,000" in raid0 and raid0.count("n/a") == 2
+    assert "8,500 ± 500" in raid5 and "1,600 ± 100" in raid5 and "0.80 ± 0.10" in raid5
+    assert "mean ± sample sd over 3 runs; MB/s = 10^6 bytes/s; rebuild times to ±0.06 s" in lines
+    assert any("fio: bs 4k, iodepth 32, numjobs 4, engine libaio, runtime_s 1" in line for line in lines)
+    assert mean_sd(None, None, 0) == "—" and mean_sd(5.0, None, 1) == "5.0"
 
-    with pytest.raises(LabError, match="fio is not installed"):
-        run_study(lab, StudyParams(("raid5",), None, 16 * MIB, 1), fio=broken_fio, actions=FakeActions(lab))
-    assert lab.calls[-1] == "teardown md100"
+
+def test_csv_header_is_the_one_the_readme_documents():
+    documented = [line.strip() for line in README.read_text().splitlines() if line.strip().startswith("level,disks,")]
+    assert documented == [",".join(CSV_FIELDS)]
 
 
-def test_levels_disks_and_tolerance():
-    assert parse_levels("0, 1,5") == ("raid0", "raid1", "raid5")
+def test_csv_has_one_line_per_level_with_raw_means_sds_and_the_conditions():
+    result = ExperimentResult("study", PARAMS, RUNS, summary=summarize(RUNS))
+    rows = list(csv.DictReader(io.StringIO(csv_text(result))))
+    assert [r["level"] for r in rows] == ["raid0", "raid5"]
+    raid5 = rows[1]
+    assert raid5["read_iops_mean"] == "8500.000" and raid5["read_iops_sd"] == "500.000"
+    assert raid5["rebuild_s_mean"] == "0.800" and rows[0]["rebuild_s_mean"] == ""
+    assert (raid5["fio_bs"], raid5["fio_iodepth"], raid5["fio_numjobs"], raid5["fio_engine"]) == ("4k", "32", "4", "libaio")
+    assert raid5["fio_runtime_s"] == "1" and raid5["filled"] == "yes" and raid5["kernel"] == "6.1.0-56-amd64"
+    assert raid5["speed_limit_min_KiBps"] == "1000" and raid5["started_utc"] == "2026-11-26T18:00:00Z"
+    assert raid5["chunk_KiB"] == "64" and raid5["rebuild_resolution_s"] == "0.060" and raid5["runs"] == "3"
+
+
+def test_a_stored_study_reads_back_identically(tmp_path: Path):
+    store = LabStore(tmp_path / "lab.sqlite")
+    reserved = store.reserve_experiment("study", 1000.0)
+    # Until the study ends, its row lists as a stopped, empty study.
+    assert stored_results(store, reserved)[0].stopped
+    result = store_result(store, ExperimentResult("study", PARAMS, RUNS, {"raid5: md.chunk_size": "65536"},
+                                                  1000.0, 1060.0, reserved, False, ("fio a", "fio b"),
+                                                  summarize(RUNS)))
+    assert result.experiment_id == reserved and len(store.experiments()) == 1
+    back = stored_results(store, reserved)[0]
+    assert json_text(back) == json_text(result)
+    assert back.summary[1] == result.summary[1] and isinstance(back.summary[0], LevelStats)
+    assert "study" in summary(back) and "runs=3" in summary(back) and "kernel" not in summary(back)
+    assert json.loads(json_text(back))["summary"][1]["mean"]["read_iops"] == 8500.0
+
+
+def test_parameters_levels_disks_and_tolerance():
+    assert parse_levels("0, 1,5,1") == ("raid0", "raid1", "raid5")
     assert disks_for("raid6", 3) == (4, "raid6 needs 4 disks; used 4")
-    assert disks_for("raid5", None) == (3, "")
+    assert disks_for("raid5", None) == (3, "") and disks_for("raid1", 3) == (3, "")
     assert [failures_tolerated(level, 4) for level in ("raid0", "raid1", "raid5", "raid6", "raid10")] == [
         "0", "3", "1", "2", "1 (≤2)"]
+    defaults = StudyParams()
+    assert defaults.runs >= 3 and defaults.disks == 3 and defaults.fill and defaults.during_rebuild
+    params, read, write = check_params(StudyParams(ramp_s=2))
+    assert ("ramp_time", "2") in read.options and ("ramp_time", "2") in write.options
+    for bad in (StudyParams(runs=0), StudyParams(levels=()), StudyParams(ramp_s=-1)):
+        with pytest.raises(SpecError):
+            check_params(bad)
+    # The steps the progress counts: per run, 5 or 6 per level and 2 more per redundant one.
+    assert StudyParams(("raid0", "raid5"), runs=2).steps == 2 * (6 + 6 + 2)
 
 
-def test_the_table_and_csv(tmp_path: Path):
-    rows = [StudyRow("raid0", 2, 16 * MIB, 21538.4, 8837.0, 88.2, 36.2, None, 0.0, 30 * MIB, "0", "no redundancy"),
-            StudyRow("raid5", 3, 16 * MIB, 3995.0, 4091.0, 16.4, 16.8, 0.74, 0.05, 30 * MIB, "1")]
-    table = format_table(rows).splitlines()
-    assert table[0].split() == ["Level", "Disks", "Read", "IOPS", "Write", "IOPS", "Read", "MB/s", "Write", "MB/s",
-                                "Rebuild", "Usable", "Tolerates"]
-    assert table[2].split() == ["raid0", "2", "21,538", "8,837", "88.2", "36.2", "n/a", "30", "MiB", "0"]
-    assert table[3].split() == ["raid5", "3", "3,995", "4,091", "16.4", "16.8", "0.7", "s", "30", "MiB", "1"]
-    assert table[-1] == "raid0: no redundancy"
-    path = write_csv(rows, tmp_path / "study.csv")
-    with open(path, newline="") as handle:
-        read = list(csv.DictReader(handle))
-    assert read[1]["rebuild_s"] == "0.740" and read[0]["rebuild_s"] == "" and read[1]["usable_bytes"] == str(30 * MIB)
+def test_only_reports_whose_whole_second_lay_inside_the_rebuild_count():
+    from raidtop.actions.lab.rebuild_load import points_within
+
+    # fio reports once a second; the add at t=10.3, the load stopped at t=13.4.
+    heard = [(at, f"report at {at}") for at in (9.2, 10.2, 11.2, 12.2, 13.2, 14.2)]
+    assert points_within(heard, 10.3, 13.4) == ["report at 11.2", "report at 12.2", "report at 13.2"]
+    # A rebuild over within the first second leaves nothing to count.
+    assert points_within(heard, 10.3, 10.9) == []

@@ -16,8 +16,10 @@ No Textual here: the Lab screen (raidtop.screens.lab), ``raidtop lab``
 - :mod:`.core`       :class:`~.core.Lab`: create, observe, wait
 - :mod:`.teardown`   stop, detach and delete exactly what the lab made, and report the rest
 - :mod:`.members`    :class:`~.members.LabMemberActions`, the MemberActions of lab arrays
-- :mod:`.store`      :class:`~.store.LabStore`, SQLite: rebuilds, finished timelines, study tables
-- :mod:`.study`      the RAID-level study (fio presets, rebuild time, capacity, tolerance)
+- :mod:`.store`      :class:`~.store.LabStore`, SQLite: rebuilds, finished timelines, experiments
+- :mod:`.study`      the RAID-level study: repeated runs, filled arrays, writes during a rebuild
+- :mod:`.study_results` its figures (declared once), mean ± sd per level, table and CSV
+- :mod:`.rebuild_load`  a rebuild with a fio load running through it (the study, the trade-off)
 
 This package imports nothing on its own. :mod:`raidtop.actions.lab_registry`
 (the fio guards' one question, "did the lab make this device?") is built on

@@ -11,6 +11,7 @@ when it ends; the action log (kind ``lab``) gets one line per command.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -18,7 +19,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from raidtop.actions.action_log import ActionLog
 
@@ -117,6 +118,26 @@ class CommandRunner:
         except OSError as exc:
             return self._finish(display, started, False, "", exc.strerror or str(exc), check, details)
         return self._finish(display, started, True, "", "", check, details)
+
+    @contextlib.contextmanager
+    def shown(self, display: str) -> Iterator[None]:
+        """Show ``display`` as a command starting, then ended, around work another module runs and logs.
+
+        For fio, whose runner writes its own action-log line (kind ``fio``)
+        with the result: the lab's listeners still see the exact command
+        before it starts, as they do for mdadm.
+        """
+        started = time.time()
+        self._emit(CommandEvent(display, started))
+        ok, error = False, "stopped"
+        try:
+            yield
+            ok, error = True, ""
+        except Exception as exc:
+            error = str(exc)
+            raise
+        finally:
+            self._emit(CommandEvent(display, started, time.time(), ok, "", error))
 
     def _finish(self, display: str, started: float, ok: bool, out: str, err: str, check: bool, details) -> CommandEvent:
         event = CommandEvent(display, started, time.time(), ok, out, "" if ok else err.strip())

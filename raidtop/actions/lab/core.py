@@ -69,6 +69,8 @@ class LabArrayView:
     """The sampler's view, when the caller had a snapshot."""
     gone_loops: tuple[str, ...] = ()
     """Images whose loop device no longer holds the lab's file (after a reboot, or detached by hand)."""
+    removed_loops: tuple[str, ...] = ()
+    """The lab's loop devices still attached but no longer in the running array (``mdadm --remove``d)."""
 
     @property
     def name(self) -> str:
@@ -126,8 +128,10 @@ class Lab:
                 i.loop for i in images
                 if i.state == "attached" and i.loop and getattr(loop_backing(i.loop, self.root), "path", None) != i.path
             )
-            running = kernel_members(record.name, self.root) is not None
-            views.append(LabArrayView(record, running, images, by_name.get(record.name), gone))
+            members = kernel_members(record.name, self.root)
+            removed = tuple(i.loop for i in images if members is not None and i.state == "attached" and i.loop
+                            and i.loop not in members and i.loop not in gone)
+            views.append(LabArrayView(record, members is not None, images, by_name.get(record.name), gone, removed))
         return views
 
     # -------------------------------------------------------------- creating

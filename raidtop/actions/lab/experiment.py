@@ -277,6 +277,8 @@ class JobFigures:
     seconds: float
     command: str
     partial: bool = False
+    result: object = None
+    """fio's parsed result (:class:`~raidtop.actions.fio.results.FioResult`): each direction's mean and p99."""
 
 
 def fio_job(name: str, rw: str, bs: str, *, iodepth: int = 16, numjobs: int = 1, rwmixread: int | None = None):
@@ -288,12 +290,19 @@ def fio_job(name: str, rw: str, bs: str, *, iodepth: int = 16, numjobs: int = 1,
 
 
 def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
-            until: threading.Event | None = None, running: threading.Event | None = None) -> JobFigures:
+            until: threading.Event | None = None, running: threading.Event | None = None,
+            on_point: Callable | None = None, **history) -> JobFigures:
     """Run ``preset`` on the lab device through raidtop's fio module (guards, opened target, log, history).
+
+    The exact command reaches the lab's listeners before fio starts (``$ fio …``
+    on ``raidtop lab``'s output, a line in the Lab screen's log). ``history``
+    (``label``, ``group_id``, ``group_kind``, ``pass_no``) labels the run in the
+    Benchmarks history.
 
     With ``until``, the job runs until that event is set (at most
     :data:`LOAD_CEILING_S`), then stops: fio's SIGINT result covers exactly the time it ran.
-    ``running`` is set at fio's first status report (its jobs are doing I/O).
+    ``running`` is set at fio's first status report (its jobs are doing I/O);
+    ``on_point`` hears every status report (a ``ProgressPoint`` each second).
     """
     from raidtop.actions.fio.guards import TargetRefused
     from raidtop.actions.fio.presets import PresetSet
@@ -309,8 +318,15 @@ def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
     batch = control.new_batch()
     if until is not None:
         threading.Thread(target=lambda: (until.wait(), batch.cancel()), daemon=True).start()
-    record = execute(plan, RunStore(), batch=batch, log=lab.runner.log,
-                     on_point=(lambda _point: running.set()) if running is not None else None)
+    def point(progress) -> None:
+        if running is not None:
+            running.set()
+        if on_point is not None:
+            on_point(progress)
+
+    with lab.runner.shown(plan.command.display):
+        record = execute(plan, RunStore(), batch=batch, log=lab.runner.log,
+                         on_point=point if running is not None or on_point is not None else None, **history)
     control.check()
     outcome = record.outcome
     if outcome.result is None:
@@ -320,7 +336,7 @@ def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
     result = outcome.result
     p50, p99 = _percentiles(outcome.json_text)
     return JobFigures(result.read.iops + result.write.iops, result.read.mb_s + result.write.mb_s, p50, p99,
-                      outcome.ended - outcome.started, plan.command.display, outcome.partial)
+                      outcome.ended - outcome.started, plan.command.display, outcome.partial, result)
 
 
 def _percentiles(json_text: str | None) -> tuple[float | None, float | None]:

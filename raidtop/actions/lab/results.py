@@ -1,7 +1,7 @@
 """The results of lab experiments: their rows, the best cell of a sweep, tables, CSV, JSON and the history.
 
-One :class:`ExperimentResult` per run of ``raidtop lab sweep``, ``tradeoff``,
-``bitmap`` or ``grow``: its parameters, the tuning in force and its rows
+One :class:`ExperimentResult` per run of ``raidtop lab study``, ``sweep``,
+``tradeoff``, ``bitmap`` or ``grow``: its parameters, the tuning in force and its rows
 (one frozen dataclass per kind). :class:`~raidtop.actions.lab.store.LabStore`
 keeps them as JSON, so runs made weeks apart can be listed and compared;
 this module turns a stored document back into typed rows.
@@ -15,11 +15,12 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from raidtop.actions.lab.study_results import LevelStats, StudyRun, study_csv, study_table
 from raidtop.safeio import atomic_write
 
 SEQUENTIAL = ("read", "write")
 """Patterns whose cells are judged by MB/s; random ones by IOPS."""
-EXPERIMENT_KINDS = ("sweep", "tradeoff", "bitmap", "grow")
+EXPERIMENT_KINDS = ("study", "sweep", "tradeoff", "bitmap", "grow")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,9 @@ class GrowRow:
     command: str = ""
 
 
-ROW_TYPES = {"sweep": SweepCell, "tradeoff": TradeoffRow, "bitmap": BitmapRow, "grow": GrowRow}
+STUDY_SUMMARY_KEYS = ("levels", "disks", "size", "runs", "runtime_s", "fill")
+"""What a study's line in the history shows (its document holds much more)."""
+ROW_TYPES = {"study": StudyRun, "sweep": SweepCell, "tradeoff": TradeoffRow, "bitmap": BitmapRow, "grow": GrowRow}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +97,17 @@ class ExperimentResult:
     stopped: bool = False
     """True when it was stopped early: the rows cover what finished."""
     commands: tuple[str, ...] = ()
+    summary: tuple = ()
+    """A study's per-level statistics (:class:`~raidtop.actions.lab.study_results.LevelStats`), stored as measured."""
 
     def to_dict(self) -> dict:
         """The JSON document (``raidtop lab results --json`` and the history)."""
-        return {"id": self.experiment_id, "kind": self.kind, "params": self.params, "tuning": self.tuning,
-                "started": self.started, "finished": self.finished, "stopped": self.stopped,
-                "commands": list(self.commands), "rows": [asdict(r) for r in self.rows]}
+        document = {"id": self.experiment_id, "kind": self.kind, "params": self.params, "tuning": self.tuning,
+                    "started": self.started, "finished": self.finished, "stopped": self.stopped,
+                    "commands": list(self.commands), "rows": [asdict(r) for r in self.rows]}
+        if self.kind == "study":
+            document["summary"] = [asdict(s) for s in self.summary]
+        return document
 
     @classmethod
     def from_dict(cls, doc: dict) -> "ExperimentResult":
@@ -113,10 +121,11 @@ class ExperimentResult:
             rows = tuple(row_type(**{k: v for k, v in row.items() if k in names}) for row in doc.get("rows") or ())
         except TypeError as exc:
             raise ValueError(f"a {kind} row cannot be read: {exc}") from None
+        summary = tuple(LevelStats.from_dict(s) for s in doc.get("summary") or ()) if kind == "study" else ()
         return cls(kind, {str(k): str(v) for k, v in (doc.get("params") or {}).items()}, rows,
                    {str(k): str(v) for k, v in (doc.get("tuning") or {}).items()},
                    float(doc.get("started") or 0), float(doc.get("finished") or 0), doc.get("id"),
-                   bool(doc.get("stopped")), tuple(str(c) for c in doc.get("commands") or ()))
+                   bool(doc.get("stopped")), tuple(str(c) for c in doc.get("commands") or ()), summary)
 
 
 # ---------------------------------------------------------------- the sweep's best cells
@@ -214,6 +223,8 @@ def grow_table(rows) -> str:
 
 def result_table(result: ExperimentResult) -> str:
     """The table of any experiment."""
+    if result.kind == "study":
+        return study_table(result.summary, result.params)
     return {"sweep": sweep_tables, "tradeoff": tradeoff_table, "bitmap": bitmap_table,
             "grow": grow_table}[result.kind](result.rows)
 
@@ -223,7 +234,8 @@ def summary(result: ExperimentResult) -> str:
     import time
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(result.started)) if result.started else "?"
-    params = " ".join(f"{k}={v}" for k, v in result.params.items())
+    shown = STUDY_SUMMARY_KEYS if result.kind == "study" else tuple(result.params)
+    params = " ".join(f"{k}={result.params[k]}" for k in shown if k in result.params)
     stopped = " (stopped early)" if result.stopped else ""
     return f"{result.experiment_id or '-':>4}  {when}  {result.kind:<8} {params}{stopped}"
 
@@ -233,6 +245,8 @@ def summary(result: ExperimentResult) -> str:
 
 def csv_text(result: ExperimentResult) -> str:
     """The rows with raw numbers (seconds, µs, MB/s), one column per field, and the sweep's best mark."""
+    if result.kind == "study":
+        return study_csv(result.summary, result.params, int(result.params.get("disk_size_bytes") or 0))
     row_type = ROW_TYPES[result.kind]
     names = [f.name for f in fields(row_type)]
     best = best_cells(result.rows) if result.kind == "sweep" else {}
@@ -268,10 +282,10 @@ def json_text(results) -> str:
 
 
 def store_result(store, result: ExperimentResult) -> ExperimentResult:
-    """Keep ``result`` in the lab history; returns it with its id."""
+    """Keep ``result`` in the lab history (in its reserved row when it has an id); returns it with its id."""
     from dataclasses import replace
 
-    return replace(result, experiment_id=store.add_experiment(result.to_dict()))
+    return replace(result, experiment_id=store.add_experiment(result.to_dict(), result.experiment_id))
 
 
 def stored_results(store, experiment_id: int | None = None) -> list[ExperimentResult]:

@@ -131,12 +131,31 @@ class LabStore:
             rows = db.execute("SELECT row FROM study_rows WHERE study_id = ? ORDER BY position", (found[0],)).fetchall()
         return json.loads(found[1]), [json.loads(r[0]) for r in rows]
 
-    def add_experiment(self, document: dict) -> int:
-        """Store one experiment's JSON document (:meth:`ExperimentResult.to_dict`); returns its id."""
+    def add_experiment(self, document: dict, experiment_id: int | None = None) -> int:
+        """Store one experiment's JSON document (:meth:`ExperimentResult.to_dict`); returns its id.
+
+        With ``experiment_id`` (from :meth:`reserve_experiment`) that row's document is replaced.
+        """
         with self._connect() as db:
+            if experiment_id is not None:
+                cursor = db.execute("UPDATE experiments SET kind = ?, started = ?, finished = ?, document = ?"
+                                    " WHERE id = ?", (document["kind"], document["started"], document["finished"],
+                                                      json.dumps(document), experiment_id))
+                if cursor.rowcount:
+                    return experiment_id
             cursor = db.execute("INSERT INTO experiments (kind, started, finished, document) VALUES (?,?,?,?)",
                                 (document["kind"], document["started"], document["finished"], json.dumps(document)))
             return int(cursor.lastrowid)
+
+    def reserve_experiment(self, kind: str, started: float) -> int:
+        """An id for an experiment that is starting (its fio runs carry it in the Benchmarks history).
+
+        The row holds a stopped, empty document until :meth:`add_experiment`
+        replaces it, so a run killed outright still lists as stopped.
+        """
+        placeholder = {"kind": kind, "started": started, "finished": started, "stopped": True, "params": {},
+                       "rows": []}
+        return self.add_experiment(placeholder)
 
     def experiments(self, experiment_id: int | None = None) -> list[dict]:
         """Every stored experiment document (only ``experiment_id``'s when given), oldest first, ids filled in."""

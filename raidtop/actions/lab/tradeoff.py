@@ -20,16 +20,15 @@ from __future__ import annotations
 
 from raidtop.actions.lab import experiment_defaults as defaults
 
-import threading
 import time
 from dataclasses import dataclass
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.experiment import (
-    last_rebuild, rebuild_seconds, wait_whole,
-    Control, ExperimentStopped, JobFigures, in_sync_member, run_fio, tuning_in_force, wait_idle, write_mib,
+    Control, ExperimentStopped, JobFigures, run_fio, tuning_in_force, wait_idle, write_mib,
 )
 from raidtop.actions.lab.members import LabMemberActions
+from raidtop.actions.lab.rebuild_load import rebuild_under_load
 from raidtop.actions.lab.results import ExperimentResult, TradeoffRow, store_result
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size, level_name, validate
 from raidtop.actions.member_actions import ActionRefused
@@ -131,7 +130,7 @@ def run_tradeoff(lab: Lab, params: TradeoffParams, control: Control | None = Non
             control.step(f"limit {limit}: md/sync_speed_min = md/sync_speed_max = {kib} KiB/s on {name}")
             _set_limit(actions, name, kib)
             control.step(f"limit {limit}: fail a member, add a fresh disk, fio {preset.name} until the rebuild ends")
-            rebuild_s, load = _rebuild_under_load(lab, actions, name, preset, control)
+            rebuild_s, load = rebuild_under_load(lab, actions, name, preset, control)
             commands.append(load.command)
             rows.append(_row(limit, rebuild_s, load))
     except ExperimentStopped:
@@ -165,42 +164,3 @@ def _restore_limits(actions: LabMemberActions, name: str) -> None:
             actions.speed_limit_plan(name, None, attr).execute()
         except Exception:  # the array is torn down next: its limits go with it
             pass
-
-
-def _rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, control: Control):
-    """Start the load, fail and replace a member, wait for the rebuild, stop the load."""
-    done, running = threading.Event(), threading.Event()
-    outcome: dict[str, object] = {}
-
-    def load() -> None:
-        try:
-            outcome["figures"] = run_fio(lab, preset, f"/dev/{name}", 0, control, until=done, running=running)
-        except BaseException as exc:  # handed to the waiting thread
-            outcome["error"] = exc
-        finally:
-            running.set()
-
-    worker = threading.Thread(target=load, name="lab-tradeoff-load", daemon=True)
-    worker.start()
-    rebuild_s = None
-    try:
-        # The member fails once fio reports its jobs running: a short rebuild must not end before the load starts.
-        while not running.wait(0.1):
-            control.check()
-        if "error" in outcome:
-            raise outcome["error"]  # type: ignore[misc]
-        before = last_rebuild(lab, name)
-        victim = in_sync_member(lab, name)
-        actions.run("fail", name, victim)
-        actions.run("remove", name, victim)
-        actions.run("add", name, None)
-        wait_whole(lab, name, control)
-        rebuild_s = rebuild_seconds(lab, name, before)
-    except ActionRefused as exc:
-        raise LabError(str(exc)) from None
-    finally:
-        done.set()
-        worker.join()
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return rebuild_s, outcome["figures"]

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 from rich.segment import Segment
 from rich.style import Style
+from textual.strip import Strip
 
 from raidtop.untrusted import plain
 
@@ -28,6 +30,8 @@ ELLIPSIS = "…"
 _NUMBER = re.compile(
     r"(?P<sign>[-+]?)(?P<int>\d{1,3}(?:,\d{3})+|\d+)(?:\.(?P<frac>\d+))?(?:[eE](?P<exp>[-+]?\d+))?(?P<unit>\s?[^\d\s.,]{0,8})"
 )
+TEXT_FLOOR = 8
+"""How narrow a text column at a table's end may become by itself."""
 _SI = ("", "k", "M", "G", "T", "P", "E")
 _BINARY = ("K", "M", "G", "T", "P", "E")
 _BYTES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
@@ -83,6 +87,24 @@ def line_segments(cells: list[tuple[str, Style]], columns: list[Column], widths:
     """One table line: each (text, style) fitted to its column; every cell but the first after its gap."""
     return [Segment(fit_cell(text, width, column.align, gap=i > 0), style)
             for i, ((text, style), column, width) in enumerate(zip(cells, columns, widths))]
+
+
+def whole_cells(line: Strip, widths: list[int], start: int, window: tuple[int, int], style: Style) -> Strip:
+    """``window[1]`` columns of ``line`` from ``start``; any cell not wholly in the first ``window[0]`` is left blank.
+
+    A table wider than its window scrolls sideways; a cell half in view would
+    show "0.0" for "0.00" or "000.00" for "60000.00", so it is not drawn until
+    it fits.
+    """
+    visible, width = window
+    edges = list(accumulate(widths, initial=0))
+    end = start + visible
+    left = next((e for e in edges if e >= start), edges[-1])
+    right = end if end >= edges[-1] else max(e for e in edges if e <= end)
+    shown = line.crop(left, max(left, right))
+    if left > start:
+        shown = Strip([Segment(" " * (left - start), style), *shown])
+    return shown.extend_cell_length(width, style)
 
 
 def column_at(columns: list[Column], widths: list[int], x: int) -> Column | None:
@@ -141,6 +163,9 @@ def shorter_number(text: str, room: int) -> str | None:
 def fit_widths(columns: list[Column], width: int) -> list[int]:
     """Column widths that fit ``width``: columns with a ``min_width`` give up their slack, evenly by slack.
 
+    A left-aligned last column with no ``min_width`` may shrink to
+    :data:`TEXT_FLOOR` (its text then ends in …) rather than run off the window.
+
     When even the minimums don't fit, every column keeps its minimum and the
     table scrolls sideways.
     """
@@ -148,7 +173,11 @@ def fit_widths(columns: list[Column], width: int) -> list[int]:
     over = sum(widths) - width
     if over <= 0:
         return widths
-    slack = [c.width - c.min_width if c.min_width is not None and c.min_width < c.width else 0 for c in columns]
+    floors = [c.min_width for c in columns]
+    if columns and columns[-1].align == "left" and floors[-1] is None:
+        # A text column at the end (a result, a path, a command) gives way by itself: cut with …
+        floors[-1] = min(columns[-1].width, max(TEXT_FLOOR, len(columns[-1].label) + 2))
+    slack = [c.width - f if f is not None and f < c.width else 0 for c, f in zip(columns, floors)]
     total = sum(slack)
     if total == 0:
         return widths

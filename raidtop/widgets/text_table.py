@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from raidtop.untrusted import plain
-from raidtop.widgets.table_cells import Column, Row, column_at, fit_widths, line_segments, text_only_style
+from raidtop.widgets.table_cells import Column, Row, column_at, fit_widths, line_segments, text_only_style, whole_cells
 
 __all__ = ["Column", "Row", "TextTable"]
 _TONES = ("dim", "good", "warn", "crit", "accent", "spark")
@@ -259,18 +259,18 @@ class TextTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
         top = self._top
+        window = (self.scrollable_content_region.width or width, width)  # cells fit beside the scrollbar
         if top and y == 0:
-            return self._header_strip().crop(scroll_x, scroll_x + width)
+            return whole_cells(self._header_strip(), self._widths, scroll_x, window, self.get_component_rich_style("text-table--header"))
         index = scroll_y + y - top
         count = self._count
-        if not count:
-            if index == 0 and self.placeholder:
-                style = self.get_component_rich_style("text-table--dim")
-                return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
-            return Strip.blank(width, self._line_styles()[0][0])
+        if not count and index == 0 and self.placeholder:
+            style = self.get_component_rich_style("text-table--dim")
+            return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
         if index >= count:
             return Strip.blank(width, self._line_styles()[0][0])
-        return self._row_strip(index).crop(scroll_x, scroll_x + width)
+        base = self._line_styles()[self.show_cursor and index == self.cursor_row and self.has_focus][0]
+        return whole_cells(self._row_strip(index), self._widths, scroll_x, window, base)
 
     def _header_strip(self) -> Strip:
         if self._header is None:

@@ -6,6 +6,7 @@ screen, splits each painted line on the table's column boundaries and reads
 each cell back against the text it was given:
 
 * no two cells touch: a blank ends one or starts the next;
+* a cell cut by the window's edge (a table scrolling sideways) is blank;
 * a cell reads exactly its text, or, where that does not fit, its text cut
   with ``…`` (a prefix of it), or — for a number — a shorter form of the
   same number: equal to it at the precision shown (``21.3k`` for 21304).
@@ -126,9 +127,12 @@ def check_text_table(table: TextTable) -> list[str]:
             left, right = start - scroll_x, start + width - scroll_x
             start += width
             if left < 0 or right > window:
-                if 0 < left < window and i > 0 and text[left - 1] != " " and text[left] != " ":
-                    faults.append(f"{table.id} line {y} col {i}: no gap before {text[left:]!r}")
-                continue  # cut by the window's edge: the table scrolls sideways to it
+                # Cut by the window's edge (the table scrolls sideways to it): not drawn at all,
+                # so no part of a number ("0.0" of "0.00") is ever on screen.
+                part = text[max(0, left):min(window, right)]
+                if part.strip():
+                    faults.append(f"{table.id} line {y} col {i}: {given!r} half drawn at the window's edge as {part!r}")
+                continue
             cell = text[left:right]
             checked += 1
             if i > 0 and left > 0 and text[left - 1] != " " and not cell.startswith(" "):

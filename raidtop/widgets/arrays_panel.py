@@ -34,7 +34,7 @@ ARRAY_COLUMNS = [
     Column("name", "Array", 9, "left"),
     Column("level", "Level", 7, "left"),
     Column("state", "State", 15, "left"),
-    Column("counts", "[n/m]", 7, "left"),
+    Column("counts", "[n/m]", 8, "left"),  # "[11/10]" and its gap
     Column("status", "Members", 12, "left"),
     Column("size", "Size", 9),
     Column("progress", " Sync", BAR_WIDTH + 8, "left"),

@@ -114,8 +114,9 @@ class TextTable(ScrollView, can_focus=True):
         self._strips: dict[int, tuple[object, Strip]] = {}
         self._header: Strip | None = None
         self._line_style_cache: tuple | None = None
-        self._widths = [c.width for c in self._columns]
-        self._total_width = sum(self._widths)
+        self.column_widths = [c.width for c in self._columns]
+        """Each column's width as drawn now (narrower than declared where the window is and the column may shrink)."""
+        self._total_width = sum(self.column_widths)
         self.show_header = show_header
         self.show_cursor = show_cursor
         self.placeholder = ""
@@ -151,11 +152,6 @@ class TextTable(ScrollView, can_focus=True):
         """The columns in display order."""
         return self._columns
 
-    @property
-    def column_widths(self) -> list[int]:
-        """Each column's width as drawn now (narrower than declared where the window is and the column may shrink)."""
-        return list(self._widths)
-
     def set_columns(self, columns: list[Column]) -> None:
         """Replace the columns (and repaint everything)."""
         self._columns = list(columns)
@@ -165,8 +161,8 @@ class TextTable(ScrollView, can_focus=True):
     def _fit_columns(self) -> None:
         """Narrow the columns that may shrink so the table fits its window (:func:`fit_widths`)."""
         window = self.scrollable_content_region.width if self.is_mounted else 0
-        self._widths = fit_widths(self._columns, window) if window > 0 else [c.width for c in self._columns]
-        self._total_width = sum(self._widths)
+        self.column_widths = fit_widths(self._columns, window) if window > 0 else [c.width for c in self._columns]
+        self._total_width = sum(self.column_widths)
         self.virtual_size = Size(self._total_width, self.virtual_size.height)
 
     def set_sort_marker(self, key: str | None, reverse: bool) -> None:
@@ -261,7 +257,7 @@ class TextTable(ScrollView, can_focus=True):
         top = self._top
         window = (self.scrollable_content_region.width or width, width)  # cells fit beside the scrollbar
         if top and y == 0:
-            return whole_cells(self._header_strip(), self._widths, scroll_x, window, self.get_component_rich_style("text-table--header"))
+            return whole_cells(self._header_strip(), self.column_widths, scroll_x, window, self.get_component_rich_style("text-table--header"))
         index = scroll_y + y - top
         count = self._count
         if not count and index == 0 and self.placeholder:
@@ -270,7 +266,7 @@ class TextTable(ScrollView, can_focus=True):
         if index >= count:
             return Strip.blank(width, self._line_styles()[0][0])
         base = self._line_styles()[self.show_cursor and index == self.cursor_row and self.has_focus][0]
-        return whole_cells(self._row_strip(index), self._widths, scroll_x, window, base)
+        return whole_cells(self._row_strip(index), self.column_widths, scroll_x, window, base)
 
     def _header_strip(self) -> Strip:
         if self._header is None:
@@ -279,7 +275,7 @@ class TextTable(ScrollView, can_focus=True):
             marker = "▲" if self._sort_reverse else "▼"
             segments = line_segments(
                 [(c.label + marker, sorted_style) if c.key == self._sorted_key else (c.label, normal) for c in self._columns],
-                self._columns, self._widths)
+                self._columns, self.column_widths)
             segments.append(Segment(" " * max(0, self.size.width - self._total_width), normal))
             # One segment per run of equally styled cells: fewer escape codes to the terminal.
             self._header = Strip(segments).simplify()
@@ -298,7 +294,7 @@ class TextTable(ScrollView, can_focus=True):
         segments = line_segments(
             [(cells[i] if i < len(cells) else "", toned[styles[i]] if i < len(styles) and styles[i] else base)
              for i in range(len(self._columns))],
-            self._columns, self._widths)
+            self._columns, self.column_widths)
         pad = max(0, self.size.width - self._total_width)
         if pad:
             segments.append(Segment(" " * pad, base))
@@ -368,7 +364,7 @@ class TextTable(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         if self._top and event.y == 0:
-            column = column_at(self._columns, self._widths, event.x + self.scroll_offset.x)
+            column = column_at(self._columns, self.column_widths, event.x + self.scroll_offset.x)
             if column is not None:
                 self.post_message(self.HeaderClicked(self, column.key))
             return
@@ -386,6 +382,8 @@ class TextTable(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._fit_columns()
         self._invalidate_all()
+
+    watch_show_vertical_scrollbar = on_resize  # rows that outgrow the table take a column for the scrollbar
 
     def notify_style_update(self) -> None:
         # A theme change alters every component style: drop every cached line.

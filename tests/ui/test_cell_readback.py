@@ -34,6 +34,7 @@ from raidtop.screens.smart import SmartScreen
 from raidtop.screens.tuning_dialogs import ChangeLogScreen
 from raidtop.screens.tuning_rows import LOG_COLUMNS
 from raidtop.untrusted import plain
+from raidtop.widgets.table_cells import fit_widths
 from raidtop.widgets.text_table import Row, TextTable
 
 from .conftest import DATA
@@ -110,6 +111,7 @@ def check_text_table(table: TextTable) -> list[str]:
     widths = getattr(table, "column_widths", [c.width for c in table.columns])
     scroll_x, scroll_y = table.scroll_offset
     window = table.scrollable_content_region.width
+    scrolls = table.show_horizontal_scrollbar and table.styles.scrollbar_size_horizontal > 0
     top = 1 if table.show_header else 0
     lines = []
     if top:
@@ -132,6 +134,9 @@ def check_text_table(table: TextTable) -> list[str]:
                 part = text[max(0, left):min(window, right)]
                 if part.strip():
                     faults.append(f"{table.id} line {y} col {i}: {given!r} half drawn at the window's edge as {part!r}")
+                elif given.strip() and not scrolls and widths != fit_widths(table.columns, window):
+                    # A table that hides its scrollbar shows the columns that fit: all of them it can.
+                    faults.append(f"{table.id} line {y} col {i}: {given!r} out of view, yet the columns could narrow to fit")
                 continue
             cell = text[left:right]
             checked += 1

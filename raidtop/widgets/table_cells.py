@@ -97,6 +97,8 @@ def whole_cells(line: Strip, widths: list[int], start: int, window: tuple[int, i
     it fits.
     """
     visible, width = window
+    if start == 0 and sum(widths) <= visible:
+        return line.crop(0, width)  # the common case: the whole table in view
     edges = list(accumulate(widths, initial=0))
     end = start + visible
     left = next((e for e in edges if e >= start), edges[-1])

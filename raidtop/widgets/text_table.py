@@ -117,6 +117,7 @@ class TextTable(ScrollView, can_focus=True):
         self.column_widths = [c.width for c in self._columns]
         """Each column's width as drawn now (narrower than declared where the window is and the column may shrink)."""
         self._total_width = sum(self.column_widths)
+        self._visible = 0
         self.show_header = show_header
         self.show_cursor = show_cursor
         self.placeholder = ""
@@ -160,7 +161,7 @@ class TextTable(ScrollView, can_focus=True):
 
     def _fit_columns(self) -> None:
         """Narrow the columns that may shrink so the table fits its window (:func:`fit_widths`)."""
-        window = self.scrollable_content_region.width if self.is_mounted else 0
+        window = self._visible = self.scrollable_content_region.width if self.is_mounted else 0
         self.column_widths = fit_widths(self._columns, window) if window > 0 else [c.width for c in self._columns]
         self._total_width = sum(self.column_widths)
         self.virtual_size = Size(self._total_width, self.virtual_size.height)
@@ -255,7 +256,7 @@ class TextTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
         top = self._top
-        window = (self.scrollable_content_region.width or width, width)  # cells fit beside the scrollbar
+        window = (self._visible or width, width)  # cells fit beside the scrollbar
         if top and y == 0:
             return whole_cells(self._header_strip(), self.column_widths, scroll_x, window, self.get_component_rich_style("text-table--header"))
         index = scroll_y + y - top

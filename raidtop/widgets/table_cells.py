@@ -71,14 +71,16 @@ def fit_cell(text: str, width: int, align: str, gap: bool = True) -> str:
     """``text`` as plain text exactly ``width`` columns wide, aligned, after its gap (see the module rule)."""
     # Cells hold device names, labels and paths: each goes out as a Segment,
     # which Rich writes verbatim, so control characters are replaced here.
-    text = plain(text).rstrip()
-    if gap and text.startswith(" ") and align != "right":
+    text = plain(text)
+    if gap and text[:1] == " " and align != "right":
         text = text[1:]
     room = width - 1 if gap else width
-    if room <= 0:
-        return " " * max(0, width)
     if len(text) > room:
-        text = shorter_number(text.strip(), room) or cut_text(text, room)
+        if room <= 0:
+            return " " * max(0, width)
+        text = text.rstrip()
+        if len(text) > room:
+            text = shorter_number(text.strip(), room) or cut_text(text, room)
     body = text.rjust(room) if align == "right" else text.ljust(room)
     return " " + body if gap else body
 
@@ -89,7 +91,7 @@ def line_segments(cells: list[tuple[str, Style]], columns: list[Column], widths:
             for i, ((text, style), column, width) in enumerate(zip(cells, columns, widths))]
 
 
-def whole_cells(line: Strip, widths: list[int], start: int, window: tuple[int, int], style: Style) -> Strip:
+def whole_cells(line: Strip, widths: list[int], start: int, window: tuple[int, int]) -> Strip:
     """``window[1]`` columns of ``line`` from ``start``; any cell not wholly in the first ``window[0]`` is left blank.
 
     A table wider than its window scrolls sideways; a cell half in view would
@@ -99,6 +101,9 @@ def whole_cells(line: Strip, widths: list[int], start: int, window: tuple[int, i
     visible, width = window
     if start == 0 and sum(widths) <= visible:
         return line.crop(0, width)  # the common case: the whole table in view
+    # Blanks take the line's background only (a cursor row stays highlighted, no underline runs on).
+    first = next(iter(line), None)
+    style = Style(bgcolor=first.style.bgcolor) if first is not None and first.style is not None else Style()
     edges = list(accumulate(widths, initial=0))
     end = start + visible
     left = next((e for e in edges if e >= start), edges[-1])

@@ -258,7 +258,7 @@ class TextTable(ScrollView, can_focus=True):
         top = self._top
         window = (self._visible or width, width)  # cells fit beside the scrollbar
         if top and y == 0:
-            return whole_cells(self._header_strip(), self.column_widths, scroll_x, window, self.get_component_rich_style("text-table--header"))
+            return whole_cells(self._header_strip(), self.column_widths, scroll_x, window)
         index = scroll_y + y - top
         count = self._count
         if not count and index == 0 and self.placeholder:
@@ -266,8 +266,7 @@ class TextTable(ScrollView, can_focus=True):
             return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
         if index >= count:
             return Strip.blank(width, self._line_styles()[0][0])
-        base = self._line_styles()[self.show_cursor and index == self.cursor_row and self.has_focus][0]
-        return whole_cells(self._row_strip(index), self.column_widths, scroll_x, window, base)
+        return whole_cells(self._row_strip(index), self.column_widths, scroll_x, window)
 
     def _header_strip(self) -> Strip:
         if self._header is None:

@@ -71,7 +71,7 @@ def test_a_text_column_at_the_end_shrinks_by_itself():
 def test_a_cell_cut_by_the_window_is_left_blank():
     style = Style()
     line = Strip([Segment("aaaa", style), Segment("  0.00", style), Segment(" 60000.00", style)])
-    shown = whole_cells(line, [4, 6, 9], 0, (14, 16), style)
+    shown = whole_cells(line, [4, 6, 9], 0, (14, 16))
     assert shown.text == "aaaa  0.00      "
-    scrolled = whole_cells(line, [4, 6, 9], 2, (14, 14), style)
+    scrolled = whole_cells(line, [4, 6, 9], 2, (14, 14))
     assert scrolled.text == "    0.00      "  # "aaaa" half out on the left, "60000.00" half out on the right

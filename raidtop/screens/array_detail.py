@@ -23,6 +23,7 @@ from raidtop.mdview import (counting_action, degraded_since_text, eta_text, kern
                             sync_action_text, sync_speed_text)
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
+from raidtop.screens.events import event_keys, show_newest_first
 from raidtop.smartview import member_health_rows
 from raidtop.widgets.array_load_panel import ArrayLoadPanel
 from raidtop.widgets.panel import Panel
@@ -219,11 +220,12 @@ class ArrayDetailScreen(Screen[None]):
             if t.array == array.name
         ]
         self.query_one("#thread-table", TextTable).set_rows(threads, "no md kernel threads visible in /proc")
+        shown = history.events_of(array.name)
         events = [
-            Row(f"{i}", (time.strftime("%H:%M:%S", time.localtime(e.time)), e.event, e.member or ""), ("dim", None, None))
-            for i, e in enumerate(history.events_of(array.name))
+            Row(key, (time.strftime("%H:%M:%S", time.localtime(e.time)), e.event, e.member or ""), ("dim", None, None))
+            for key, e in zip(event_keys(shown), shown)
         ]
-        self.query_one("#detail-events", TextTable).set_rows(events, "no events for this array yet")
+        show_newest_first(self.query_one("#detail-events", TextTable), events, "no events for this array yet")
 
     def _draw_plot(self, points: list[SyncPoint], events: list[MdEvent]) -> None:
         plot = self.query_one("#sync-plot", Static)

@@ -18,6 +18,7 @@ from textual.widgets import Tab, Tabs
 
 from raidtop.ring_buffers import History
 from raidtop.model import Snapshot
+from raidtop.screens.dashboard_rows import fit_rows
 from raidtop.screens.member_flow import MemberFlow
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.cpu_panel import CpuPanel
@@ -78,8 +79,7 @@ class DashboardScreen(Screen[None]):
     DashboardScreen { layout: vertical; overflow: hidden hidden; }
     DashboardScreen #status { dock: top; }
     DashboardScreen #panel-tabs { display: none; height: 2; }
-    DashboardScreen #disks { height: auto; max-height: 40%; min-height: 5; }
-    DashboardScreen #disks TextTable { height: auto; max-height: 100%; }
+    DashboardScreen #disks { height: 1fr; min-height: 5; }
     DashboardScreen #bottom { height: 1fr; min-height: 8; }
     DashboardScreen #cpu { width: 1fr; min-width: 40; }
     DashboardScreen #side { width: 44; }
@@ -168,6 +168,11 @@ class DashboardScreen(Screen[None]):
         self._layout_classes(self.size.width, self.size.height)
         if self.has_class("-narrow") and not self.query("#panel-tabs"):
             self.mount(self._panel_tabs(), before="#arrays")
+        self.call_after_refresh(self._fit_rows)
+
+    def _fit_rows(self) -> None:
+        fit_rows(self.query_one(ArraysPanel), self.query_one(DisksPanel), self.query_one("#bottom"), self.last_snapshot,
+                 self.has_class("-narrow"), self.has_class("-wide"))
 
     def _panel_tabs(self) -> Tabs:
         # Made only once the terminal is narrow: at full size the tabs are hidden,
@@ -204,6 +209,7 @@ class DashboardScreen(Screen[None]):
         if self.has_class("-processes"):
             self.query_one(ProcessesPanel).show(snap)
         self.query_one(NotesBar).notes = snap.notes
+        self._fit_rows()
         status = self.query_one(StatusBar)
         status.sample_time = _clock(snap.time)
         if snap.vm is not None and snap.vm.loadavg is not None:

@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
+from raidtop.model_md import MdEvent
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
@@ -16,7 +17,7 @@ _TONES = {"Fail": "crit", "FailSpare": "crit", "DegradedArray": "crit", "DeviceD
 
 
 class EventsScreen(ModalScreen[None]):
-    """Every md event raidtop derived since it started, oldest first."""
+    """Every md event raidtop derived since it started, newest at the top (:func:`show_newest_first`)."""
 
     BINDINGS = [Binding("escape,e,q", "dismiss", "Close events", id="events-close")]
     DEFAULT_CSS = """
@@ -49,11 +50,38 @@ class EventsScreen(ModalScreen[None]):
         """Show the session's events."""
         events = self.app.dashboard.history.events_of()
         rows = [
-            Row(str(i), (time.strftime("%H:%M:%S", time.localtime(e.time)), e.array, e.event, e.member or "", e.detail or ""),
+            Row(key, (time.strftime("%H:%M:%S", time.localtime(e.time)), e.array, e.event, e.member or "", e.detail or ""),
                 ("dim", None, _TONES.get(e.event), None, "dim"))
-            for i, e in enumerate(events)
+            for key, e in zip(event_keys(events), events)
         ]
-        self.query_one(TextTable).set_rows(rows, "no md events yet")
+        show_newest_first(self.query_one(TextTable), rows, "no md events yet")
 
     def action_dismiss(self) -> None:
         self.dismiss(None)
+
+
+def event_keys(events: list[MdEvent]) -> list[str]:
+    """Row keys that stay with their events while newer ones arrive above them (a repeat gets a count)."""
+    seen: dict[str, int] = {}
+    keys = []
+    for event in events:
+        key = f"{event.time!r}/{event.array}/{event.event}/{event.member or ''}"
+        seen[key] = seen.get(key, 0) + 1
+        keys.append(f"{key}#{seen[key]}")
+    return keys
+
+
+def show_newest_first(table: TextTable, rows: list[Row], placeholder: str) -> None:
+    """Show event ``rows`` (given oldest first) with the newest at the top, where an incident's last event is seen first.
+
+    A cursor on the top row stays there, so a new event arrives highlighted; a
+    cursor moved down to an older event stays on that event as new ones push it down.
+    """
+    key = table.cursor_key
+    following = table.cursor_row == 0
+    table.set_rows(rows[::-1], placeholder)
+    if following or key is None:
+        table.cursor_row = 0
+        table.scroll_to(y=0, animate=False)
+    else:
+        table.move_cursor_to_key(key)

@@ -57,8 +57,9 @@ class ExplainScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(content(self._title()), id="explain-title")
             yield TextTable(
-                [Column("name", "Value", 10, "left"), Column("formula", "Formula", 44, "left"),
-                 Column("numbers", "With this interval's deltas", 36, "left"), Column("result", "=", 12)],
+                # Formula and deltas give up width on narrow terminals, so the result stays in view.
+                [Column("name", "Value", 10, "left"), Column("formula", "Formula", 44, "left", min_width=18),
+                 Column("numbers", "With this interval's deltas", 36, "left", min_width=14), Column("result", "=", 12)],
                 id="explain-table",
             )
             for caveat in self.explanation.caveats:

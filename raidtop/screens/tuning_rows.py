@@ -13,10 +13,11 @@ from raidtop.widgets.text_table import Column, Row
 
 KNOB_COLUMNS = [
     Column("attr", "Setting", 18, "left"),
-    Column("current", "Current", 22, "left"),
-    Column("allowed", "Allowed", 27, "left"),
-    Column("start", "At start", 11, "left"),
-    Column("command", "Command", 60, "left"),
+    Column("current", "Current", 22, "left", min_width=14),
+    Column("allowed", "Allowed", 27, "left", min_width=14),
+    Column("start", "At start", 11, "left", min_width=9),
+    # The whole command is in the detail pane below the table.
+    Column("command", "Command", 60, "left", min_width=16),
 ]
 TARGET_COLUMNS = [Column("name", "Device", 8, "left"), Column("detail", "What", 15, "left")]
 CHANGE_COLUMNS = [

@@ -39,7 +39,7 @@ ARRAY_COLUMNS = [
     Column("name", "Array", 9, "left"),
     Column("level", "Level", 7, "left"),
     Column("state", "State", 15, "left"),
-    Column("counts", "[n/m]", 7, "left"),
+    Column("counts", "[n/m]", 8, "left"),  # "[11/10]" and its gap
     Column("status", "Members", 12, "left"),
     Column("size", "Size", 9),
     Column("progress", " Sync", BAR_WIDTH + 8, "left"),
@@ -85,21 +85,22 @@ def array_columns(width: int) -> tuple[list[Column], int]:
 
 
 MEMBER_COLUMNS = [
-    Column("array", "Array", 9, "left"),
-    Column("member", "Member", 12, "left"),
+    # min_width: what each column gives up so the whole grid fits 120 columns (Temp and %util were off screen).
+    Column("array", "Array", 9, "left", min_width=6),
+    Column("member", "Member", 12, "left", min_width=9),
     Column("slot", "Slot", 5),
-    Column("roles", " Roles", 26, "left"),
+    Column("roles", " Roles", 26, "left", min_width=16),
     Column("health", "Health", HEALTH_WIDTH, "left"),
-    Column("errors", "Err", 5),
-    Column("r_s", "r/s", 8),
-    Column("w_s", "w/s", 8),
-    Column("rkb_s", "rkB/s", 10),
-    Column("wkb_s", "wkB/s", 10),
+    Column("errors", "Err", 5, min_width=4),
+    Column("r_s", "r/s", 8, min_width=7),
+    Column("w_s", "w/s", 8, min_width=7),
+    Column("rkb_s", "rkB/s", 10, min_width=8),
+    Column("wkb_s", "wkB/s", 10, min_width=8),
     Column("r_await_ms", "r_await", 8),
     Column("w_await_ms", "w_await", 8),
     Column("util_pct", "%util", 7),
-    Column("temp", "Temp", 7),
-    Column("flag", "", 8, "left"),
+    Column("temp", "Temp", 7, min_width=6),
+    Column("flag", "", 8, "left", min_width=7),
 ]
 
 
@@ -233,6 +234,7 @@ class ArraysPanel(Panel):
         self._snapshot: Snapshot | None = None
         self._offers: dict[str, frozenset[str]] = {}
         self._columns, self._bar_width = ARRAY_COLUMNS, BAR_WIDTH
+        self._room: int | None = None
 
     def compose(self) -> ComposeResult:
         yield RiskBanner(id="risk-banner")
@@ -252,11 +254,20 @@ class ArraysPanel(Panel):
         """The array under the cursor: the focused member grid's array, else the arrays table's."""
         return self._highlighted()[0]
 
+    def set_room(self, rows: int | None) -> None:
+        """At most ``rows`` for the whole panel (None: the stylesheet's limit); the member grid gets what the arrays leave."""
+        if rows != self._room:
+            self._room = rows
+            self.styles.max_height = rows
+            self._fit_member_grid()
+
     def _fit_member_grid(self) -> None:
-        # Auto heights do not shrink: the grid gets what half the screen leaves
+        # Auto heights do not shrink: the grid gets what the panel's room leaves
         # after the arrays table and scrolls inside it, so the page never scrolls.
         arrays = min(len(self.query_one("#array-table", TextTable).rows) + 1, 12)
-        room = max(3, self.screen.size.height // 2 - 2 - arrays)
+        banner = self.query_one(RiskBanner)
+        above = 2 + arrays + (banner.outer_size.height if banner.display else 0)
+        room = max(3, (self._room - above) if self._room is not None else self.screen.size.height // 2 - above)
         members = self.query_one("#member-table", TextTable)
         if members.styles.max_height is None or members.styles.max_height.value != room:
             members.styles.max_height = room

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import DataTable
 
@@ -22,15 +23,27 @@ class FleetTable(DataTable):
         self._columns = columns
         self.keys: list[str] = []
         """The host of each row, in order."""
+        self._widths: list[int] = []
 
     def on_mount(self) -> None:
-        self.add_columns(*self._columns)
+        if not self.columns:
+            self.add_columns(*self._columns)
 
     def show(self, rows: list[Row]) -> None:
         """Replace the rows, keeping the cursor on the same line number."""
         cursor = self.cursor_row
         variables = self.app.theme_variables
-        self.clear()
+        widths = [max([cell_len(label)] + [cell_len(r.cells[i]) for r in rows if i < len(r.cells)]) for i, label in enumerate(self._columns)]
+        if widths != self._widths:
+            # Columns sized up front: DataTable widens auto-sized columns only when
+            # idle and keeps cells it painted at the old width, so "store7:10719"
+            # read "stor" and "111.5M/s" read "111.5".
+            self._widths = widths
+            self.clear(columns=True)
+            for label, width in zip(self._columns, widths):
+                self.add_column(label, width=width)
+        else:
+            self.clear()
         self.keys = []
         for row in rows:
             colour = variables.get(_TONE_VARIABLE.get(row.tone or "", ""), "") if row.tone else ""
@@ -39,6 +52,7 @@ class FleetTable(DataTable):
             self.keys.append(row.key)
         if rows:
             self.move_cursor(row=min(cursor, len(rows) - 1))
+
 
     @property
     def current_key(self) -> str | None:

@@ -10,8 +10,8 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 SENSOR_COLUMNS = [
-    Column("chip", "Chip", 13, "left"),
-    Column("label", "Label", 11, "left"),
+    Column("chip", "Chip", 12, "left", min_width=10),
+    Column("label", "Label", 12, "left", min_width=11),
     Column("value", "Value", 9),
     Column("limits", "max/crit", 9),
 ]

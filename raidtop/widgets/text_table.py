@@ -21,7 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from raidtop.untrusted import plain
-from raidtop.widgets.table_cells import Column, Row, fit_cell, text_only_style
+from raidtop.widgets.table_cells import Column, Row, column_at, fit_widths, line_segments, text_only_style, whole_cells
 
 __all__ = ["Column", "Row", "TextTable"]
 _TONES = ("dim", "good", "warn", "crit", "accent", "spark")
@@ -114,7 +114,10 @@ class TextTable(ScrollView, can_focus=True):
         self._strips: dict[int, tuple[object, Strip]] = {}
         self._header: Strip | None = None
         self._line_style_cache: tuple | None = None
-        self._total_width = self._width_of(self._columns)
+        self.column_widths = [c.width for c in self._columns]
+        """Each column's width as drawn now (narrower than declared where the window is and the column may shrink)."""
+        self._total_width = sum(self.column_widths)
+        self._visible = 0
         self.show_header = show_header
         self.show_cursor = show_cursor
         self.placeholder = ""
@@ -153,8 +156,15 @@ class TextTable(ScrollView, can_focus=True):
     def set_columns(self, columns: list[Column]) -> None:
         """Replace the columns (and repaint everything)."""
         self._columns = list(columns)
-        self._total_width = self._width_of(self._columns)
+        self._fit_columns()
         self._invalidate_all()
+
+    def _fit_columns(self) -> None:
+        """Narrow the columns that may shrink so the table fits its window (:func:`fit_widths`)."""
+        window = self._visible = self.scrollable_content_region.width if self.is_mounted else 0
+        self.column_widths = fit_widths(self._columns, window) if window > 0 else [c.width for c in self._columns]
+        self._total_width = sum(self.column_widths)
+        self.virtual_size = Size(self._total_width, self.virtual_size.height)
 
     def set_sort_marker(self, key: str | None, reverse: bool) -> None:
         """Underline the header of the column rows are sorted by."""
@@ -246,31 +256,26 @@ class TextTable(ScrollView, can_focus=True):
         scroll_x, scroll_y = self.scroll_offset
         width = self.size.width
         top = self._top
+        window = (self._visible or width, width)  # cells fit beside the scrollbar
         if top and y == 0:
-            return self._header_strip().crop(scroll_x, scroll_x + width)
+            return whole_cells(self._header_strip(), self.column_widths, scroll_x, window)
         index = scroll_y + y - top
         count = self._count
-        if not count:
-            if index == 0 and self.placeholder:
-                style = self.get_component_rich_style("text-table--dim")
-                return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
-            return Strip.blank(width, self._line_styles()[0][0])
+        if not count and index == 0 and self.placeholder:
+            style = self.get_component_rich_style("text-table--dim")
+            return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
         if index >= count:
             return Strip.blank(width, self._line_styles()[0][0])
-        return self._row_strip(index).crop(scroll_x, scroll_x + width)
+        return whole_cells(self._row_strip(index), self.column_widths, scroll_x, window)
 
     def _header_strip(self) -> Strip:
         if self._header is None:
             normal = self.get_component_rich_style("text-table--header")
             sorted_style = self.get_component_rich_style("text-table--sorted")
-            segments = []
-            for column in self._columns:
-                label = column.label
-                style = normal
-                if column.key == self._sorted_key:
-                    label = label + ("▲" if self._sort_reverse else "▼")
-                    style = sorted_style
-                segments.append(Segment(fit_cell(label, column.width, column.align), style))
+            marker = "▲" if self._sort_reverse else "▼"
+            segments = line_segments(
+                [(c.label + marker, sorted_style) if c.key == self._sorted_key else (c.label, normal) for c in self._columns],
+                self._columns, self.column_widths)
             segments.append(Segment(" " * max(0, self.size.width - self._total_width), normal))
             # One segment per run of equally styled cells: fewer escape codes to the terminal.
             self._header = Strip(segments).simplify()
@@ -285,13 +290,11 @@ class TextTable(ScrollView, can_focus=True):
         if cached is not None and cached[0] == cache_key:
             return cached[1]
         base, toned = self._line_styles()[is_cursor]
-        segments = []
-        styles = row.styles
-        for i, column in enumerate(self._columns):
-            text = row.cells[i] if i < len(row.cells) else ""
-            tone = styles[i] if i < len(styles) else None
-            style = toned[tone] if tone else base
-            segments.append(Segment(fit_cell(text, column.width, column.align), style))
+        cells, styles = row.cells, row.styles
+        segments = line_segments(
+            [(cells[i] if i < len(cells) else "", toned[styles[i]] if i < len(styles) and styles[i] else base)
+             for i in range(len(self._columns))],
+            self._columns, self.column_widths)
         pad = max(0, self.size.width - self._total_width)
         if pad:
             segments.append(Segment(" " * pad, base))
@@ -361,12 +364,9 @@ class TextTable(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         if self._top and event.y == 0:
-            x = event.x + self.scroll_offset.x
-            for column in self._columns:
-                if x < column.width:
-                    self.post_message(self.HeaderClicked(self, column.key))
-                    return
-                x -= column.width
+            column = column_at(self._columns, self.column_widths, event.x + self.scroll_offset.x)
+            if column is not None:
+                self.post_message(self.HeaderClicked(self, column.key))
             return
         index = self.scroll_offset.y + event.y - self._top
         if 0 <= index < self._count:
@@ -377,11 +377,13 @@ class TextTable(ScrollView, can_focus=True):
     def on_focus(self) -> None:
         self._invalidate_all()
 
-    def on_blur(self) -> None:
-        self._invalidate_all()
+    on_blur = on_focus
 
     def on_resize(self) -> None:
+        self._fit_columns()
         self._invalidate_all()
+
+    watch_show_vertical_scrollbar = on_resize  # rows that outgrow the table take a column for the scrollbar
 
     def notify_style_update(self) -> None:
         # A theme change alters every component style: drop every cached line.
@@ -393,7 +395,3 @@ class TextTable(ScrollView, can_focus=True):
         self._strips.clear()
         self._header = None
         self.refresh()
-
-    @staticmethod
-    def _width_of(columns: list[Column]) -> int:
-        return sum(c.width for c in columns)

@@ -18,6 +18,8 @@ _LAYOUT = (
     (("us", "us", "pct"), ("sy", "sy", "pct"), ("id", "id", "pct")),
     (("wa", "wa", "pct"), ("st", "st", "pct"), ("ld1", "loadavg", "load")),
 )
+VM_TABLE_ROWS = len(_LAYOUT)
+"""Lines of the vmstat table (its CSS height)."""
 VM_COLUMNS = [
     Column("k1", "", 5, "left"), Column("v1", "", 8),
     Column("k2", "", 6, "left"), Column("v2", "", 8),

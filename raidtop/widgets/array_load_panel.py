@@ -13,7 +13,7 @@ from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 LOAD_COLUMNS = [
-    Column("unit", "Unit", 30, "left"),
+    Column("unit", "Unit", 30, "left", min_width=10),
     Column("read", "Read/s", 8),
     Column("write", "Write/s", 8),
     Column("wpct", "%writes", 8),

@@ -29,8 +29,10 @@ import copy
 import importlib.abc
 import importlib.util
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import time
 import tomllib
 from dataclasses import dataclass
@@ -202,6 +204,12 @@ class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(self.code, module.__dict__)
 
 
+def _absolute(arg: str) -> str:
+    """A test path made absolute (the child runs elsewhere); options as they are."""
+    path = ROOT / arg.split("::")[0]
+    return str(ROOT / arg) if not arg.startswith("-") and path.exists() else arg
+
+
 def run_in_child(name: str, path: Path, code, pytest_args: list[str], timeout: float, quiet: bool = True) -> str:
     """``passed``, ``failed`` or ``timeout`` for the tests run against ``code`` as module ``name``."""
     pid = os.fork()
@@ -212,10 +220,16 @@ def run_in_child(name: str, path: Path, code, pytest_args: list[str], timeout: f
                 os.dup2(null, 1)
                 os.dup2(null, 2)
             os.setpgid(0, 0)
+            # A mutant may write where it should not: relative paths land in
+            # a scratch directory, never in the checkout.
+            scratch = tempfile.mkdtemp(prefix="mutant-")
+            os.chdir(scratch)
             sys.meta_path.insert(0, _MutantFinder(name, path, code))
             import pytest
             status = pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning",
-                                  *pytest_args])
+                                  "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+                                  *[_absolute(arg) for arg in pytest_args]])
+            shutil.rmtree(scratch, ignore_errors=True)
             os._exit(0 if status == 0 else 1)
         except BaseException:
             os._exit(2)

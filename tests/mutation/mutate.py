@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import importlib
 import importlib.abc
 import importlib.util
 import os
@@ -59,6 +60,8 @@ SYMBOL = {
     ast.Pow: "**", ast.BitOr: "|", ast.BitAnd: "&", ast.LShift: "<<", ast.RShift: ">>",
     ast.And: "and", ast.Or: "or",
 }
+PRELOAD = ("hypothesis", "hypothesis.strategies", "textual.app", "rich.text", "syrupy", "prometheus_client",
+           "psutil", "pyudev")
 DELETABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise,
              ast.Continue, ast.Break, ast.Delete)
 
@@ -257,6 +260,13 @@ def _preload() -> None:
         try:
             entry.load()
         except Exception:  # a plugin that fails here fails in the child too, visibly
+            pass
+    # Heavy third-party imports the tests make (never raidtop's own modules,
+    # which must come fresh in each child to see the mutant).
+    for heavy in PRELOAD:
+        try:
+            importlib.import_module(heavy)
+        except ImportError:
             pass
 
 

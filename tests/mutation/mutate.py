@@ -32,6 +32,7 @@ import importlib.util
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -215,6 +216,10 @@ def _absolute(arg: str) -> str:
 
 def run_in_child(name: str, path: Path, code, pytest_args: list[str], timeout: float, quiet: bool = True) -> str:
     """``passed``, ``failed`` or ``timeout`` for the tests run against ``code`` as module ``name``."""
+    # A mutant may write where it should not, or be killed mid-test: its
+    # working directory and pytest's tmp_path live in a scratch directory
+    # removed afterwards, never in the checkout or the shared /tmp/pytest-of-*.
+    scratch = tempfile.mkdtemp(prefix="mutant-")
     pid = os.fork()
     if pid == 0:  # the child: import the mutant, run pytest, report by exit status
         try:
@@ -223,19 +228,23 @@ def run_in_child(name: str, path: Path, code, pytest_args: list[str], timeout: f
                 os.dup2(null, 1)
                 os.dup2(null, 2)
             os.setpgid(0, 0)
-            # A mutant may write where it should not: relative paths land in
-            # a scratch directory, never in the checkout.
-            scratch = tempfile.mkdtemp(prefix="mutant-")
             os.chdir(scratch)
             sys.meta_path.insert(0, _MutantFinder(name, path, code))
             import pytest
             status = pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning",
                                   "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
+                                  "--basetemp", os.path.join(scratch, "tmp"),
                                   *[_absolute(arg) for arg in pytest_args]])
-            shutil.rmtree(scratch, ignore_errors=True)
             os._exit(0 if status == 0 else 1)
         except BaseException:
             os._exit(2)
+    try:
+        return _wait(pid, timeout)
+    finally:
+        _remove_scratch(scratch)
+
+
+def _wait(pid: int, timeout: float) -> str:
     deadline = time.monotonic() + timeout
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -249,6 +258,15 @@ def run_in_child(name: str, path: Path, code, pytest_args: list[str], timeout: f
             os.waitpid(pid, 0)
             return "timeout"
         time.sleep(0.02)
+
+
+def _remove_scratch(scratch: str) -> None:
+    """Remove a child's scratch directory, first unmounting what a killed test left mounted there."""
+    with open("/proc/self/mounts", encoding="utf-8") as mounts:
+        points = [line.split()[1] for line in mounts]
+    for point in sorted((p for p in points if p.startswith(scratch + "/")), key=len, reverse=True):
+        subprocess.run(["umount", "-l", point], check=False, capture_output=True)
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _preload() -> None:

@@ -100,6 +100,45 @@ def test_devices_and_directories_are_refused(path: str, kind: str):
         read_bounded(path)
 
 
+def test_a_block_device_is_refused_without_reading_it(tmp_path: Path):
+    node = tmp_path / "loop0"
+    os.mknod(node, 0o600 | stat.S_IFBLK, os.makedev(7, 0))  # /dev/loop0's numbers; nothing is read from it
+    try:
+        with no_fd_leak(), pytest.raises(UnsafeFile, match="is a block device, not a regular file; not read"):
+            read_bounded(node)
+    except OSError as exc:
+        if isinstance(exc, UnsafeFile):
+            raise
+        pytest.skip(f"no loop device 0 to open here: {exc}")
+
+
+def test_a_socket_cannot_even_be_opened(tmp_path: Path):
+    import socket
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "sock"))
+        with no_fd_leak(), pytest.raises(OSError) as refused:
+            read_bounded(tmp_path / "sock")
+    assert refused.value.errno == errno.ENXIO
+
+
+def test_reads_ask_for_at_most_one_mib_and_one_byte_past_the_limit(tmp_path: Path, monkeypatch):
+    # The memory bound: never more than limit + 1 bytes asked for, 1 MiB at a time.
+    path = sized(tmp_path / "f", 3 << 20)
+    real_read, asked = os.read, []
+
+    def read(fd, n):
+        asked.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", read)
+    assert len(read_bounded(path, 3 << 20)) == 3 << 20
+    assert asked == [1 << 20, 1 << 20, 1 << 20, 1]
+    asked.clear()
+    with pytest.raises(UnsafeFile):
+        read_bounded(path, (2 << 20) + 5)
+    assert asked == [1 << 20, 1 << 20, 6]
+
+
 def test_a_symlink_is_followed_only_when_allowed(tmp_path: Path):
     (tmp_path / "real").write_bytes(b"x")
     (tmp_path / "link").symlink_to(tmp_path / "real")

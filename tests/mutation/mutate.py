@@ -83,7 +83,7 @@ def _short(node: ast.AST, width: int = 60) -> str:
 
 
 def _skipped(tree: ast.Module) -> set[int]:
-    """Nodes no mutant touches: docstrings, annotations, imports, ``__slots__``/``__all__``."""
+    """Nodes no mutant touches: docstrings, annotations, imports, decorators, ``__slots__``/``__all__``."""
     skip: set[int] = set()
 
     def drop(node: ast.AST | None) -> None:
@@ -97,8 +97,6 @@ def _skipped(tree: ast.Module) -> set[int]:
             drop(node)
         elif isinstance(node, ast.arg):
             drop(node.annotation)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            drop(node.returns)
         elif isinstance(node, ast.AnnAssign):
             drop(node.annotation)
         elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in ("__slots__", "__all__")
@@ -106,6 +104,11 @@ def _skipped(tree: ast.Module) -> set[int]:
             drop(node)
         elif isinstance(node, ast.FormattedValue):
             drop(node.format_spec)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            drop(node.returns)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in node.decorator_list:
+                drop(decorator)  # @dataclass(frozen=True, slots=True): layout the type checker guards
     return skip
 
 

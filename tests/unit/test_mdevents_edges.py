@@ -142,6 +142,71 @@ def test_a_spare_swapped_for_another_raises_nothing_two_removed_name_none():
     assert events(raid1(members=(A, B, spare, other)), raid1(members=(A, B))) == [("SparesMissing", None)]
 
 
+def test_a_new_array_already_syncing_starts_its_sync():
+    got = derive_events([], [raid1(MdSync("resync", 0.1, 1, 1000))], 1.0)
+    assert [(e.event, e.member) for e in got] == [("NewArray", None), ("RebuildStarted", None)]
+    got = derive_events([], [raid1(MdSync("check", 0.1, 1, 1000))], 1.0)
+    assert [e.event for e in got] == ["NewArray", "CheckStarted"]
+    assert [e.event for e in derive_events([], [raid1(MdSync("delayed"))], 1.0)] == ["NewArray"]
+
+
+def test_percent_known_on_one_side_only_continues():
+    assert events(raid1(MdSync("resync")), raid1(MdSync("resync", 30.0))) == []
+    assert events(raid1(MdSync("resync", 30.0)), raid1(MdSync("resync"))) == []
+
+
+def test_a_faulty_member_removed_with_a_spare_names_the_spare():
+    faulty = MdMember("sdd", None, ("faulty",))
+    spare = MdMember("sdc", None, ("spare",))
+    assert events(raid1(members=(A, B, faulty, spare)), raid1(members=(A, B))) == [("SparesMissing", "sdc")]
+
+
+# --- mdadm --replace ------------------------------------------------------------
+
+OLD = MdMember("sda", 0, ("in_sync", "want_replacement"))
+NEW = MdMember("sdc", 0, ("replacement",))
+REPLACING = raid1(MdSync("recover", 99.0, 990, 1000), members=(OLD, B, NEW))
+
+
+def test_a_finished_replace_is_rebuild_finished_then_an_expected_fail():
+    done = raid1(members=(MdMember("sda", 0, ("faulty",)), B, MdMember("sdc", 0, ("in_sync",))))
+    got = derive_events([REPLACING], [done], 1.0)
+    assert [(e.event, e.member, e.detail, e.expected) for e in got] == [
+        ("RebuildFinished", None, None, False),
+        ("Fail", "sda", "sda replaced by sdc", True),
+        ("SpareActive", "sdc", None, False),
+    ]
+
+
+def test_a_member_wanting_replacement_that_fails_with_no_successor_is_a_plain_fail():
+    # The replacement is not in sync yet: the old disk's failure is a real one.
+    failed = raid1(MdSync("recover", 99.5, 995, 1000), health="degraded",
+                   members=(MdMember("sda", 0, ("faulty",)), B, NEW))
+    got = derive_events([REPLACING], [failed], 1.0)
+    assert [(e.event, e.member, e.expected) for e in got] == [("Fail", "sda", False), ("DegradedArray", None, False)]
+
+
+def test_a_successor_must_hold_the_same_slot():
+    # sdb, in sync in slot 1, is not sda's successor; sdc in slot 0 not in sync yet.
+    failed = raid1(health="degraded", members=(MdMember("sda", 0, ("faulty",)), B, MdMember("sdc", 0, ())))
+    got = derive_events([raid1(members=(OLD, B, NEW))], [failed], 1.0)
+    assert [(e.event, e.member, e.detail) for e in got] == [("Fail", "sda", None), ("DegradedArray", None, None)]
+
+
+def test_without_want_replacement_a_member_taking_the_slot_is_no_successor():
+    plain = MdMember("sda", 0, ("in_sync",))
+    done = raid1(members=(MdMember("sda", 0, ("faulty",)), B, MdMember("sdc", 0, ("in_sync",))))
+    got = derive_events([raid1(members=(plain, B, NEW))], [done], 1.0)
+    assert [(e.event, e.member, e.expected) for e in got][0] == ("Fail", "sda", False)
+
+
+def test_a_slotless_member_wanting_replacement_has_no_successor():
+    old = MdMember("sda", None, ("in_sync", "want_replacement"))
+    done = raid1(members=(MdMember("sda", None, ("faulty",)), B, MdMember("sdc", None, ("in_sync",))))
+    got = derive_events([raid1(members=(old, B))], [done], 1.0)
+    assert [(e.event, e.member, e.expected) for e in got][0] == ("Fail", "sda", False)
+
+
 # --- bell and alert state ---------------------------------------------------------
 
 def test_only_unexpected_bad_events_ring_the_bell():

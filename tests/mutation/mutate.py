@@ -75,6 +75,8 @@ class Mutant:
     kind: str
     line: int
     change: str
+    where: str
+    """The innermost function or class around it (``<module>`` at the top)."""
 
 
 def _short(node: ast.AST, width: int = 60) -> str:
@@ -115,35 +117,40 @@ def _skipped(tree: ast.Module) -> set[int]:
 def mutants_of(tree: ast.Module) -> list[Mutant]:
     """Every mutant of the module, in source order."""
     skip = _skipped(tree)
+    owner: dict[int, str] = {}
+    for scope in ast.walk(tree):  # outer scopes first: inner ones overwrite
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            owner.update((id(n), scope.name) for n in ast.walk(scope))
     found: list[Mutant] = []
     for index, node in enumerate(ast.walk(tree)):
         if id(node) in skip:
             continue
         line = getattr(node, "lineno", 0)
+        where = owner.get(id(node), "<module>")
         if isinstance(node, ast.Compare):
             for i, op in enumerate(node.ops):
                 new = COMPARE_SWAPS[type(op)]
-                found.append(Mutant(index, f"cmp:{i}", line, f"`{SYMBOL[type(op)]}` → `{SYMBOL[new]}`"))
+                found.append(Mutant(index, f"cmp:{i}", line, f"`{SYMBOL[type(op)]}` → `{SYMBOL[new]}`", where))
         elif isinstance(node, (ast.BinOp, ast.AugAssign)) and type(node.op) in BINOP_SWAPS:
             old, new = type(node.op), BINOP_SWAPS[type(node.op)]
             eq = "=" if isinstance(node, ast.AugAssign) else ""
-            found.append(Mutant(index, "binop", line, f"`{SYMBOL[old]}{eq}` → `{SYMBOL[new]}{eq}`"))
+            found.append(Mutant(index, "binop", line, f"`{SYMBOL[old]}{eq}` → `{SYMBOL[new]}{eq}`", where))
         elif isinstance(node, ast.BoolOp):
             new_op = "or" if isinstance(node.op, ast.And) else "and"
-            found.append(Mutant(index, "boolop", line, f"`{SYMBOL[type(node.op)]}` → `{new_op}`"))
+            found.append(Mutant(index, "boolop", line, f"`{SYMBOL[type(node.op)]}` → `{new_op}`", where))
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
-            found.append(Mutant(index, "unary", line, f"`{_short(node)}` → `{_short(node.operand)}`"))
+            found.append(Mutant(index, "unary", line, f"`{_short(node)}` → `{_short(node.operand)}`", where))
         elif isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
             value = node.value
             new_value = (not value) if isinstance(value, bool) else value + 1
-            found.append(Mutant(index, "const", line, f"`{value!r}` → `{new_value!r}`"))
+            found.append(Mutant(index, "const", line, f"`{value!r}` → `{new_value!r}`", where))
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
-            found.append(Mutant(index, "negate", line, f"condition `{_short(node.test)}` negated"))
+            found.append(Mutant(index, "negate", line, f"condition `{_short(node.test)}` negated", where))
         if isinstance(node, ast.Return) and node.value is not None and not (
                 isinstance(node.value, ast.Constant) and node.value.value is None):
-            found.append(Mutant(index, "return", line, f"`{_short(node)}` → `return None`"))
+            found.append(Mutant(index, "return", line, f"`{_short(node)}` → `return None`", where))
         if isinstance(node, DELETABLE):
-            found.append(Mutant(index, "delete", line, f"delete `{_short(node)}`"))
+            found.append(Mutant(index, "delete", line, f"delete `{_short(node)}`", where))
     found.sort(key=lambda m: (m.line, m.index, m.kind))
     return found
 
@@ -299,9 +306,11 @@ def load_equivalents(module: str) -> list[dict]:
 
 
 def is_equivalent(mutant: Mutant, source_line: str, equivalents: list[dict]) -> str | None:
-    """The recorded reason when this mutant (matched by its line's text and change) is equivalent."""
+    """The recorded reason when this mutant is equivalent: matched by its line's text, its change
+    and, when the entry names one (``in``), the function around it."""
     for entry in equivalents:
-        if entry["code"].strip() == source_line.strip() and entry["change"] == mutant.change:
+        if (entry["code"].strip() == source_line.strip() and entry["change"] == mutant.change
+                and entry.get("in", mutant.where) == mutant.where):
             return entry["why"]
     return None
 
@@ -330,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         mutants = [m for m in mutants if int(low) <= m.line <= int(high or low)]
     if args.list:
         for m in mutants:
-            print(f"{rel}:{m.line}: {m.change}")
+            print(f"{rel}:{m.line} ({m.where}): {m.change}")
         print(f"{len(mutants)} mutants")
         return 0
     if "raidtop" in sys.modules:
@@ -356,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{n}/{len(mutants)}] L{mutant.line} {mutant.change}: does not compile (not counted)")
             continue
         result = run_in_child(name, path, code, args.tests, timeout)
-        where = f"{rel}:{mutant.line}: {mutant.change}"
+        where = f"{rel}:{mutant.line} ({mutant.where}): {mutant.change}"
         if result != "passed":
             killed += 1
             print(f"[{n}/{len(mutants)}] killed{' (timeout)' if result == 'timeout' else ''}  {where}", flush=True)

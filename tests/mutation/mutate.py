@@ -114,6 +114,13 @@ def _skipped(tree: ast.Module) -> set[int]:
     return skip
 
 
+def _changed(value: int | float | bool) -> int | float | bool:
+    """The constant's mutant: a bool negated, a number plus one (doubled where +1 is lost to rounding)."""
+    if isinstance(value, bool):
+        return not value
+    return value + 1 if value + 1 != value else value * 2
+
+
 def mutants_of(tree: ast.Module) -> list[Mutant]:
     """Every mutant of the module, in source order."""
     skip = _skipped(tree)
@@ -142,7 +149,7 @@ def mutants_of(tree: ast.Module) -> list[Mutant]:
             found.append(Mutant(index, "unary", line, f"`{_short(node)}` → `{_short(node.operand)}`", where))
         elif isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
             value = node.value
-            new_value = (not value) if isinstance(value, bool) else value + 1
+            new_value = _changed(value)
             found.append(Mutant(index, "const", line, f"`{value!r}` → `{new_value!r}`", where))
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
             found.append(Mutant(index, "negate", line, f"condition `{_short(node.test)}` negated", where))
@@ -190,7 +197,7 @@ def apply(tree: ast.Module, mutant: Mutant) -> ast.Module:
     elif mutant.kind == "unary":
         replace(node.operand)
     elif mutant.kind == "const":
-        node.value = (not node.value) if isinstance(node.value, bool) else node.value + 1
+        node.value = _changed(node.value)
     elif mutant.kind == "negate":
         node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
     elif mutant.kind == "return":

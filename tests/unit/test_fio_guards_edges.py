@@ -72,16 +72,16 @@ def test_an_override_naming_the_device(sysfs: FakeSys, tmp_path: Path):
     root = as_root(sysfs.root)
     number = sysfs.disk("loop3")
     other = sysfs.disk("loop4")
-    assert same_device(root, "loop3", "loop3") and not same_device(root, "loop4", "loop3")
+    assert same_device(root, "loop3", "loop3") is True and same_device(root, "loop4", "loop3") is False
     # A path to a block node (as /dev/disk/by-id links are): the device numbers decide, not the name.
-    assert same_device(root, str(block_node(tmp_path, "by-id-disk", number)), "loop3")
-    assert not same_device(root, str(block_node(tmp_path, "loop3", other)), "loop3")
+    assert same_device(root, str(block_node(tmp_path, "by-id-disk", number)), "loop3") is True
+    assert same_device(root, str(block_node(tmp_path, "loop3", other)), "loop3") is False
     # A path that does not exist: its last component names the device.
-    assert same_device(root, "/dev/gone/loop3", "loop3")
-    assert not same_device(root, "/dev/gone/loop4", "loop3")
+    assert same_device(root, "/dev/gone/loop3", "loop3") is True
+    assert same_device(root, "/dev/gone/loop4", "loop3") is False
     # A path to something that is not a block device never names one.
     (tmp_path / "plain").write_text("")
-    assert not same_device(root, str(tmp_path / "plain"), "plain")
+    assert same_device(root, str(tmp_path / "plain"), "plain") is False
 
 
 def test_a_raw_device_target_is_found_through_sys_dev_block(sysfs: FakeSys, tmp_path: Path):

@@ -113,3 +113,13 @@ def test_a_partition_of_an_md_member_disk(sysfs: FakeSys):
                   "unused devices: <none>\n")
     assert device_in_use(sysfs.root, "sdc") == "sdc (partition sdc1) is a member of md array md9 (/proc/mdstat)"
     assert device_in_use(sysfs.root, "sdc1") == "sdc1 is a member of md array md9 (/proc/mdstat)"
+
+
+def test_swap_paths_under_a_fixture_root_are_not_resolved_on_the_host(sysfs: FakeSys, tmp_path: Path):
+    # A recorded /proc/swaps names paths of the recorded machine: a link of the same
+    # name on this host must not decide what they are.
+    sysfs.disk("sdb", major=8)
+    (tmp_path / "sdb").write_text("")
+    (tmp_path / "by-label").symlink_to(tmp_path / "sdb")
+    sysfs.swap(str(tmp_path / "by-label"))
+    assert device_in_use(sysfs.root, "sdb") is None

@@ -123,3 +123,44 @@ def test_swap_paths_under_a_fixture_root_are_not_resolved_on_the_host(sysfs: Fak
     (tmp_path / "by-label").symlink_to(tmp_path / "sdb")
     sysfs.swap(str(tmp_path / "by-label"))
     assert device_in_use(sysfs.root, "sdb") is None
+
+
+def test_a_whole_disk_used_as_swap_is_named_as_the_disk(sysfs: FakeSys):
+    sysfs.disk("sdb", major=8)
+    sysfs.partition("sdb", "sdb1")
+    sysfs.swap("/dev/sdb")
+    assert device_in_use(sysfs.root, "sdb") == "sdb is in use as swap"
+
+
+def test_an_override_by_path_under_a_root_given_as_text(sysfs: FakeSys, tmp_path: Path):
+    from raidtop.actions.fio.guards import check_device
+    node = block_node(tmp_path, "by-id-disk", sysfs.disk("loop3"))
+    target = check_device("/dev/loop3", "loop3", allow_raw_device=str(node), root=str(sysfs.root),
+                          registry=tmp_path / "none.json")
+    assert target.override and target.device == "loop3"
+
+
+def test_a_target_path_through_a_non_directory_is_refused_with_the_systems_words(tmp_path: Path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(TargetRefused, match=f"^{tmp_path}/file/x: Not a directory$"):
+        check_target(tmp_path / "file" / "x")
+
+
+def test_a_directory_a_benchmark_holds_is_refused(tmp_path: Path):
+    import fcntl
+    held = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(TargetRefused, match=f"another raidtop benchmark is running on {tmp_path}"):
+            check_target(tmp_path, size="1M")
+    finally:
+        os.close(held)
+    assert check_target(tmp_path, size="1M").kind == "directory"
+
+
+def test_a_directory_reached_through_a_linked_parent_carries_its_real_path(tmp_path: Path):
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    through = check_target(tmp_path / "link" / "sub", size="1M")
+    assert (through.path, through.real_path) == (str(tmp_path / "link" / "sub"), str(tmp_path / "real" / "sub"))
+    assert check_target(tmp_path / "real" / "sub", size="1M").real_path is None

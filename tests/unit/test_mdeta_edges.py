@@ -94,7 +94,39 @@ def test_a_history_not_starting_at_0_dates_mds_marks_from_its_own_rate():
     # 110.6 floor(34.6) still allows 61 000; at 111.1 floor(35.1) allows 62 000,
     # and 500 KiB more take 0.05 s: 1.15 s. The model steps 50 ms ticks, so a
     # sleep may end one tick late (float sums of ticks): ±0.05 s per sleep.
-    assert project_finish(HISTORY, 61_500.0, 1000.0, 10_000.0) == pytest.approx(1.15, abs=0.101)
+    # Float sums of 50 ms ticks can only make a sleep end late, never early.
+    assert 1.15 - 1e-9 <= project_finish(HISTORY, 61_500.0, 1000.0, 10_000.0) <= 1.25 + 1e-9
+
+
+def test_a_sync_ending_exactly_where_md_stops_it_ends_there():
+    # 61 000 is exactly md's allowance: reached after 1000 KiB at 10 000 KiB/s, 0.1 s.
+    assert project_finish(HISTORY, ROOM_END, 1000.0, 10_000.0) == pytest.approx(0.1, abs=1e-3)
+
+
+def test_a_single_reading_takes_the_limit_as_the_rate_before_it():
+    # One reading, 60 000 KiB at 110 s, no rate given: md ran at its limit before,
+    # so it began at 50 s: the same marks and room as HISTORY, 900 KiB in 0.09 s.
+    assert project_finish([HISTORY[-1]], 60_900.0, 1000.0, 10_000.0) == pytest.approx(0.09, abs=1e-3)
+
+
+def test_the_historys_own_rate_not_the_limit_dates_the_marks():
+    # Limit 2000 but 1000 KiB/s seen: begun at 50 s, md measures from 76 s (26 000 KiB):
+    # allowed 26 000 + 2000 × 35 = 96 000. 30 000 KiB at 100 000 KiB/s: 0.3 s, never held.
+    # (Taking the limit as the past rate would date the start at 75 s: room to 72 000 only.)
+    assert project_finish(HISTORY, 90_000.0, 2000.0, 100_000.0) == pytest.approx(0.3, abs=1e-3)
+
+
+def test_a_limit_of_1_kib_s_is_a_limit():
+    # 1000 KiB at 1 KiB/s (md's whole second adds at most 1/30): at least 1000 / (31/30) s.
+    assert project_finish(HISTORY, 61_000.0, 1.0, 1000.0) > 1000 * 30 / 31
+    assert project_finish(HISTORY, 60_001.0, None, 0.5) == pytest.approx(2.0, abs=1e-9)  # a slow disk is a pace
+
+
+def test_in_flight_io_moves_mds_allowance_by_a_quarter():
+    # 2048 KiB in flight: the end is 2048 earlier (total − in_flight), and md lets
+    # completions run 0.25 × 2048 = 512 KiB past its allowance: room to 61 512.
+    # 62 048 + 1400 − 2048 = 61 400 KiB to reach: 1400 KiB at 10 000 KiB/s, 0.14 s.
+    assert project_finish(HISTORY, 63_448.0, 1000.0, 10_000.0, in_flight=2048.0) == pytest.approx(0.14, abs=1e-3)
 
 
 def test_a_history_not_starting_at_0_without_a_limit_in_sight():
@@ -266,3 +298,46 @@ def test_the_tracker_rounds_and_counts_in_flight_io_by_level():
     assert result[0].sync.eta_s == pytest.approx(98.0, abs=0.05)
     assert result[0].sync.recent == ((0.123, 1), (1.123, 1001), (2.123, 2001))
     assert result[0].sync.rate_kib_s == 1000.0 and result[0].sync.stalled is False
+
+
+def test_beyond_the_simulated_stretch_md_runs_at_its_steady_rate():
+    # Past the simulated 75 s the model goes on at md's steady rate: the limit times
+    # (window + 1) / window, window = 10 marks of 3.25 s plus half a step = 34.125 s.
+    # Two totals past that point differ by 10 000 KiB / that rate exactly.
+    history = [(float(t), 1000.0 * t) for t in range(0, 61)]
+    near = project_finish(history, 60_000.0 + 500_000.0, 1000.0, None)
+    far = project_finish(history, 60_000.0 + 510_000.0, 1000.0, None)
+    assert far - near == pytest.approx(10_000 / (1000 * 35.125 / 34.125), abs=1e-6)
+    # A disk slower than that sets the pace instead.
+    near = project_finish(history, 60_000.0 + 500_000.0, 1000.0, 900.0)
+    far = project_finish(history, 60_000.0 + 509_000.0, 1000.0, 900.0)
+    assert far - near == pytest.approx(10.0, abs=1e-6)
+
+
+def test_a_quarter_second_of_phase_moves_md_s_room():
+    # HISTORY's marks moved by +0.25 s: md measures from 76.25 s (26 250 KiB),
+    # allowed 26 250 + 1000 × (floor(33.75) + 1) = 60 250. At 1000 KiB/s the disks
+    # reach it at 110.25 s; md sleeps to 110.75, where floor(34.5) + 1 = 35 allows
+    # 61 250: 150 KiB more take 0.15 s, so 0.90 s (a sleep may end one tick late).
+    eta = project_finish(HISTORY, 60_400.0, 1000.0, 1000.0, phase=0.25)
+    assert 0.90 - 1e-9 <= eta <= 0.95 + 1e-9
+    # −0.25 s: allowed 60 750, so 400 KiB at 1000 KiB/s without a wait: 0.4 s.
+    assert project_finish(HISTORY, 60_400.0, 1000.0, 1000.0, phase=-0.25) == pytest.approx(0.4, abs=1e-3)
+
+
+def test_history_is_kept_for_75_seconds():
+    model = SyncModel()
+    for t in range(101):
+        model.update(float(t), sync(t, total=10**6), None)
+    # The oldest reading kept is the last one older than 100 − 75 = 25 s.
+    assert model.history[0] == (24.0, 24.0) and len(model.history) == 77
+
+
+@pytest.mark.parametrize("level, in_flight", [("raid1", 2048), ("raid10", 2048), ("raid5", 0), (None, 0)])
+def test_the_tracker_counts_each_levels_in_flight_io(level, in_flight):
+    tracker = EtaTracker()
+    for t in range(3):
+        array = MdArray("md0", level, "active", "ok", sync=MdSync("resync", None, 10 * t, 10_000))
+        result = tracker.apply([array], float(t))
+    # 10 KiB/s, no limit: (10 000 − in flight − 20) / 10, to a tenth of a second.
+    assert result[0].sync.eta_s == round((10_000 - in_flight - 20) / 10, 1)

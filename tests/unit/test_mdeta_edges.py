@@ -341,3 +341,23 @@ def test_the_tracker_counts_each_levels_in_flight_io(level, in_flight):
         result = tracker.apply([array], float(t))
     # 10 KiB/s, no limit: (10 000 − in flight − 20) / 10, to a tenth of a second.
     assert result[0].sync.eta_s == round((10_000 - in_flight - 20) / 10, 1)
+
+
+@pytest.mark.parametrize("speed, capacity", [(900, None), (899, 1000.0)])
+def test_md_holds_the_sync_from_90_percent_of_the_limit(speed, capacity):
+    # sync_speed at 90 % of the limit or more: md is holding the sync back, its pace
+    # is not the disks'. Below it, 2 s of free running teach the capacity: 2000 KiB / 2 s.
+    model = SyncModel()
+    for t in range(3):
+        forecast = model.update(float(t), sync(1000 * t, speed), limit=1000.0)
+    assert forecast.capacity_kib_s == capacity
+
+
+@pytest.mark.parametrize("limit, capacity", [(740.0, None), (741.0, 1000.0)])
+def test_without_sync_speed_md_s_window_average_is_rebuilt_from_the_readings(limit, capacity):
+    # No sync_speed: md's average at 2 s is 2000 KiB over (2 − 0 + 1) whole seconds,
+    # 666.7 KiB/s: held when that is 90 % of the limit or more (limit ≤ 740.7).
+    model = SyncModel()
+    for t in range(3):
+        forecast = model.update(float(t), sync(1000 * t), limit=limit)
+    assert forecast.capacity_kib_s == capacity

@@ -361,3 +361,18 @@ def test_without_sync_speed_md_s_window_average_is_rebuilt_from_the_readings(lim
     for t in range(3):
         forecast = model.update(float(t), sync(1000 * t), limit=limit)
     assert forecast.capacity_kib_s == capacity
+
+
+def test_completions_overshoot_mds_allowance_by_a_quarter_of_the_in_flight_io():
+    # As above, room to 61 000 + 512 = 61 512; 61 600 to reach (63 648 − 2048): the
+    # disks fill the room at 110.15 s, md sleeps to 110.65 and 111.15 (floor 35:
+    # room to 62 512), 88 KiB more at 10 000 KiB/s: 1.2088 s, a sleep one tick late at most.
+    eta = project_finish(HISTORY, 63_648.0, 1000.0, 10_000.0, in_flight=2048.0)
+    assert 1.2088 - 1e-3 <= eta <= 1.3088 + 1e-3
+
+
+def test_the_default_phase_is_none():
+    # Limit 2000, 1000 KiB/s seen (see above): md measures from 76 s, room to 96 000;
+    # marks one second later would leave room to 95 000 only. 35 200 KiB at
+    # 100 000 KiB/s: 0.352 s (the model steps 50 ms ticks: within 0.01 s).
+    assert project_finish(HISTORY, 95_200.0, 2000.0, 100_000.0) == pytest.approx(0.352, abs=0.01)

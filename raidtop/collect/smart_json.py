@@ -20,6 +20,7 @@ No Textual, no Rich, no I/O: the verdict is ``raidtop.smart_rules``'s job.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import fields
 from typing import Any
@@ -238,7 +239,8 @@ def _log_rows(log: dict, fields: tuple[str, ...]) -> tuple[SmartAttribute, ...]:
     rows = []
     for name in fields:
         value = log.get(name)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # json.loads takes NaN and Infinity, which have no integer value: not a count.
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
             rows.append(SmartAttribute(0, name, None, None, None, int(value), str(value)))
     return tuple(rows)
 

@@ -225,6 +225,11 @@ class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(self.code, module.__dict__)
 
 
+# Property tests draw the same examples for every mutant: a mutant is killed
+# by what it does, not by the luck of one run's draws.
+_SEEDED = ["--hypothesis-seed=0"] if importlib.util.find_spec("hypothesis") else []
+
+
 def _absolute(arg: str) -> str:
     """A test path made absolute (the child runs elsewhere); options as they are."""
     path = ROOT / arg.split("::")[0]
@@ -250,7 +255,7 @@ def run_in_child(name: str, path: Path, code, pytest_args: list[str], timeout: f
             import pytest
             status = pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning",
                                   "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
-                                  "--basetemp", os.path.join(scratch, "tmp"),
+                                  "--basetemp", os.path.join(scratch, "tmp"), *_SEEDED,
                                   *[_absolute(arg) for arg in pytest_args]])
             os._exit(0 if status == 0 else 1)
         except BaseException:

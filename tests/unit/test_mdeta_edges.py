@@ -376,3 +376,20 @@ def test_the_default_phase_is_none():
     # marks one second later would leave room to 95 000 only. 35 200 KiB at
     # 100 000 KiB/s: 0.352 s (the model steps 50 ms ticks: within 0.01 s).
     assert project_finish(HISTORY, 95_200.0, 2000.0, 100_000.0) == pytest.approx(0.352, abs=0.01)
+
+
+def test_a_capacity_below_1_kib_s_is_still_a_capacity():
+    # 1 KiB in a free 2 s stretch: 0.5 KiB/s, a (very slow) pace, not "unknown".
+    model = SyncModel()
+    for t, done in [(0.0, 0), (1.0, 0), (2.0, 1)]:
+        forecast = model.update(t, sync(done), limit=1e6)
+    assert forecast.capacity_kib_s == 0.5
+
+
+def test_history_drops_readings_older_than_75_seconds_down_to_two():
+    model = SyncModel()
+    for t in (0.0, 1.0, 500.0):
+        model.update(t, sync(int(t)), None)
+    # At 500 s the reading at 0 s is dropped (the next, at 1 s, is past the 75 s too,
+    # but two readings are kept for a rate).
+    assert model.history == [(1.0, 1.0), (500.0, 500.0)]

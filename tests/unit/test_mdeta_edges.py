@@ -393,3 +393,14 @@ def test_history_drops_readings_older_than_75_seconds_down_to_two():
     # At 500 s the reading at 0 s is dropped (the next, at 1 s, is past the 75 s too,
     # but two readings are kept for a rate).
     assert model.history == [(1.0, 1.0), (500.0, 500.0)]
+
+
+def test_at_95_percent_of_the_limit_md_s_marks_show_it_is_not_holding_the_sync():
+    # sync_speed 950 under a 1000 limit reads as held (≥ 90 %), but md's marks say
+    # otherwise: for its first 33 s they all sit at the sync's start, so md allows
+    # 1000 × (whole seconds since the start + 1); at 3 to 5 s that is 1150 to 1250 KiB
+    # above the progress, more than half a second of the limit (500): free. The marks
+    # are fitted from the 4th reading on (3 s), and 2 s of free running give the pace.
+    model = SyncModel()
+    capacities = [model.update(float(t), sync(950 * t, 950), limit=1000.0).capacity_kib_s for t in range(6)]
+    assert capacities == [None, None, None, None, None, 950.0]

@@ -4,16 +4,13 @@ Usage (from the repository root, with the project's venv)::
 
     nice -n 10 .venv/bin/python tests/mutation/mutate.py raidtop/safeio.py tests/unit/test_safeio.py
 
-Every mutant is the module with one small change made in its syntax tree:
-a comparison flipped (``<`` → ``<=``, ``==`` → ``!=``, ``in`` → ``not in``),
-an operator swapped (``+`` → ``-``, ``and`` → ``or``), a number changed by
-one, ``True`` ↔ ``False``, an ``if``/``while`` condition negated, a ``not`` or
-unary minus dropped, a statement deleted, a returned value replaced by
-``None``. Each mutant is run against the named tests; a test that fails
-(or a run that exceeds the time limit) kills it. Survivors are printed with
-their line and change: each is a test missing, or an equivalent mutant (one
-that behaves the same), listed with the reason in ``equivalents.toml`` so
-the score counts only mutants a test could kill.
+Every mutant is the module with one change in its syntax tree: a comparison
+flipped (``<`` → ``<=``, ``in`` → ``not in``), an operator or ``and``/``or``
+swapped, a number off by one, ``True`` ↔ ``False``, a condition negated, a
+``not`` or minus dropped, a statement deleted, a returned value made ``None``.
+A failing test (or a run past the time limit) kills it. A survivor is a test
+missing, or an equivalent mutant (it behaves the same), listed with the
+reason in ``equivalents.toml`` so the score counts only killable mutants.
 
 No file is modified: each mutant runs in a forked child whose import system
 serves the mutated code for the module, so a crash or an interrupted run

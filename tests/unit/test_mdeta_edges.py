@@ -1,13 +1,8 @@
 """The ETA model's edges (raidtop.collect.mdeta), each against an answer worked out by hand.
 
-test_md_eta.py checks the model's accuracy within tolerances on real
-recordings; tolerances hide wrong arithmetic. Here every expected value is
-derived in the test's comment from md's rule (its rate since the mark ten
-marks back, ``work / (whole seconds + 1)``, must stay at or below the
-limit), never taken from the code: a sync at its very end, histories that
-do not start at 0, a finish inside one 50 ms tick to 1 ms, the marks'
-clock and phase, a missing ``sync_speed`` under a limit, the displayed rate
-with a reading exactly one rate span old.
+test_md_eta.py checks accuracy within tolerances on real recordings, and tolerances hide
+wrong arithmetic. Here every expected value is derived in a comment from md's rule (its
+rate since the mark ten back, ``work / (whole seconds + 1)``, stays at or below the limit).
 """
 
 from __future__ import annotations
@@ -62,8 +57,6 @@ def test_the_model_at_a_syncs_last_reading():
     assert final.eta_s == 0.0 and final.basis == "md-window" and final.rate_kib_s == 500.0
 
 
-# --- without a limit: the disks' pace ----------------------------------------------
-
 def test_without_a_limit_the_disks_pace_decides():
     # 12 345 KiB left at 1000 KiB/s: 12.345 s.
     assert project_finish(HISTORY, 72_345.0, None, 1000.0) == pytest.approx(12.345, abs=1e-9)
@@ -72,8 +65,6 @@ def test_without_a_limit_the_disks_pace_decides():
     assert project_finish(HISTORY, 72_345.0, None, 0.0) is None
     assert project_finish(HISTORY, 72_345.0, None, -5.0) is None
 
-
-# --- a finish inside a tick, to a millisecond -----------------------------------------
 
 @pytest.mark.parametrize("left, expected", [
     (20.0, 0.020),       # inside the first 50 ms tick

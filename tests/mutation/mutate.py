@@ -222,8 +222,7 @@ class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(self.code, module.__dict__)
 
 
-# Property tests draw the same examples for every mutant: a mutant is killed
-# by what it does, not by the luck of one run's draws.
+# Property tests draw the same examples for every mutant, not one run's luck.
 _SEEDED = ["--hypothesis-seed=0"] if importlib.util.find_spec("hypothesis") else []
 
 

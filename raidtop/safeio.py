@@ -49,12 +49,10 @@ def _kind(mode: int) -> str:
         return "a character device"
     if stat.S_ISBLK(mode):
         return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
     if stat.S_ISDIR(mode):
         return "a directory"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
+    # Nothing else can be open here: open(2) fails on a socket (ENXIO) and,
+    # with O_NOFOLLOW, on a link (ELOOP); it follows a link otherwise.
     return "not a regular file"
 
 
@@ -92,7 +90,7 @@ def read_bounded(
 ) -> bytes:
     """Read a whole regular file of at most ``limit`` bytes.
 
-    Raises :class:`UnsafeFile` (an ``OSError``) for a FIFO, device, socket or
+    Raises :class:`UnsafeFile` (an ``OSError``) for a FIFO, device or
     directory, or a file longer than ``limit``; any other ``OSError`` as the
     system raised it. ``follow_links=False`` refuses a symlink as the last
     component (``O_NOFOLLOW``).

@@ -224,10 +224,6 @@ class AlertState:
         cleared = sorted(self.degraded - now, key=natural_key)
         return AlertState(now), raised, cleared
 
-    def is_raised(self, name: str) -> bool:
-        """True while ``name``'s degraded alert stands."""
-        return name in self.degraded
-
 
 # A raid1/raid10 count above this share of the array is more than swap and
 # in-flight writes usually explain; below it, it is routine.
@@ -256,17 +252,18 @@ def mismatch_verdict(
     if mismatch_cnt == 0:
         return MismatchVerdict("ok", f"No mismatches{after}.")
     sectors = f"{mismatch_cnt} sector{'s' if mismatch_cnt != 1 else ''}"
+    differ = "differ" if mismatch_cnt != 1 else "differs"
     if level in ("raid1", "raid10", "multipath"):
         large = size_kib is not None and mismatch_cnt / 2 > size_kib * _MIRROR_NOTABLE_FRACTION
         if large:
             return MismatchVerdict(
                 "warning",
-                f"{sectors} differ between mirrors, more than swap or unfinished writes usually "
+                f"{sectors} {differ} between mirrors, more than swap or unfinished writes usually "
                 f"explain on {level}; check whether this array holds swap, then run a repair{after}.",
             )
         return MismatchVerdict(
             "info",
-            f"{sectors} differ between mirrors. On {level} this is normal when the array holds swap "
+            f"{sectors} {differ} between mirrors. On {level} this is normal when the array holds swap "
             f"or files rewritten while the check ran, and is not a sign of a failing disk{after}.",
         )
     return MismatchVerdict(

@@ -124,7 +124,7 @@ def check_failure_story(events, alerts, alert_log):
     assert [e.event for e in events if e.time == 3.0] == ["Rebuild40"]
     assert alert_log[1] == (["md0"], [])
     assert alert_log[4] == ([], ["md0"])
-    assert not alerts.is_raised("md0")
+    assert "md0" not in alerts.degraded
 
 
 def test_resync_fail_recovery_clean_from_mdstat(tmp_path):

@@ -20,7 +20,6 @@ No Textual, no Rich, no I/O: the verdict is ``raidtop.smart_rules``'s job.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import fields
 from typing import Any

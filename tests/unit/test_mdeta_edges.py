@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.collect.mdeta import (CAPACITY_SPAN_S, DEFAULT_STEP_S, PHASE_RANGE_S, RATE_SPAN_S, SIM_TICK_S,
-                                   STALL_SPAN_S, project_finish)
+from raidtop.collect.mdeta import (CAPACITY_SPAN_S, DEFAULT_STEP_S, PHASE_RANGE_S, SIM_TICK_S, SPEED_WINDOW_S,
+                                   STALL_AFTER_S, STALL_AFTER_COARSE_S, project_finish)
 
 # A sync that began at t = 50 s and ran at 1000 KiB/s: 50 000 KiB done at
 # 100 s, 60 000 at 110 s ("now"). md's marks every 3.25 s from 50 s (the
@@ -28,7 +28,11 @@ def test_the_models_constants():
     assert DEFAULT_STEP_S == 3.25
     assert SIM_TICK_S == 0.05
     assert PHASE_RANGE_S == (-1.5, 1.5)
-    assert (RATE_SPAN_S, STALL_SPAN_S, CAPACITY_SPAN_S) == (1.0, 2.0, 2.0)
+    # md's speed window: 10 marks 3 s apart, so at its longest 11 steps of 3 s.
+    assert SPEED_WINDOW_S == 33.0
+    # A stall: a minute without progress (md never pauses longer than its 33 s window);
+    # six minutes where only sysfs's coarse sync_completed is read.
+    assert (STALL_AFTER_S, STALL_AFTER_COARSE_S, CAPACITY_SPAN_S) == (60.0, 360.0, 2.0)
 
 
 @pytest.mark.parametrize("limit", [500.0, 1000.0, None, 0.0])

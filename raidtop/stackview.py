@@ -1,0 +1,107 @@
+"""How the storage stack is described: lsblk-like tree rows with state and usage.
+
+Pure functions over the stack and the md model (no Textual, no I/O), shared
+by the Stack screen, the array detail and the dashboard's notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from raidtop.collect.stack.tree import Stack, StackNode, above
+from raidtop.format import DASH, kib
+from raidtop.mdview import state_badge
+from raidtop.model_md import MdArray
+
+FULL_PCT = 95.0
+"""A filesystem this full is "full": ext4 keeps 5 % for root by default, so from here
+ordinary writers get ENOSPC (statvfs counts the reserve as free, as this does)."""
+_KINDS = {"raid": "raid", "lvm": "lvm", "crypt": "crypt", "mpath": "mpath", "dm": "dm",
+          "part": "part", "disk": "disk", "loop": "loop", "ram": "ram"}
+
+
+@dataclass(frozen=True)
+class StackRow:
+    """One line of the tree as shown."""
+
+    key: str
+    """Unique per line: the path of kernel names from the root (``sda/sda2/md0``)."""
+    name: str
+    """The tree prefix and the device's label (``└─vg0-root``)."""
+    kind: str
+    size: str
+    state: str
+    state_tone: str | None
+    fs: str
+    used: str
+    used_tone: str | None
+    mount: str
+
+
+def used_text(node: StackNode) -> tuple[str, str | None]:
+    """``97 %`` with a tone, ``usage unknown`` for a mount statvfs did not answer, or blank."""
+    if node.usage is not None:
+        pct = node.usage.used_pct
+        return f"{pct:.0f} %", "crit" if pct >= FULL_PCT else ("warn" if pct >= 85.0 else None)
+    return ("usage unknown", "dim") if node.mountpoints else ("", None)
+
+
+def node_state(node: StackNode, arrays: dict[str, MdArray]) -> tuple[str, str | None]:
+    """An md array's state badge; other layers have no state of their own to show."""
+    array = arrays.get(node.name)
+    if node.kind == "raid" and array is not None:
+        level = f"{array.level} " if array.level else ""
+        badge, tone = state_badge(array)
+        return level + badge, tone
+    return "", None
+
+
+def tree_rows(stack: Stack, arrays: dict[str, MdArray], roots: list[str] | None = None) -> list[StackRow]:
+    """The stack from ``roots`` (default: every whole disk) up, lsblk-style.
+
+    A device on several parents (an array on its members) is drawn in full the
+    first time and as one line ``(above)`` after, so a 24-disk array is not
+    repeated 24 times.
+    """
+    rows: list[StackRow] = []
+    drawn: set[str] = set()
+    for root in roots if roots is not None else stack.roots():
+        _draw(stack, arrays, root, "", "", root, rows, drawn, 0)
+    return rows
+
+
+def _draw(stack: Stack, arrays: dict[str, MdArray], name: str, lead: str, branch: str, key: str,
+          rows: list[StackRow], drawn: set[str], depth: int) -> None:
+    node = stack.nodes.get(name)
+    if node is None or depth > 16:
+        return
+    again = name in drawn
+    drawn.add(name)
+    state, tone = node_state(node, arrays)
+    used, used_tone = used_text(node)
+    label = node.label + ("  (above)" if again and node.holders else "")
+    rows.append(StackRow(
+        key=key, name=lead + branch + label, kind=_KINDS.get(node.kind, node.kind),
+        size=kib(node.size_bytes / 1024) if node.size_bytes is not None else DASH,
+        state=state, state_tone=tone, fs=node.fstype or "", used=used, used_tone=used_tone,
+        mount=", ".join(node.mountpoints),
+    ))
+    if again:
+        return
+    child_lead = lead + ("│ " if branch == "├─" else "  " if branch else "")
+    for i, holder in enumerate(node.holders):
+        last = i == len(node.holders) - 1
+        _draw(stack, arrays, holder, child_lead, "└─" if last else "├─", f"{key}/{holder}", rows, drawn, depth + 1)
+
+
+def full_on_degraded(stack: Stack, arrays: dict[str, MdArray]) -> list[str]:
+    """One sentence per full filesystem carried by a degraded or failed array."""
+    found = []
+    for array in arrays.values():
+        if array.health not in ("degraded", "failed"):
+            continue
+        for _, node in above(stack, array.name):
+            if node.usage is not None and node.usage.used_pct >= FULL_PCT and node.mountpoints:
+                found.append(f"{array.name} is {array.health} and its filesystem {node.mountpoints[0]} "
+                             f"({node.fstype or 'fs'} on {node.label}) is {node.usage.used_pct:.0f} % full")
+    return found

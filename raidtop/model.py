@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from raidtop.model_md import MdArray, MdEvent, MdReading, RaidSpeedLimit
 from raidtop.model_smart import RebuildRisk, SmartHealth
+from raidtop.model_stack import Stack
 
 # ---------------------------------------------------------------- counters
 
@@ -328,6 +329,10 @@ class Snapshot:
     """Any block device (partition, dm, md member) -> the whole disks under it."""
     rebuild_risks: tuple[RebuildRisk, ...] = ()
     """Arrays without redundancy (or rebuilding) whose survivors are not healthy."""
+    stack: Stack | None = field(default=None, compare=False, repr=False)
+    """The storage stack, when something on screen needs it or an array is degraded."""
+    full_filesystems: tuple[str, ...] = ()
+    """Sentences: a full filesystem on a degraded or failed array."""
     notes: tuple[str, ...] = ()
     version: int = 1
     raw: RawSample | None = field(default=None, compare=False, repr=False)

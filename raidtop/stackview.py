@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from raidtop.collect.stack.tree import Stack, StackNode, above
+from raidtop.collect.stack.full import FULL_PCT
+from raidtop.model_stack import Stack, StackNode
 from raidtop.format import DASH, kib
 from raidtop.mdview import state_badge
 from raidtop.model_md import MdArray
 
-FULL_PCT = 95.0
-"""A filesystem this full is "full": ext4 keeps 5 % for root by default, so from here
-ordinary writers get ENOSPC (statvfs counts the reserve as free, as this does)."""
 _KINDS = {"raid": "raid", "lvm": "lvm", "crypt": "crypt", "mpath": "mpath", "dm": "dm",
           "part": "part", "disk": "disk", "loop": "loop", "ram": "ram"}
 
@@ -93,15 +91,3 @@ def _draw(stack: Stack, arrays: dict[str, MdArray], name: str, lead: str, branch
         last = i == len(node.holders) - 1
         _draw(stack, arrays, holder, child_lead, "└─" if last else "├─", f"{key}/{holder}", rows, drawn, depth + 1)
 
-
-def full_on_degraded(stack: Stack, arrays: dict[str, MdArray]) -> list[str]:
-    """One sentence per full filesystem carried by a degraded or failed array."""
-    found = []
-    for array in arrays.values():
-        if array.health not in ("degraded", "failed"):
-            continue
-        for _, node in above(stack, array.name):
-            if node.usage is not None and node.usage.used_pct >= FULL_PCT and node.mountpoints:
-                found.append(f"{array.name} is {array.health} and its filesystem {node.mountpoints[0]} "
-                             f"({node.fstype or 'fs'} on {node.label}) is {node.usage.used_pct:.0f} % full")
-    return found

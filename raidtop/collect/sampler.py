@@ -31,6 +31,7 @@ from raidtop.collect.memory import (
 )
 from raidtop.collect.smart_link import SmartLink
 from raidtop.collect.smart_poller import SmartPoller
+from raidtop.collect.stack.poller import StackPoller
 from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.model import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
 
@@ -71,6 +72,7 @@ class Sampler:
         self._last_rows: tuple[tuple[DiskCounters, ...], list[DiskIO], list[bool]] | None = None
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
         self._md = MdTracker(md_expected_members)
+        self.stack = StackPoller()
         self._sensors = SensorReader()
         self.health = HealthTracker()
         """SmartWarning events and rebuild risks from the snapshot's SMART readings."""
@@ -306,7 +308,7 @@ class Sampler:
 
     def sample(self) -> Snapshot:
         """Read now and return rates since the previous call (since boot the first time)."""
-        return self.advance(self.read())
+        return self.stack.apply(self.root, self.advance(self.read()))
 
     def reset(self) -> None:
         """Forget the previous sample: the next one averages since boot again."""

@@ -7,7 +7,8 @@ from pathlib import Path
 from raidtop.collect.source import Root
 from raidtop.collect.stack.tree import read_stack
 from raidtop.model_md import MdArray
-from raidtop.stackview import full_on_degraded, tree_rows
+from raidtop.collect.stack.full import full_on_degraded
+from raidtop.stackview import tree_rows
 
 ROOT = Root(Path(__file__).resolve().parents[1] / "data" / "stack" / "md-lvm")
 

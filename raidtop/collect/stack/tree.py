@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from raidtop.collect.source import Root, SourceError
 from raidtop.collect.stack.mounts import Mount, read_mounts
 from raidtop.collect.whole_disk import valid_name
+from raidtop.model_stack import FsUsage, Stack, StackNode
 
 MAX_DEVICES = 4096
 """Devices read at most per pass (a bound on one sample's work)."""
@@ -24,52 +25,6 @@ _IDLE = ("loop", "ram", "zram", "nbd")
 
 Usage = Callable[[str], "tuple[int, int] | None"]
 """``mountpoint -> (size_bytes, used_bytes)`` or ``None`` when unknown."""
-
-
-@dataclass(frozen=True)
-class FsUsage:
-    """What a mounted filesystem holds."""
-
-    size_bytes: int
-    used_bytes: int
-
-    @property
-    def used_pct(self) -> float:
-        """Used share of the whole size, 0–100 (the root-reserved blocks count as free)."""
-        return 100.0 * self.used_bytes / self.size_bytes if self.size_bytes > 0 else 0.0
-
-
-@dataclass(frozen=True)
-class StackNode:
-    """One block device and its place in the stack."""
-
-    name: str
-    kind: str
-    """disk, part, raid (md), lvm, crypt, mpath, dm, loop."""
-    label: str
-    """What an admin calls it: the dm name (``vg-lv``) or the kernel name."""
-    size_bytes: int | None
-    holders: tuple[str, ...]
-    """Devices built on this one, partitions included."""
-    under: tuple[str, ...]
-    """Devices this one is built on: ``slaves/`` or a partition's disk."""
-    start_sectors: int | None = None
-    """A partition's first 512-byte sector."""
-    fstype: str | None = None
-    mountpoints: tuple[str, ...] = ()
-    usage: FsUsage | None = None
-
-
-@dataclass(frozen=True)
-class Stack:
-    """Every block device's node, by kernel name."""
-
-    nodes: dict[str, StackNode]
-    notes: tuple[str, ...] = ()
-
-    def roots(self) -> list[str]:
-        """Devices nothing else is under: the whole disks and loop devices, sorted."""
-        return sorted(n for n, node in self.nodes.items() if not node.under)
 
 
 def live_usage(mountpoint: str) -> tuple[int, int] | None:

@@ -1,0 +1,29 @@
+"""A full filesystem on a degraded array: said before anything else on the dashboard.
+
+A degraded array with a full filesystem is two problems that make each other
+worse: the rebuild competes with the writers that are failing, and the
+admin's first move (delete, move data) is I/O on an array without redundancy.
+"""
+
+from __future__ import annotations
+
+from raidtop.collect.stack.tree import above
+from raidtop.model_md import MdArray
+from raidtop.model_stack import Stack
+
+FULL_PCT = 95.0
+"""A filesystem this full is "full": ext4 keeps 5 % for root by default, so from here
+ordinary writers get ENOSPC (statvfs counts the reserve as free, as this does)."""
+
+
+def full_on_degraded(stack: Stack, arrays: dict[str, MdArray]) -> list[str]:
+    """One sentence per full filesystem carried by a degraded or failed array."""
+    found = []
+    for array in arrays.values():
+        if array.health not in ("degraded", "failed"):
+            continue
+        for _, node in above(stack, array.name):
+            if node.usage is not None and node.usage.used_pct >= FULL_PCT and node.mountpoints:
+                found.append(f"{array.name} is {array.health} and its filesystem {node.mountpoints[0]} "
+                             f"({node.fstype or 'fs'} on {node.label}) is {node.usage.used_pct:.0f} % full")
+    return found

@@ -1,0 +1,51 @@
+"""The storage stack's model: block devices, what holds them, what is mounted on them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FsUsage:
+    """What a mounted filesystem holds."""
+
+    size_bytes: int
+    used_bytes: int
+
+    @property
+    def used_pct(self) -> float:
+        """Used share of the whole size, 0–100 (the root-reserved blocks count as free)."""
+        return 100.0 * self.used_bytes / self.size_bytes if self.size_bytes > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class StackNode:
+    """One block device and its place in the stack."""
+
+    name: str
+    kind: str
+    """disk, part, raid (md), lvm, crypt, mpath, dm, loop."""
+    label: str
+    """What an admin calls it: the dm name (``vg-lv``) or the kernel name."""
+    size_bytes: int | None
+    holders: tuple[str, ...]
+    """Devices built on this one, partitions included."""
+    under: tuple[str, ...]
+    """Devices this one is built on: ``slaves/`` or a partition's disk."""
+    start_sectors: int | None = None
+    """A partition's first 512-byte sector."""
+    fstype: str | None = None
+    mountpoints: tuple[str, ...] = ()
+    usage: FsUsage | None = None
+
+
+@dataclass(frozen=True)
+class Stack:
+    """Every block device's node, by kernel name."""
+
+    nodes: dict[str, StackNode]
+    notes: tuple[str, ...] = ()
+
+    def roots(self) -> list[str]:
+        """Devices nothing else is under: the whole disks and loop devices, sorted."""
+        return sorted(n for n, node in self.nodes.items() if not node.under)

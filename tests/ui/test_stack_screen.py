@@ -1,0 +1,66 @@
+"""The Stack screen on key u, and a full filesystem on a degraded array in the Arrays banner."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from raidtop.app import RaidtopApp
+from raidtop.collect.stack.poller import StackPoller
+from raidtop.config import Config
+from raidtop.screens.stack import StackScreen
+from raidtop.widgets.risk_banner import RiskBanner
+from raidtop.widgets.text_table import TextTable
+
+STACK = Path(__file__).resolve().parent.parent / "data" / "stack" / "md-lvm"
+MDSTAT = """Personalities : [raid1] [raid6] [raid5] [raid4]
+md1 : active raid5 sde[3] sdd[1] sdc[0]
+      1953382400 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/3] [UUU]
+
+md0 : active raid1 sdb1[1]
+      234159104 blocks super 1.2 [2/1] [_U]
+
+unused devices: <none>
+"""
+
+
+def _root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    shutil.copytree(STACK, root, symlinks=True)
+    (root / "proc/mdstat").write_text(MDSTAT)
+    return root
+
+
+def _app(root: Path, full: dict[str, tuple[int, int]]) -> RaidtopApp:
+    app = RaidtopApp(Config(root=root, autostart_sampler=False))
+    app.sampler.stack = StackPoller(usage=full.get)
+    return app
+
+
+async def test_u_opens_the_stack_and_it_follows_the_samples(tmp_path):
+    app = _app(_root(tmp_path), {"/": (1000, 400)})
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("u")
+        assert isinstance(app.screen, StackScreen)
+        table = app.screen.query_one(TextTable)
+        assert table.rows == [] and "next sample" in table.placeholder
+        assert app.sampler.stack.wanted
+        app.apply_snapshot(app.sampler.sample())
+        await pilot.pause()
+        cells = {r.cells[0]: r.cells for r in table.rows}
+        assert cells["  └─md0"][3] == "raid1 ! degraded"
+        assert cells["    ├─vg0-root"][4:7] == ("ext4", "40 %", "/")
+        assert cells["      └─secret"][5:7] == ("usage unknown", "/srv/secret files")
+        await pilot.press("escape")
+        assert not isinstance(app.screen, StackScreen) and not app.sampler.stack.wanted
+
+
+async def test_a_full_filesystem_on_the_degraded_array_leads_the_arrays_panel(tmp_path):
+    app = _app(_root(tmp_path), {"/": (1000, 970), "/data": (1000, 990)})
+    async with app.run_test(size=(140, 40)) as pilot:
+        app.apply_snapshot(app.sampler.sample())
+        await pilot.pause()
+        banner = app.screen.query_one(RiskBanner)
+        assert banner.has_class("-shown")
+        # md1 holds /data at 99 % but is healthy: only md0's / is said.
+        assert banner.lines == ["! md0 is degraded and its filesystem / (ext4 on vg0-root) is 97 % full"]

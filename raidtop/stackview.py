@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from raidtop.collect.stack.full import FULL_PCT
+from raidtop.collect.stack.tree import below
 from raidtop.model_stack import Stack, StackNode
 from raidtop.format import DASH, kib
 from raidtop.mdview import state_badge
@@ -91,3 +92,15 @@ def _draw(stack: Stack, arrays: dict[str, MdArray], name: str, lead: str, branch
         last = i == len(node.holders) - 1
         _draw(stack, arrays, holder, child_lead, "└─" if last else "├─", f"{key}/{holder}", rows, drawn, depth + 1)
 
+
+
+def below_text(stack: Stack, name: str) -> str:
+    """What ``name`` is built on, down to whole disks: ``sda2 on sda · sdb1 on sdb``."""
+    node = stack.nodes.get(name)
+    if node is None:
+        return "not in /sys/class/block"
+    parts = []
+    for under in node.under:
+        disks = [n.name for _, n in below(stack, under) if not n.under and n.name != under]
+        parts.append(f"{under} on {', '.join(disks)}" if disks else under)
+    return " · ".join(parts) or "nothing (a whole device)"

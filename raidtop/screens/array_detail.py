@@ -24,6 +24,7 @@ from raidtop.mdview import (counting_action, degraded_since_text, eta_text, kern
 from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.smartview import member_health_rows
+from raidtop.stackview import below_text, tree_rows
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
@@ -145,6 +146,8 @@ class ArrayDetailScreen(Screen[None]):
     ArrayDetailScreen #detail-attrs { height: 1fr; }
     ArrayDetailScreen #detail-smart-panel { height: auto; max-height: 12; }
     ArrayDetailScreen #detail-smart { height: auto; max-height: 10; }
+    ArrayDetailScreen #detail-stack-panel { height: auto; max-height: 10; }
+    ArrayDetailScreen #detail-stack { height: auto; max-height: 8; }
     ArrayDetailScreen #detail-right { width: 1fr; }
     ArrayDetailScreen #sync-plot-panel { height: 1fr; min-height: 10; }
     ArrayDetailScreen #sync-plot { height: 1fr; background: $surface; }
@@ -165,6 +168,7 @@ class ArrayDetailScreen(Screen[None]):
                 with panel:
                     yield TextTable([Column("k", "", 20, "left"), Column("v", "", 40, "left")], id="detail-attrs", show_header=False)
                 yield _smart_panel()
+                yield _stack_panel()
             with Vertical(id="detail-right"):
                 plot_panel = Panel(id="sync-plot-panel")
                 plot_panel.border_title = "Sync speed and progress"
@@ -185,12 +189,16 @@ class ArrayDetailScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        self.app.sampler.stack.view_opened()
         snap = self.app.dashboard.last_snapshot
         if snap is not None:
             self.apply_snapshot(snap)
             # The plot needs its real size, known only after the first layout.
             self.call_after_refresh(self.apply_snapshot, snap)
         self.query_one("#detail-attrs", TextTable).focus()
+
+    def on_unmount(self) -> None:
+        self.app.sampler.stack.view_closed()
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the latest state of this array."""
@@ -205,6 +213,7 @@ class ArrayDetailScreen(Screen[None]):
         self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit, snap.time))
         self._draw_plot(history.sync(array.name), history.events_of(array.name))
         self.query_one("#detail-smart", TextTable).set_rows(smart_rows(array, snap), "no SMART readings (yet) for this array's disks")
+        self.query_one("#detail-stack", TextTable).set_rows(stack_rows(array, snap), "the storage stack arrives with the next sample")
         threads = [
             Row(str(t.pid), (t.thread, str(t.pid), num(t.cpu_pct)), (None, "dim", None))
             for t in snap.md_threads
@@ -233,6 +242,26 @@ def _smart_panel() -> Panel:
     panel = Panel(table, id="detail-smart-panel")
     panel.border_title = "SMART of the members' disks"
     return panel
+
+
+def _stack_panel() -> Panel:
+    table = TextTable([Column("name", "On it", 22, "left"), Column("fs", "FS", 6, "left"), Column("used", "Used", 13),
+                       Column("mount", "Mountpoint", 18, "left")], id="detail-stack")
+    panel = Panel(table, id="detail-stack-panel")
+    panel.border_title = "Stack"
+    return panel
+
+
+def stack_rows(array: MdArray, snap: Snapshot) -> list[Row]:
+    """What sits on the array up to mountpoints, then one line of what it sits on."""
+    if snap.stack is None:
+        return []
+    rows = [Row(r.key, (r.name, r.fs, r.used, r.mount), (r.state_tone, None, r.used_tone, None))
+            for r in tree_rows(snap.stack, {array.name: array}, roots=[array.name])[1:]]
+    if not rows:
+        rows.append(Row("nothing", ("nothing on it", "", "", ""), ("dim", None, None, None)))
+    rows.append(Row("under", ("on " + below_text(snap.stack, array.name), "", "", ""), ("dim", None, None, None)))
+    return rows
 
 
 def smart_rows(array: MdArray, snap: Snapshot) -> list[Row]:

@@ -64,3 +64,24 @@ async def test_a_full_filesystem_on_the_degraded_array_leads_the_arrays_panel(tm
         assert banner.has_class("-shown")
         # md1 holds /data at 99 % but is healthy: only md0's / is said.
         assert banner.lines == ["! md0 is degraded and its filesystem / (ext4 on vg0-root) is 97 % full"]
+
+
+async def test_the_array_detail_shows_what_sits_on_it_and_what_it_sits_on(tmp_path):
+    app = _app(_root(tmp_path), {"/": (1000, 400)})
+    async with app.run_test(size=(140, 45)) as pilot:
+        app.apply_snapshot(app.sampler.sample())
+        await pilot.pause()
+        from raidtop.screens.array_detail import ArrayDetailScreen
+
+        app.push_screen(ArrayDetailScreen("md0"))
+        await pilot.pause()
+        assert app.sampler.stack.wanted
+        app.apply_snapshot(app.sampler.sample())
+        await pilot.pause()
+        cells = [r.cells for r in app.screen.query_one("#detail-stack", TextTable).rows]
+        assert cells == [("├─vg0-root", "ext4", "40 %", "/"), ("└─vg0-secret", "", "", ""),
+                         ("  └─secret", "xfs", "usage unknown", "/srv/secret files"),
+                         ("on sda2 on sda · sdb1 on sdb", "", "", "")]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.sampler.stack.wanted

@@ -45,3 +45,13 @@ def test_a_degraded_array_shows_it_and_a_full_filesystem_on_it_is_said() -> None
 def test_just_below_the_threshold_is_not_full() -> None:
     stack = read_stack(ROOT, usage=lambda mp: (1000, 949) if mp == "/" else None)
     assert full_on_degraded(stack, _arrays("degraded")) == []
+
+
+def test_what_an_array_sits_on_in_one_line() -> None:
+    from raidtop.stackview import below_text
+
+    stack = read_stack(ROOT)
+    assert below_text(stack, "md0") == "sda2 on sda · sdb1 on sdb"
+    assert below_text(stack, "md1") == "sdc · sdd · sde"
+    assert below_text(stack, "dm-2") == "dm-1 on sda, sdb"
+    assert below_text(stack, "md9") == "not in /sys/class/block"

@@ -245,7 +245,7 @@ def _smart_panel() -> Panel:
 
 
 def _stack_panel() -> Panel:
-    table = TextTable([Column("name", "On it", 22, "left"), Column("fs", "FS", 6, "left"), Column("used", "Used", 13),
+    table = TextTable([Column("name", "On it", 22, "left"), Column("fs", "FS", 6, "left"), Column("used", "Used ", 15),
                        Column("mount", "Mountpoint", 18, "left")], id="detail-stack")
     panel = Panel(table, id="detail-stack-panel")
     panel.border_title = "Stack"
@@ -256,7 +256,8 @@ def stack_rows(array: MdArray, snap: Snapshot) -> list[Row]:
     """What sits on the array up to mountpoints, then one line of what it sits on."""
     if snap.stack is None:
         return []
-    rows = [Row(r.key, (r.name, r.fs, r.used, r.mount), (r.state_tone, None, r.used_tone, None))
+    # "Used" is right-aligned: its trailing space keeps it off the mountpoint.
+    rows = [Row(r.key, (r.name, r.fs, r.used + " " if r.used else "", r.mount), (r.state_tone, None, r.used_tone, None))
             for r in tree_rows(snap.stack, {array.name: array}, roots=[array.name])[1:]]
     if not rows:
         rows.append(Row("nothing", ("nothing on it", "", "", ""), ("dim", None, None, None)))

@@ -16,15 +16,18 @@ from raidtop.widgets.text_table import Column, Row, TextTable
 
 WAITING = "reading the storage stack (it arrives with the next sample)"
 COLUMNS = [
-    Column("name", "Name", 30, "left"), Column("type", "Type", 6, "left"), Column("size", "Size", 8),
-    Column("state", "State", 20, "left"), Column("fs", "FS", 6, "left"), Column("used", "Used", 13),
+    Column("name", "Name", 32, "left"), Column("type", "Type", 7, "left"), Column("size", "Size ", 9),
+    Column("state", "State", 21, "left"), Column("fs", "FS", 7, "left"), Column("used", "Used ", 15),
     Column("mount", "Mountpoint", 30, "left"),
 ]
 
 
 def stack_table_rows(rows: list[StackRow]) -> list[Row]:
-    """The tree's rows as table rows, tones beside the cells they colour."""
-    return [Row(r.key, (r.name, r.kind, r.size, r.state, r.fs, r.used, r.mount),
+    """The tree's rows as table rows, tones beside the cells they colour.
+
+    A right-aligned cell ends in a space so it never touches the left-aligned cell after it.
+    """
+    return [Row(r.key, (r.name, r.kind, r.size + " ", r.state, r.fs, r.used + " " if r.used else "", r.mount),
                 (None, "dim", None, r.state_tone, None, r.used_tone, None)) for r in rows]
 
 

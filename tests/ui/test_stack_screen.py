@@ -49,8 +49,8 @@ async def test_u_opens_the_stack_and_it_follows_the_samples(tmp_path):
         await pilot.pause()
         cells = {r.cells[0]: r.cells for r in table.rows}
         assert cells["  └─md0"][3] == "raid1 ! degraded"
-        assert cells["    ├─vg0-root"][4:7] == ("ext4", "40 %", "/")
-        assert cells["      └─secret"][5:7] == ("usage unknown", "/srv/secret files")
+        assert cells["    ├─vg0-root"][4:7] == ("ext4", "40 % ", "/")
+        assert cells["      └─secret"][5:7] == ("usage unknown ", "/srv/secret files")
         await pilot.press("escape")
         assert not isinstance(app.screen, StackScreen) and not app.sampler.stack.wanted
 
@@ -79,8 +79,8 @@ async def test_the_array_detail_shows_what_sits_on_it_and_what_it_sits_on(tmp_pa
         app.apply_snapshot(app.sampler.sample())
         await pilot.pause()
         cells = [r.cells for r in app.screen.query_one("#detail-stack", TextTable).rows]
-        assert cells == [("├─vg0-root", "ext4", "40 %", "/"), ("└─vg0-secret", "", "", ""),
-                         ("  └─secret", "xfs", "usage unknown", "/srv/secret files"),
+        assert cells == [("├─vg0-root", "ext4", "40 % ", "/"), ("└─vg0-secret", "", "", ""),
+                         ("  └─secret", "xfs", "usage unknown ", "/srv/secret files"),
                          ("on sda2 on sda · sdb1 on sdb", "", "", "")]
         await pilot.press("escape")
         await pilot.pause()

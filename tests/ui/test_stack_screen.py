@@ -85,3 +85,21 @@ async def test_the_array_detail_shows_what_sits_on_it_and_what_it_sits_on(tmp_pa
         await pilot.press("escape")
         await pilot.pause()
         assert not app.sampler.stack.wanted
+
+
+async def test_an_lvm_raid_volume_sits_in_the_arrays_panel_beside_md(tmp_path):
+    from raidtop.collect.bounded_run import Ran
+    from raidtop.collect.dmraid.reader import DmRaidReader
+
+    root = _root(tmp_path)
+    (root / "sys/module/dm_raid").mkdir(parents=True)
+    app = _app(root, {})
+    app.sampler.dm_raid = DmRaidReader(run=lambda argv: Ran(0, b"vg0-mirror: 0 2097152 raid raid1 2 aA 524288/2097152 recover 0 0 -\n", b""))
+    async with app.run_test(size=(140, 40)) as pilot:
+        app.apply_snapshot(app.sampler.sample())
+        await pilot.pause()
+        rows = {r.key: r.cells for r in app.screen.query_one("#array-table", TextTable).rows}
+        assert set(rows) == {"md0", "md1", "vg0-mirror"}
+        row = rows["vg0-mirror"]
+        assert "raid1" in row and "[_U]" in row and any("LVM RAID (dm-raid)" in c for c in row)
+        assert any("recover" in c or "25" in c for c in row)

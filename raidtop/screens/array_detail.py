@@ -25,6 +25,7 @@ from raidtop.model import Snapshot
 from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.smartview import member_health_rows
 from raidtop.stackview import below_text, tree_rows
+from raidtop.mdadmview import mdadm_pairs
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
@@ -155,9 +156,13 @@ class ArrayDetailScreen(Screen[None]):
     ArrayDetailScreen #detail-events-panel { height: 1fr; }
     """
 
+    MDADM_EVERY_S = 60.0
+    """mdadm is run when the screen opens and then this often: superblocks change on events, not per second."""
+
     def __init__(self, array: str) -> None:
         super().__init__()
         self.array_name = array
+        self._mdadm = None
 
     def compose(self) -> ComposeResult:
         yield Static(content(f" {self.array_name}"), id="detail-title")
@@ -190,6 +195,8 @@ class ArrayDetailScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.app.sampler.stack.view_opened()
+        self._read_mdadm()
+        self.set_interval(self.MDADM_EVERY_S, self._read_mdadm)
         snap = self.app.dashboard.last_snapshot
         if snap is not None:
             self.apply_snapshot(snap)
@@ -199,6 +206,24 @@ class ArrayDetailScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.app.sampler.stack.view_closed()
+
+    def _read_mdadm(self) -> None:
+        from raidtop.collect.mdadm_detail import read_mdadm_detail
+        from raidtop.collect.source import as_root
+
+        root, name = as_root(self.app.config.root), self.array_name
+
+        def work() -> None:
+            detail = read_mdadm_detail(root, name)
+            self.app.call_from_thread(self._show_mdadm, detail)
+
+        self.run_worker(work, thread=True, exclusive=True, group="mdadm-detail", exit_on_error=False)
+
+    def _show_mdadm(self, detail) -> None:
+        self._mdadm = detail
+        snap = self.app.dashboard.last_snapshot
+        if snap is not None and self.is_mounted:
+            self.apply_snapshot(snap)
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the latest state of this array."""
@@ -210,7 +235,8 @@ class ArrayDetailScreen(Screen[None]):
             return
         badge, _ = state_badge(array)
         title.update(content(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}"))
-        self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit, snap.time))
+        mdadm = [Row(f"mdadm{i}", (label, value), ("dim", tone)) for i, (label, value, tone) in enumerate(mdadm_pairs(self._mdadm))]
+        self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit, snap.time) + mdadm)
         self._draw_plot(history.sync(array.name), history.events_of(array.name))
         self.query_one("#detail-smart", TextTable).set_rows(smart_rows(array, snap), "no SMART readings (yet) for this array's disks")
         self.query_one("#detail-stack", TextTable).set_rows(stack_rows(array, snap), "the storage stack arrives with the next sample")

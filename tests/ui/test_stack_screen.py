@@ -82,6 +82,10 @@ async def test_the_array_detail_shows_what_sits_on_it_and_what_it_sits_on(tmp_pa
         assert cells == [("├─vg0-root", "ext4", "40 % ", "/"), ("└─vg0-secret", "", "", ""),
                          ("  └─secret", "xfs", "usage unknown ", "/srv/secret files"),
                          ("on sda2 on sda · sdb1 on sdb", "", "", "")]
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        attrs = {r.cells[0]: r.cells[1] for r in app.screen.query_one("#detail-attrs", TextTable).rows}
+        assert attrs["mdadm"].startswith("not the live system")  # a --root tree: mdadm is never run
         await pilot.press("escape")
         await pilot.pause()
         assert not app.sampler.stack.wanted

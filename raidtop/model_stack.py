@@ -36,6 +36,8 @@ class StackNode:
     """A partition's first 512-byte sector."""
     fstype: str | None = None
     mountpoints: tuple[str, ...] = ()
+    fs_options: str | None = None
+    """The mounted filesystem's super options (``rw,stripe=256``), for the alignment check."""
     usage: FsUsage | None = None
 
 

@@ -6,11 +6,12 @@ by the Stack screen, the array detail and the dashboard's notes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from raidtop.collect.stack.full import FULL_PCT
 from raidtop.collect.stack.tree import below
 from raidtop.model_stack import Stack, StackNode
+from raidtop.stack_alignment import misalignments
 from raidtop.format import DASH, kib
 from raidtop.mdview import state_badge
 from raidtop.model_md import MdArray
@@ -35,6 +36,8 @@ class StackRow:
     used: str
     used_tone: str | None
     mount: str
+    note: str = ""
+    """What is wrong with this layer: a misalignment against the array under it."""
 
 
 def used_text(node: StackNode) -> tuple[str, str | None]:
@@ -66,7 +69,9 @@ def tree_rows(stack: Stack, arrays: dict[str, MdArray], roots: list[str] | None 
     drawn: set[str] = set()
     for root in roots if roots is not None else stack.roots():
         _draw(stack, arrays, root, "", "", root, rows, drawn, 0)
-    return rows
+    notes = misalignments(stack, arrays)
+    return [replace(r, note="! " + notes[r.key.rsplit("/", 1)[-1]]) if r.key.rsplit("/", 1)[-1] in notes else r
+            for r in rows]
 
 
 def _draw(stack: Stack, arrays: dict[str, MdArray], name: str, lead: str, branch: str, key: str,

@@ -220,7 +220,7 @@ async def stack_screenshot() -> Path:
         usage = {"/": (53687091200, 51539607552), "/boot/efi": (209715200, 31457280), "/data": (1073741824, 402653184),
                  "/var/www": (1073741824, 402653184)}
         app.sampler.stack = StackPoller(usage=usage.get)
-        async with app.run_test(size=(120, 30)) as pilot:
+        async with app.run_test(size=(170, 30)) as pilot:
             await pilot.press("u")
             app.apply_snapshot(app.sampler.sample())
             await pilot.pause()

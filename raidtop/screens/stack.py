@@ -18,7 +18,7 @@ WAITING = "reading the storage stack (it arrives with the next sample)"
 COLUMNS = [
     Column("name", "Name", 32, "left"), Column("type", "Type", 7, "left"), Column("size", "Size ", 9),
     Column("state", "State", 21, "left"), Column("fs", "FS", 7, "left"), Column("used", "Used ", 15),
-    Column("mount", "Mountpoint", 30, "left"),
+    Column("mount", "Mountpoint", 24, "left"), Column("note", "Notes", 60, "left"),
 ]
 
 
@@ -27,8 +27,8 @@ def stack_table_rows(rows: list[StackRow]) -> list[Row]:
 
     A right-aligned cell ends in a space so it never touches the left-aligned cell after it.
     """
-    return [Row(r.key, (r.name, r.kind, r.size + " ", r.state, r.fs, r.used + " " if r.used else "", r.mount),
-                (None, "dim", None, r.state_tone, None, r.used_tone, None)) for r in rows]
+    return [Row(r.key, (r.name, r.kind, r.size + " ", r.state, r.fs, r.used + " " if r.used else "", r.mount, r.note),
+                (None, "dim", None, r.state_tone, None, r.used_tone, None, "warn")) for r in rows]
 
 
 class StackScreen(Screen[None]):

@@ -51,6 +51,9 @@ async def test_u_opens_the_stack_and_it_follows_the_samples(tmp_path):
         assert cells["  └─md0"][3] == "raid1 ! degraded"
         assert cells["    ├─vg0-root"][4:7] == ("ext4", "40 % ", "/")
         assert cells["      └─secret"][5:7] == ("usage unknown ", "/srv/secret files")
+        # md1 (raid5, 512K chunk, 3 disks in mdstat) has a 1 MiB stripe; md1p2 starts half a KiB past one.
+        assert cells["  └─md1p2"][7] == "! start 1049600.5 KiB not on md1's 1024 KiB stripe"
+        assert cells["  ├─md1p1"][7] == ""
         await pilot.press("escape")
         assert not isinstance(app.screen, StackScreen) and not app.sampler.stack.wanted
 

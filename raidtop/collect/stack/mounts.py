@@ -27,6 +27,8 @@ class Mount:
     mountpoint: str
     fstype: str
     source: str
+    options: str = ""
+    """The filesystem's own (super) options: ext4's ``stripe=``, XFS's ``sunit=``/``swidth=``."""
 
 
 def unescape(field: str) -> str:
@@ -45,7 +47,8 @@ def parse_mountinfo(text: str) -> dict[str, list[Mount]]:
             continue
         if len(fields) < sep + 3 or not _DEV.match(fields[2]):
             continue
-        mount = Mount(fields[2], unescape(fields[4]), unescape(fields[sep + 1]), unescape(fields[sep + 2]))
+        options = fields[sep + 3] if len(fields) > sep + 3 else ""
+        mount = Mount(fields[2], unescape(fields[4]), unescape(fields[sep + 1]), unescape(fields[sep + 2]), options)
         found.setdefault(mount.dev, []).append(mount)
     return found
 

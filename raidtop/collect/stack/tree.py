@@ -116,7 +116,7 @@ def _read_node(root: Root, name: str, mounts: dict[str, list[Mount]], usage: Usa
     return StackNode(
         name=name, kind=kind, label=label, size_bytes=size * 512 if size is not None else None,
         holders=_list(root, f"{base}/holders"), under=under, start_sectors=start,
-        fstype=mine[0].fstype if mine else None,
+        fstype=mine[0].fstype if mine else None, fs_options=mine[0].options if mine else None,
         mountpoints=tuple(dict.fromkeys(m.mountpoint for m in mine)), usage=fs,
     )
 

@@ -82,6 +82,10 @@ def main() -> None:
         os.symlink(rel, sys_dir / "dev/block" / dev)
         if name not in PARTS_OF:
             os.symlink("../" + _dev_dir(name), sys_dir / "block" / name)
+    # git keeps no empty directory: an empty holders/ or slaves/ is left out, as a clone would have it.
+    for d in sorted(sys_dir.rglob("*"), reverse=True):
+        if d.is_dir() and not d.is_symlink() and d.name in ("holders", "slaves") and not any(d.iterdir()):
+            d.rmdir()
     (HERE / "proc/self").mkdir(parents=True)
     (HERE / "proc/self/mountinfo").write_text(MOUNTINFO)
 

@@ -7,15 +7,27 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class FsUsage:
-    """What a mounted filesystem holds."""
+    """What a mounted filesystem holds, as ``df`` counts it."""
 
     size_bytes: int
     used_bytes: int
+    """Size minus free blocks."""
+    avail_bytes: int | None = None
+    """Free to ordinary users (root's reserve excluded); ``None``: all free blocks are."""
 
     @property
     def used_pct(self) -> float:
-        """Used share of the whole size, 0–100 (the root-reserved blocks count as free)."""
-        return 100.0 * self.used_bytes / self.size_bytes if self.size_bytes > 0 else 0.0
+        """df's Use%: used / (used + available), 0–100, so 100 means ordinary writers get ENOSPC."""
+        avail = self.avail_bytes if self.avail_bytes is not None else self.size_bytes - self.used_bytes
+        total = self.used_bytes + max(0, avail)
+        return 100.0 * self.used_bytes / total if total > 0 else 0.0
+
+    @property
+    def df_pct(self) -> int:
+        """Use% exactly as df prints it: rounded up, in integers (no float noise at the boundary)."""
+        avail = self.avail_bytes if self.avail_bytes is not None else self.size_bytes - self.used_bytes
+        total = self.used_bytes + max(0, avail)
+        return -(-self.used_bytes * 100 // total) if total > 0 else 0
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ def used_text(node: StackNode) -> tuple[str, str | None]:
     """``97 %`` with a tone, ``usage unknown`` for a mount statvfs did not answer, or blank."""
     if node.usage is not None:
         pct = node.usage.used_pct
-        return f"{pct:.0f} %", "crit" if pct >= FULL_PCT else ("warn" if pct >= 85.0 else None)
+        return f"{node.usage.df_pct} %", "crit" if pct >= FULL_PCT else ("warn" if pct >= 85.0 else None)
     return ("usage unknown", "dim") if node.mountpoints else ("", None)
 
 

@@ -53,10 +53,10 @@ def test_every_other_target_is_skipped() -> None:
     assert [a.name for a in arrays] == ["vgr-mirror"] and notes == []
 
 
-def _tree_from_dump(base: Path) -> None:
+def tree_from_dump(base: Path, dump: Path = DATA / "stack" / "vm-sysfs.txt", mountinfo: str = "") -> None:
     """Rebuild the guest's sysfs from the dump: links, dev, size, dm files, holders, slaves, md/."""
     rows = []
-    for line in (DATA / "stack" / "vm-sysfs.txt").read_text().splitlines():
+    for line in dump.read_text().splitlines():
         head, _, rest = line.partition(" [")
         name, link, dev, size, _part, _start, dm_name, dm_uuid = head.split(" ")
         holders_text, _, tail = rest.partition("] ")
@@ -85,7 +85,7 @@ def _tree_from_dump(base: Path) -> None:
         for s in slaves:
             (d / "slaves" / s).symlink_to(f"../../{s}")
     (base / "proc/self").mkdir(parents=True)
-    (base / "proc/self/mountinfo").write_text("")
+    (base / "proc/self/mountinfo").write_text(mountinfo)
 
 
 def _lsblk(node: dict) -> tuple:
@@ -99,8 +99,19 @@ def _ours(stack, name: str) -> tuple:
 
 
 def test_the_guest_tree_reads_as_the_guest_lsblk_read_it(tmp_path) -> None:
-    _tree_from_dump(tmp_path)
+    tree_from_dump(tmp_path)
     stack = read_stack(Root(tmp_path))
     oracle = json.loads((DATA / "stack" / "vm-lsblk.json").read_text())["blockdevices"]
     assert sorted(_ours(stack, r) for r in stack.roots()) == sorted(_lsblk(d) for d in oracle)
     assert stack.nodes["dm-0"].label == "vgmd-root" and stack.nodes["dm-0"].under == ("md0",)
+
+
+def test_ext4_on_lvm_on_md_mounted_in_the_guest(tmp_path) -> None:
+    vm = DATA / "dmraid" / "vm-rebuild"
+    tree_from_dump(tmp_path, vm / "sysfs.txt", (vm / "mountinfo").read_text())
+    stack = read_stack(Root(tmp_path), usage={"/mnt/root": (26464256, 20986880, 3129344)}.get)  # the guest's df -B1
+    oracle = json.loads((vm / "lsblk.json").read_text())["blockdevices"]
+    assert sorted(_ours(stack, r) for r in stack.roots()) == sorted(_lsblk(d) for d in oracle)
+    root_lv = stack.nodes["dm-0"]
+    assert (root_lv.label, root_lv.fstype, root_lv.mountpoints, root_lv.under) == ("vgmd-root", "ext4", ("/mnt/root",), ("md0",))
+    assert root_lv.usage.df_pct == 88  # what the guest's df printed

@@ -19,7 +19,7 @@ def test_a_degraded_sample_carries_its_stack_and_sentence_into_json() -> None:
     snap = StackPoller(usage={"/": (100, 99)}.get).apply(ROOT, snap)
     doc = json.loads(json.dumps(snapshot_json(snap)))
     assert doc["full_filesystems"] == ["md0 is degraded and its filesystem / (ext4 on vg0-root) is 99 % full"]
-    assert doc["stack"]["dm-0"]["usage"] == {"size_bytes": 100, "used_bytes": 99}
+    assert doc["stack"]["dm-0"]["usage"] == {"size_bytes": 100, "used_bytes": 99, "avail_bytes": None}
     assert doc["stack"]["md0"]["holders"] == ["dm-0", "dm-1"] and doc["stack"]["md0"]["under"] == ["sda2", "sdb1"]
 
 

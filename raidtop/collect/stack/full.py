@@ -12,8 +12,8 @@ from raidtop.model_md import MdArray
 from raidtop.model_stack import Stack
 
 FULL_PCT = 95.0
-"""A filesystem this full is "full": ext4 keeps 5 % for root by default, so from here
-ordinary writers get ENOSPC (statvfs counts the reserve as free, as this does)."""
+"""df's Use% from which a filesystem is "full": the last 5 % an ordinary writer may use is
+minutes of log or database growth, and the admin must act before the rebuild ends."""
 
 
 def full_on_degraded(stack: Stack, arrays: dict[str, MdArray]) -> list[str]:
@@ -25,5 +25,5 @@ def full_on_degraded(stack: Stack, arrays: dict[str, MdArray]) -> list[str]:
         for _, node in above(stack, array.name):
             if node.usage is not None and node.usage.used_pct >= FULL_PCT and node.mountpoints:
                 found.append(f"{array.name} is {array.health} and its filesystem {node.mountpoints[0]} "
-                             f"({node.fstype or 'fs'} on {node.label}) is {node.usage.used_pct:.0f} % full")
+                             f"({node.fstype or 'fs'} on {node.label}) is {node.usage.df_pct} % full")
     return found

@@ -23,18 +23,18 @@ MAX_DEVICES = 4096
 _MAX_DEPTH = 16
 _IDLE = ("loop", "ram", "zram", "nbd")
 
-Usage = Callable[[str], "tuple[int, int] | None"]
-"""``mountpoint -> (size_bytes, used_bytes)`` or ``None`` when unknown."""
+Usage = Callable[[str], "tuple[int, ...] | None"]
+"""``mountpoint -> (size_bytes, used_bytes[, avail_bytes])`` or ``None`` when unknown."""
 
 
-def live_usage(mountpoint: str) -> tuple[int, int] | None:
-    """``statvfs`` of a mounted local filesystem: (size, used) in bytes, as ``df`` counts."""
+def live_usage(mountpoint: str) -> tuple[int, int, int] | None:
+    """``statvfs`` of a mounted local filesystem: (size, used, available) in bytes, as ``df`` counts."""
     try:
         st = os.statvfs(mountpoint)
     except OSError:
         return None
     size = st.f_blocks * st.f_frsize
-    return size, size - st.f_bfree * st.f_frsize
+    return size, size - st.f_bfree * st.f_frsize, st.f_bavail * st.f_frsize
 
 
 def read_stack(root: Root, usage: Usage | None = None) -> Stack:
@@ -112,7 +112,8 @@ def _read_node(root: Root, name: str, mounts: dict[str, list[Mount]], usage: Usa
     if mine and usage is not None:
         answer = usage(mine[0].mountpoint)
         if answer is not None and answer[0] > 0:
-            fs = FsUsage(answer[0], max(0, min(answer[1], answer[0])))
+            avail = max(0, answer[2]) if len(answer) > 2 else None
+            fs = FsUsage(answer[0], max(0, min(answer[1], answer[0])), avail)
     return StackNode(
         name=name, kind=kind, label=label, size_bytes=size * 512 if size is not None else None,
         holders=_list(root, f"{base}/holders"), under=under, start_sectors=start,

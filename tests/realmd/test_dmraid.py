@@ -1,0 +1,67 @@
+"""LVM RAID on the real kernel: raidtop's sampler beside lvs while a leg fails (dm error target) and recovers.
+
+The guest loads dm-mod and dm-raid from the cached kernel tree (the initramfs
+carries only md), runs lvm2 and dmsetup from the host over 9p, and
+raidtop's own Sampler on the live guest root (tests/realmd/guest_dmraid.py).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from .host_python import host_python
+from .vm import run_in_guest
+
+SCRIPT = r"""
+set -euo pipefail
+. tests/realmd/guest_lib.sh
+KM=__MODULES__
+for m in drivers/md/dm-mod drivers/md/dm-raid; do  # dm-raid needs only dm-mod beside md's modules
+    insmod "$KM/$m.ko"
+done
+mkdir -p /run/lock/lvm /run/lvm /dev/mapper
+[ -e /dev/mapper/control ] || mknod /dev/mapper/control c 10 "$(awk '$2=="device-mapper"{print $1}' /proc/misc)"
+mapfile -t D < <(make_loop_disks 2 96)
+C='devices{obtain_device_list_from_udev=0 external_device_info_source="none" scan_lvs=0} activation{udev_sync=0 udev_rules=0 monitoring=0}'
+export LVM_SUPPRESS_FD_WARNINGS=1
+lvm pvcreate -y --config "$C" "${D[@]}"
+lvm vgcreate --config "$C" vgr "${D[@]}"
+lvm lvcreate -y --config "$C" --type raid1 -m1 -n mirror -L 64M vgr
+for i in $(seq 1 60); do case "$(dmsetup status --target raid)" in *" AA "*idle*) break;; esac; sleep 1; done
+echo 2000 > /proc/sys/dev/raid/speed_limit_max
+echo 1000 > /proc/sys/dev/raid/speed_limit_min
+"$PYTHON" -m tests.realmd.guest_dmraid
+lvm vgchange -an --config "$C" vgr
+"""
+
+
+def test_an_lvm_raid1_leg_fails_and_recovers_as_clearly_as_md(vm_image, tmp_path) -> None:
+    if shutil.which("lvm", path="/usr/sbin:/sbin") is None or shutil.which("dmsetup", path="/usr/sbin:/sbin") is None:
+        pytest.skip("lvm2 and dmsetup are needed on the host (the guest runs them over 9p): apt-get install lvm2")
+    modules = vm_image.kernel.parent / "root/lib/modules" / vm_image.kernel_version / "kernel"
+    script = f"PYTHON={host_python()}\n" + SCRIPT.replace("__MODULES__", str(modules))
+    result = run_in_guest(script, timeout=420, results_dir=tmp_path, image=vm_image)
+    assert result.returncode == 0, result.console_log[-3000:]
+    steps = json.loads((tmp_path / "dmraid.json").read_text())
+    healthy, failed, *recovery = steps
+    assert healthy["array"]["health"] == "ok" and healthy["lvs"]["lv_health_status"] == ""
+    # The leg on the error target: the kernel says D, raidtop a faulty leg, lvs "refresh needed".
+    assert failed["array"]["faulty"] == ["vgr-mirror_rimage_1"] and failed["array"]["status"] == "U_"
+    assert failed["lvs"]["lv_health_status"] == "refresh needed"
+    assert failed["events"] == [["Fail", "vgr-mirror_rimage_1"], ["DegradedArray", None]]
+    events = [e[0] for s in recovery for e in s["events"]]
+    assert events[0] == "RebuildStarted" and events[-2:] == ["RebuildFinished", "SpareActive"]
+    running = [s for s in recovery if s["array"]["sync"] is not None]
+    assert running, "the recovery was never seen running"
+    for i, s in enumerate(recovery[:-1]):
+        sync = s["array"]["sync"]
+        if sync is None:
+            continue
+        nxt = recovery[i + 1]["array"]["sync"]
+        # lvs ran right after raidtop's sample: its percent lies between raidtop's and the next one.
+        assert sync[1] <= float(s["lvs"]["copy_percent"]) <= (100.0 if nxt is None else nxt[1])
+        assert s["array"]["health"] == "degraded" and s["lvs"]["raid_sync_action"] in (sync[0], "idle")
+    assert recovery[-1]["array"]["health"] == "ok" and recovery[-1]["lvs"]["copy_percent"] == "100.00"

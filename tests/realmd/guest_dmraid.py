@@ -13,9 +13,12 @@ import json
 import os
 import subprocess
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from raidtop.collect.sampler import Sampler
+from raidtop.collect.source import Root
+from raidtop.collect.stack.tree import read_stack
 
 LVM_CONFIG = ('devices{obtain_device_list_from_udev=0 external_device_info_source="none" scan_lvs=0} '
               'activation{udev_sync=0 udev_rules=0 monitoring=0}')
@@ -67,6 +70,8 @@ def main() -> None:
             break
         time.sleep(2)
     Path(os.environ["RESULTS"], "dmraid.json").write_text(json.dumps(steps, indent=1))
+    stack = read_stack(Root("/"))
+    Path(os.environ["RESULTS"], "stack.json").write_text(json.dumps({k: asdict(v) for k, v in stack.nodes.items()}))
 
 
 if __name__ == "__main__":

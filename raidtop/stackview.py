@@ -49,9 +49,12 @@ def used_text(node: StackNode) -> tuple[str, str | None]:
 
 
 def node_state(node: StackNode, arrays: dict[str, MdArray]) -> tuple[str, str | None]:
-    """An md array's state badge; other layers have no state of their own to show."""
+    """An md array's or LVM RAID volume's state badge; other layers have no state of their own to show."""
     array = arrays.get(node.name)
-    if node.kind == "raid" and array is not None:
+    if array is None and node.kind in ("lvm", "dm"):
+        found = arrays.get(node.label)  # an LVM RAID volume: the Arrays panel names it vg-lv
+        array = found if found is not None and found.source == "dm-raid" else None
+    if array is not None and (node.kind == "raid" or array.source == "dm-raid"):
         level = f"{array.level} " if array.level else ""
         badge, tone = state_badge(array)
         return level + badge, tone

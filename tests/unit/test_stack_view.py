@@ -55,3 +55,22 @@ def test_what_an_array_sits_on_in_one_line() -> None:
     assert below_text(stack, "md1") == "sdc · sdd · sde"
     assert below_text(stack, "dm-2") == "dm-1 on sda, sdb"
     assert below_text(stack, "md9") == "not in /sys/class/block"
+
+
+def test_an_lvm_raid_volume_node_carries_its_state_and_its_full_filesystem_is_said() -> None:
+    from raidtop.model_md import MdArray
+    from raidtop.model_stack import FsUsage, Stack, StackNode
+
+    stack = Stack({
+        "loop2": StackNode("loop2", "loop", "loop2", 100, ("dm-5",), ()),
+        "dm-5": StackNode("dm-5", "lvm", "vgr-mirror", 100, (), ("loop2",), fstype="xfs", mountpoints=("/srv",),
+                          usage=FsUsage(100, 97, 3)),
+    })
+    volume = MdArray("vgr-mirror", "raid1", "active", "degraded", raid_disks=2, degraded=1, status="U_", source="dm-raid")
+    rows = tree_rows(stack, {"vgr-mirror": volume})
+    assert rows[1].name == "└─vgr-mirror" and rows[1].state == "raid1 ! degraded"
+    assert full_on_degraded(stack, {"vgr-mirror": volume}) == [
+        "vgr-mirror is degraded and its filesystem /srv (xfs on vgr-mirror) is 97 % full"]
+    # An md array that happens to share a dm name is not taken for the volume.
+    md_named = MdArray("vgr-mirror", "raid1", "active", "degraded", raid_disks=2)
+    assert tree_rows(stack, {"vgr-mirror": md_named})[1].state == ""

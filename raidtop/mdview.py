@@ -210,6 +210,8 @@ def row_marks(array: MdArray, now: float | None, slow: set[str], member_verdicts
         marks.append((f"held: {_LIMIT_NAMES[sync.held_by]} {speed(sync.held_limit_kib_s)}", "dim"))
     if array.sparse_by_design:
         marks.append((sparse_text(array), "dim"))
+    if array.source == "dm-raid":
+        marks.append(("LVM RAID (dm-raid)", "dim"))  # not in /proc/mdstat: mdadm knows nothing of it
     return marks
 
 

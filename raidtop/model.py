@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from raidtop.model_md import MdArray, MdEvent, MdReading, RaidSpeedLimit
 from raidtop.model_processes import CgroupReading, IoAttribution, ProcCounters
 from raidtop.model_smart import RebuildRisk, SmartHealth
+from raidtop.model_stack import Stack
 
 # ---------------------------------------------------------------- counters
 
@@ -337,6 +338,10 @@ class Snapshot:
     """Arrays without redundancy (or rebuilding) whose survivors are not healthy."""
     io: IoAttribution | None = None
     """Which processes and cgroups did I/O on which devices (``None``: not read this sample)."""
+    stack: Stack | None = field(default=None, compare=False, repr=False)
+    """The storage stack, when something on screen needs it or an array is degraded."""
+    full_filesystems: tuple[str, ...] = ()
+    """Sentences: a full filesystem on a degraded or failed array."""
     notes: tuple[str, ...] = ()
     version: int = 1
     raw: RawSample | None = field(default=None, compare=False, repr=False)

@@ -96,6 +96,9 @@ def snapshot_json(snap: Snapshot, earlier_events: tuple[MdEvent, ...] = ()) -> d
         "smart_disk_of": {name: list(disks) for name, disks in sorted(snap.smart_disk_of.items())},
         "rebuild_risks": [rebuild_risk_json(r) for r in snap.rebuild_risks],
         **io_json(snap.io),
+        "full_filesystems": list(snap.full_filesystems),
+        # Present only when this sample read it (a view showed it, or an array is degraded).
+        "stack": {name: asdict(node) for name, node in sorted(snap.stack.nodes.items())} if snap.stack is not None else None,
         "notes": list(snap.notes),
     }
 

@@ -227,6 +227,32 @@ async def fleet_screenshot() -> Path:
         return Path(app.save_screenshot("fleet.svg", str(HERE)))
 
 
+async def stack_screenshot() -> Path:
+    """The Stack screen over the md-lvm fixture tree, md0 degraded, with usage figures given by hand
+    (a fixture root has no filesystem to statvfs)."""
+    import shutil
+    import tempfile
+
+    from raidtop.collect.stack.poller import StackPoller
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        shutil.copytree(HERE.parent / "tests/data/stack/md-lvm", root, symlinks=True)
+        (root / "proc/mdstat").write_text(
+            "Personalities : [raid1] [raid5]\nmd1 : active raid5 sde[3] sdd[1] sdc[0]\n"
+            "      1953382400 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/3] [UUU]\n\n"
+            "md0 : active raid1 sdb1[1]\n      234159104 blocks super 1.2 [2/1] [_U]\n\nunused devices: <none>\n")
+        app = RaidtopApp(Config(root=root, autostart_sampler=False))
+        usage = {"/": (53687091200, 51539607552), "/boot/efi": (209715200, 31457280), "/data": (1073741824, 402653184),
+                 "/var/www": (1073741824, 402653184)}
+        app.sampler.stack = StackPoller(usage=usage.get)
+        async with app.run_test(size=(170, 30)) as pilot:
+            await pilot.press("u")
+            app.apply_snapshot(app.sampler.sample())
+            await pilot.pause()
+            return Path(app.save_screenshot("stack.svg", str(HERE)))
+
+
 async def main() -> None:
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -249,6 +275,7 @@ async def main() -> None:
     print(await bench_screenshot())
     print(await lab_screenshot())
     print(await fleet_screenshot())
+    print(await stack_screenshot())
 
 
 if __name__ == "__main__":

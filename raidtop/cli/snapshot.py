@@ -48,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
     if poller is not None and not poller.wait_for_all(args.smart_wait):
         print(f"raidtop: some disks gave no SMART answer within {args.smart_wait:g} s; they are left out",
               file=sys.stderr)
-    doc = snapshot_json(sampler.sample(), first.events)
+    snap = sampler.sample()
+    doc = snapshot_json(snap, first.events)
+    doc["mdadm"] = mdadm_json(root, snap)
     try:
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -57,3 +59,13 @@ def run(args: argparse.Namespace) -> int:
         # `raidtop snapshot --json | head` is normal use, not an error.
         sys.stderr.close()
     return 0
+
+
+def mdadm_json(root: Path, snap) -> dict:
+    """``mdadm --detail``'s fields for each md array (``unavailable`` says why there are none)."""
+    from dataclasses import asdict
+
+    from raidtop.collect.mdadm_detail import read_mdadm_detail
+    from raidtop.collect.source import Root
+
+    return {a.name: asdict(read_mdadm_detail(Root(root), a.name)) for a in snap.arrays if a.source != "dm-raid"}

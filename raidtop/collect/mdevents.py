@@ -139,6 +139,10 @@ def _array_events(prev: MdArray, cur: MdArray, time: float) -> list[MdEvent]:
                     failures.append(MdEvent(time, name, "Fail", old.name))
                 else:
                     replaced.append(MdEvent(time, name, "Fail", old.name, f"{old.name} replaced by {successor.name}", True))
+        elif old.is_faulty and new is not None and new.is_in_sync and cur.source == "dm-raid":
+            # dm-raid only: `lvchange --refresh` brings a dead leg straight back in sync (md
+            # would first remove it and re-add it as a spare); the leg is active again.
+            activated.append(MdEvent(time, name, "SpareActive", old.name))
         elif not old.is_faulty and new is not None:
             if new.is_faulty:
                 failures.append(MdEvent(time, name, "FailSpare", old.name))

@@ -33,6 +33,8 @@ from raidtop.collect.memory import (
 )
 from raidtop.collect.smart_link import SmartLink
 from raidtop.collect.smart_poller import SmartPoller
+from raidtop.collect.dmraid.reader import DmRaidReader
+from raidtop.collect.stack.poller import StackPoller
 from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.model import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
 
@@ -73,6 +75,8 @@ class Sampler:
         self._last_rows: tuple[tuple[DiskCounters, ...], list[DiskIO], list[bool]] | None = None
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
         self._md = MdTracker(md_expected_members)
+        self.stack = StackPoller()
+        self.dm_raid = DmRaidReader()
         self._sensors = SensorReader()
         self.health = HealthTracker()
         """SmartWarning events and rebuild risks from the snapshot's SMART readings."""
@@ -118,6 +122,10 @@ class Sampler:
         notes.extend(more)
         md, md_thread_names, md_thread_ticks = self._md.read(root)
         notes.extend(md.notes)
+        dm_arrays, more = self.dm_raid.read(root)
+        notes.extend(more)
+        if dm_arrays:  # LVM RAID volumes are arrays like md's, through the same tracker
+            md = replace(md, arrays=md.arrays + tuple(dm_arrays))
         processes, cgroups, cgroups_absent = self.processes.read(root, notes)
         return RawSample(
             time=self._clock(),
@@ -315,7 +323,7 @@ class Sampler:
 
     def sample(self) -> Snapshot:
         """Read now and return rates since the previous call (since boot the first time)."""
-        return self.advance(self.read())
+        return self.stack.apply(self.root, self.advance(self.read()))
 
     def reset(self) -> None:
         """Forget the previous sample: the next one averages since boot again."""

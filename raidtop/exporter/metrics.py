@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import replace
 from collections.abc import Iterable, Mapping
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
@@ -21,6 +22,7 @@ from raidtop import __version__
 from raidtop.collect.queue_settings import QueueSettings
 from raidtop.mdview import slow_members
 from raidtop.model import Snapshot
+from raidtop.exporter.dmraid_metrics import dmraid_families
 from raidtop.exporter.inventory import inventory_families
 from raidtop.exporter.md_truth_metrics import md_truth_families
 from raidtop.exporter.smart_metrics import smart_families
@@ -78,9 +80,12 @@ class MdMetrics:
             self._event_times[key] = event.time
         self._samples += 1
         self._unreadable += len(snapshot.raw.notes) if snapshot.raw is not None else 0
-        families = md_families(snapshot) + smart_families(snapshot) + md_truth_families(snapshot) + io_families(snapshot)
+        # dm-raid volumes have their own block (dmraid_metrics); md's families count md arrays only.
+        md_only = replace(snapshot, arrays=tuple(a for a in snapshot.arrays if a.source != "dm-raid"))
+        families = md_families(md_only) + smart_families(snapshot) + md_truth_families(md_only) + dmraid_families(snapshot)
+        families += io_families(snapshot)
         # Joins (member -> whole disk, node name), member flags, chunk size, driver presence.
-        families += inventory_families(snapshot, self.nodename)
+        families += inventory_families(md_only, self.nodename)
         families += [_events_total(self._event_counts), _last_event(self._event_times)]
         families.append(queue_info(queues or {}))
         families += self._exporter_families(duration_s, now)

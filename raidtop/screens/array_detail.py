@@ -26,6 +26,8 @@ from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.screens.events import event_keys, show_newest_first
 from raidtop.smartview import member_health_rows
 from raidtop.widgets.array_load_panel import ArrayLoadPanel
+from raidtop.stackview import below_text, tree_rows
+from raidtop.mdadmview import mdadm_pairs
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
@@ -147,6 +149,8 @@ class ArrayDetailScreen(Screen[None]):
     ArrayDetailScreen #detail-attrs { height: 1fr; }
     ArrayDetailScreen #detail-smart-panel { height: auto; max-height: 12; }
     ArrayDetailScreen #detail-smart { height: auto; max-height: 10; }
+    ArrayDetailScreen #detail-stack-panel { height: auto; max-height: 10; }
+    ArrayDetailScreen #detail-stack { height: auto; max-height: 8; }
     ArrayDetailScreen #detail-right { width: 1fr; }
     ArrayDetailScreen #sync-plot-panel { height: 1fr; min-height: 10; }
     ArrayDetailScreen #sync-plot { height: 1fr; background: $surface; }
@@ -154,9 +158,13 @@ class ArrayDetailScreen(Screen[None]):
     ArrayDetailScreen #detail-events-panel { height: 1fr; }
     """
 
+    MDADM_EVERY_S = 60.0
+    """mdadm is run when the screen opens and then this often: superblocks change on events, not per second."""
+
     def __init__(self, array: str) -> None:
         super().__init__()
         self.array_name = array
+        self._mdadm = None
 
     def compose(self) -> ComposeResult:
         yield Static(content(f" {self.array_name}"), id="detail-title")
@@ -167,6 +175,7 @@ class ArrayDetailScreen(Screen[None]):
                 with panel:
                     yield TextTable([Column("k", "", 20, "left"), Column("v", "", 40, "left")], id="detail-attrs", show_header=False)
                 yield _smart_panel()
+                yield _stack_panel()
             with Vertical(id="detail-right"):
                 plot_panel = Panel(id="sync-plot-panel")
                 plot_panel.border_title = "Sync speed and progress"
@@ -189,7 +198,10 @@ class ArrayDetailScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.app.units_wanted_by |= {"detail"}  # its "Who loads it" panel needs the cgroup tree read
+        self.app.sampler.stack.view_opened()  # and its Stack section the stack
         self.app.sample_now()
+        self._read_mdadm()
+        self.set_interval(self.MDADM_EVERY_S, self._read_mdadm)
         snap = self.app.dashboard.last_snapshot
         if snap is not None:
             self.apply_snapshot(snap)
@@ -199,6 +211,25 @@ class ArrayDetailScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.app.units_wanted_by -= {"detail"}
+        self.app.sampler.stack.view_closed()
+
+    def _read_mdadm(self) -> None:
+        from raidtop.collect.mdadm_detail import read_mdadm_detail
+        from raidtop.collect.source import as_root
+
+        root, name = as_root(self.app.config.root), self.array_name
+
+        def work() -> None:
+            detail = read_mdadm_detail(root, name)
+            self.app.call_from_thread(self._show_mdadm, detail)
+
+        self.run_worker(work, thread=True, exclusive=True, group="mdadm-detail", exit_on_error=False)
+
+    def _show_mdadm(self, detail) -> None:
+        self._mdadm = detail
+        snap = self.app.dashboard.last_snapshot
+        if snap is not None and self.is_mounted:
+            self.apply_snapshot(snap)
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the latest state of this array."""
@@ -210,10 +241,12 @@ class ArrayDetailScreen(Screen[None]):
             return
         badge, _ = state_badge(array)
         title.update(content(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}"))
-        self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit, snap.time))
+        mdadm = [Row(f"mdadm{i}", (label, value), ("dim", tone)) for i, (label, value, tone) in enumerate(mdadm_pairs(self._mdadm))]
+        self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit, snap.time) + mdadm)
         self._draw_plot(history.sync(array.name), history.events_of(array.name))
         self.query_one(ArrayLoadPanel).show(snap, array)
         self.query_one("#detail-smart", TextTable).set_rows(smart_rows(array, snap), "no SMART readings (yet) for this array's disks")
+        self.query_one("#detail-stack", TextTable).set_rows(stack_rows(array, snap), "the storage stack arrives with the next sample")
         threads = [
             Row(str(t.pid), (t.thread, str(t.pid), num(t.cpu_pct)), (None, "dim", None))
             for t in snap.md_threads
@@ -243,6 +276,27 @@ def _smart_panel() -> Panel:
     panel = Panel(table, id="detail-smart-panel")
     panel.border_title = "SMART of the members' disks"
     return panel
+
+
+def _stack_panel() -> Panel:
+    table = TextTable([Column("name", "On it", 22, "left"), Column("fs", "FS", 6, "left"), Column("used", "Used ", 15),
+                       Column("mount", "Mountpoint", 18, "left")], id="detail-stack")
+    panel = Panel(table, id="detail-stack-panel")
+    panel.border_title = "Stack"
+    return panel
+
+
+def stack_rows(array: MdArray, snap: Snapshot) -> list[Row]:
+    """What sits on the array up to mountpoints, then one line of what it sits on."""
+    if snap.stack is None:
+        return []
+    # "Used" is right-aligned: its trailing space keeps it off the mountpoint.
+    rows = [Row(r.key, (r.name, r.fs, r.used + " " if r.used else "", r.mount), (r.state_tone, None, r.used_tone, None))
+            for r in tree_rows(snap.stack, {array.name: array}, roots=[array.name])[1:]]
+    if not rows:
+        rows.append(Row("nothing", ("nothing on it", "", "", ""), ("dim", None, None, None)))
+    rows.append(Row("under", ("on " + below_text(snap.stack, array.name), "", "", ""), ("dim", None, None, None)))
+    return rows
 
 
 def smart_rows(array: MdArray, snap: Snapshot) -> list[Row]:

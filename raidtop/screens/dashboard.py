@@ -63,6 +63,7 @@ class DashboardScreen(Screen[None]):
         Binding("n", "notes", "Notes", show=False, id="notes", tooltip="List what the last sample could not read"),
         Binding("d", "array_detail", "Array detail", id="array-detail", tooltip="Open the detail screen of the highlighted md array"),
         Binding("e", "events", "Events", id="events", tooltip="Show the md event timeline of this session"),
+        Binding("u", "stack", "Stack", id="stack", tooltip="The storage stack: what sits on each disk and array, up to mountpoints and usage"),
         Binding("h", "smart", "Health", id="smart-health", tooltip="SMART health of the highlighted disk or member: every attribute, raw values, self-test"),
         Binding("B", "demo_disk_bad", "Make a disk go bad", id="demo-disk-bad", tooltip="Demo only: give a survivor of the demo array 8 pending sectors (raises the rebuild-risk banner)"),
         Binding("x", "explain", "Explain", id="explain", tooltip="Show the formulas and raw counter deltas behind the highlighted row"),
@@ -425,6 +426,12 @@ class DashboardScreen(Screen[None]):
         from raidtop.screens.events import EventsScreen
 
         self.app.push_screen(EventsScreen())
+
+    def action_stack(self) -> None:
+        """Show the storage stack, lsblk-like, with state and usage."""
+        from raidtop.screens.stack import StackScreen
+
+        self.app.push_screen(StackScreen())
 
     def action_notes(self) -> None:
         """List every note of the last snapshot."""

@@ -60,11 +60,14 @@ def _is_back(binding: Binding) -> bool:
 
 
 def _paired(bindings: list[Binding]) -> list[Binding]:
-    """Neighbours calling the same action with other arguments (``cursor(-1)``, ``cursor(1)``) as one row."""
+    """Neighbours calling the same action with other arguments (``cursor(-1)``, ``cursor(1)``), or an action and its ``_reverse``, as one row."""
     out: list[Binding] = []
     for binding in bindings:
         previous = out[-1] if out else None
-        if previous is not None and _step_of(binding) and previous.action.split("(")[0] == binding.action.split("(")[0]:
+        opposite = previous is not None and (
+            (_step_of(binding) and previous.action.split("(")[0] == binding.action.split("(")[0])
+            or binding.action == previous.action + "_reverse")  # s / S: sort, sort the other way
+        if previous is not None and opposite:
             out[-1] = Binding(f"{previous.key},{binding.key}", previous.action, _pair_words(previous.description, binding.description),
                               id=f"{previous.id}+{binding.id}", tooltip=previous.tooltip,
                               key_display=f"{_first_key(previous)} / {_first_key(binding)}")

@@ -247,6 +247,7 @@ class ArraysPanel(Panel):
         """Render arrays and the member grids of expanded arrays."""
         self._snapshot = snap
         self.query_one(RiskBanner).risks = snap.rebuild_risks
+        self.query_one(RiskBanner).full = snap.full_filesystems
         self._refresh_rows()
 
     @property

@@ -324,3 +324,49 @@ def test_the_tracker_leaves_a_waiting_sync_alone_and_rounds_to_a_tenth():
                                t)
     # 1000 KiB in 3 s: 333.33 KiB/s, shown as 333.3.
     assert result[0].sync.rate_kib_s == 333.3
+
+
+@pytest.mark.parametrize("speed, held", [(1250, True), (1251, False)])
+def test_competing_io_holds_a_sync_up_to_a_quarter_above_its_minimum(speed, held):
+    # Busy, sync_speed_min 1000: md's window average at or below 1.25 × 1000 = 1250 is
+    # held there; the maximum (200 000) is far off (1250 < 90 % of it).
+    model = SyncModel()
+    for t in range(3):
+        forecast = model.update(float(t), sync(speed * t, speed), limit=200_000.0, minimum=1000.0, busy=True)
+    expected = ("sync_speed_min", 1000.0) if held else (None, None)
+    assert (forecast.held_by, forecast.held_limit_kib_s) == expected
+
+
+def test_held_at_the_minimum_needs_a_minimum_and_a_busy_array():
+    model = SyncModel()
+    forecast = model.update(0.0, sync(0, 1000), limit=200_000.0, minimum=None, busy=True)
+    assert (forecast.held_by, forecast.held_limit_kib_s) == (None, None)
+    forecast = model.update(1.0, sync(1000, 1000), limit=200_000.0, minimum=0.0, busy=True)
+    assert (forecast.held_by, forecast.held_limit_kib_s) == (None, None)
+
+
+def test_without_sync_speed_the_minimums_hold_is_judged_over_a_whole_window():
+    # mdstat alone, 1000 KiB/s, busy, minimum 1000: before 33 s of readings there is no
+    # window average to judge (nothing named); from 33 s the window's 33 000 / 33 = 1000
+    # ≤ 1250 is held.
+    model = SyncModel()
+    held = {t: model.update(float(t), sync(1000 * t, total=10**6), limit=200_000.0, minimum=1000.0,
+                            busy=True).held_by for t in range(34)}
+    assert held[32] is None and held[33] == "sync_speed_min"
+
+
+@pytest.mark.parametrize("array_min, system, busy, expected", [
+    (1000, None, True, ("sync_speed_min", 1000.0)),
+    (None, RaidSpeedLimit(1000, 200_000), True, ("sync_speed_min", 1000.0)),
+    (None, None, True, (None, None)),
+    (1000, None, False, (None, None)),
+])
+def test_the_tracker_names_the_minimum_from_the_array_or_the_system(array_min, system, busy, expected):
+    # 1000 KiB/s with a minimum of 1000 (the array's, else the system's), the array
+    # busy: held at the minimum (1000 ≤ 1.25 × 1000); not busy or no minimum: nothing.
+    tracker = EtaTracker()
+    for t in range(3):
+        array = MdArray("md5", "raid5", "active", "ok", sync=MdSync("recover", None, 1000 * t, 10**6, 1000),
+                        sync_speed_max=200_000, sync_speed_min=array_min)
+        result = tracker.apply([array], float(t), system, busy=frozenset({"md5"} if busy else ()))
+    assert (result[0].sync.held_by, result[0].sync.held_limit_kib_s) == expected

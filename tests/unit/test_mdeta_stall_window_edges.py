@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.collect.mdeta import EtaTracker, SyncModel
+from raidtop.collect.mdeta import EtaTracker, SyncModel, stall_excused
 from raidtop.model_md import MdArray, MdSync
 
 
@@ -55,3 +55,29 @@ def test_no_progress_seen_and_no_sync_speed_gives_no_eta_even_under_a_limit():
     model.update(0.0, MdSync("resync", None, 1000, 10**6), limit=1000.0)
     forecast = model.update(1.0, MdSync("resync", None, 1000, 10**6), limit=1000.0)
     assert (forecast.eta_s, forecast.basis, forecast.stalled_s) == (None, None, None)
+
+
+@pytest.mark.parametrize("now", [105, 140])
+def test_without_sync_speed_md_s_average_is_rebuilt_over_its_window(now):
+    # mdstat alone, 1100 KiB/s from 100 s, a limit of 1000 (no kernel readings: no
+    # marks to fit). md's average is the progress since max(first reading, now − 31.5 s)
+    # over the whole seconds + 1:
+    #   at 105 s: 5500 / (105 − 100 + 1) = 916.7 ≥ 900, held;
+    #   at 140 s: from 108.5 s (9350 KiB): (44 000 − 9350) / (140 − 108.5 + 1) = 1066.2, held.
+    model = SyncModel()
+    for t in range(100, now + 1):
+        forecast = model.update(float(t), MdSync("resync", None, 1100 * (t - 100), 10**7), limit=1000.0)
+    assert (forecast.held_by, forecast.held_limit_kib_s) == ("sync_speed_max", 1000.0)
+
+
+def test_a_limit_of_1_kib_s_excuses_no_stall():
+    md0 = MdArray("md0", "raid1", "active", "ok")
+    assert stall_excused(md0, 0.0) and not stall_excused(md0, 1.0) and not stall_excused(md0, None)
+
+
+def test_the_tracker_shows_the_capacity_to_a_tenth():
+    # No limit: md runs free; 1000 KiB over the 3 s stretch is 333.33, shown as 333.3.
+    tracker = EtaTracker()
+    for t, done in [(0.0, 0), (3.0, 1000)]:
+        result = tracker.apply([raid5(done)], t)
+    assert result[0].sync.capacity_kib_s == 333.3

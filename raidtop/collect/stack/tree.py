@@ -42,6 +42,10 @@ def read_stack(root: Root, usage: Usage | None = None) -> Stack:
     if usage is None and root.is_live:
         usage = live_usage
     notes: list[str] = []
+    if not root.exists("/sys/class/block"):
+        # Every kernel has it; a root without it (the demo, a recording made before
+        # raidtop read the stack, a /proc-only fixture) has no stack, which is no fault.
+        return Stack({}, ())
     try:
         names = [n for n in root.listdir("/sys/class/block") if valid_name(n)][:MAX_DEVICES]
     except SourceError as exc:

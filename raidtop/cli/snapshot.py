@@ -46,7 +46,13 @@ def run(args: argparse.Namespace) -> int:
     if poller is not None and not poller.wait_for_all(args.smart_wait):
         print(f"raidtop: some disks gave no SMART answer within {args.smart_wait:g} s; they are left out",
               file=sys.stderr)
-    doc = snapshot_json(sampler.sample(), first.events)
+    snap = sampler.sample()
+    doc = snapshot_json(snap, first.events)
+    from raidtop.audit.detect import audit_snapshot
+    from raidtop.snapshot_json import audit_json
+
+    findings, _ = audit_snapshot(sampler.root, snap)
+    doc["audit"] = audit_json(findings)
     try:
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")

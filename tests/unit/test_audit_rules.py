@@ -212,3 +212,10 @@ def test_cli_exit_status_and_json(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 1 and "scrub age cannot be judged" in run.stderr
     assert "fix: echo repair > /sys/block/md0/md/sync_action" in run.stdout
+
+
+def test_the_readme_lists_every_rule_with_its_severity():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme[readme.index("## Audit (`raidtop audit`"):readme.index("## `raidtop snapshot --json`")]
+    for rule in RULES.values():
+        assert f"| `{rule.id}` | {rule.severity} |" in table

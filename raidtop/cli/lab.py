@@ -95,9 +95,10 @@ def _fill(lab: argparse.ArgumentParser) -> None:
     study.add_argument("--runtime", type=options.FIO_RUNTIME, default=5, metavar="S", help="seconds per fio preset (default 5)")
     study.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write the table as CSV")
 
-    from raidtop.cli import lab_experiments
+    from raidtop.cli import lab_experiments, lab_faults
 
     lab_experiments.fill(sub)
+    lab_faults.fill(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -139,9 +140,9 @@ def run(args: argparse.Namespace) -> int:
 
     lab = Lab(args.lab_dir)
     lab.runner.add_listener(show)
-    from raidtop.cli import lab_experiments
+    from raidtop.cli import lab_experiments, lab_faults
 
-    handler = lab_experiments.handler(args.lab_command) or globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
+    handler = lab_experiments.handler(args.lab_command) or lab_faults.handler(args.lab_command) or globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
     try:
         return handler(lab, args)
     except BrokenPipeError:

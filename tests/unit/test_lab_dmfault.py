@@ -56,12 +56,13 @@ def test_fault_plan_runs_fail_remove_create_add_through_the_runner(tree: LabTree
     assert plan.command == (
         "mdadm /dev/md100 --fail /dev/loop4 && mdadm /dev/md100 --remove /dev/loop4 && "
         "dmsetup create --concise 'raidtop-lab-md100-loop4,,,rw,0 2048 linear /dev/loop4 0,2048 16 error,"
-        "2064 30704 linear /dev/loop4 2064' && mdadm /dev/md100 --add /dev/mapper/raidtop-lab-md100-loop4")
+        "2064 30704 linear /dev/loop4 2064' && dmsetup mknodes raidtop-lab-md100-loop4 && mdadm /dev/md100 --add /dev/mapper/raidtop-lab-md100-loop4")
     assert tree.runner.commands == []  # planning runs nothing
     plan.execute()
     assert [c[:3] for c in tree.runner.commands] == [
         ["mdadm", "/dev/md100", "--fail"], ["mdadm", "/dev/md100", "--remove"],
-        ["dmsetup", "create", "--concise"], ["mdadm", "/dev/md100", "--add"]]
+        ["dmsetup", "create", "--concise"], ["dmsetup", "mknodes", "raidtop-lab-md100-loop4"],
+        ["mdadm", "/dev/md100", "--add"]]
     assert "dmsetup create --concise" in tree.log.path.read_text()
 
 
@@ -102,6 +103,7 @@ def test_the_guard_accepts_the_labs_dm_device_over_its_loop_and_clear_reverses_i
     assert "dm-0" in check_array("md100", tree.lab.state(), tree.root).members
     plan = plan_clear(tree.lab, "md100", "dm-0")
     assert plan.command == (
+        "dmsetup mknodes raidtop-lab-md100-loop4 && "
         "mdadm /dev/md100 --fail /dev/mapper/raidtop-lab-md100-loop4 && "
         "mdadm /dev/md100 --remove /dev/mapper/raidtop-lab-md100-loop4 && "
         "dmsetup remove raidtop-lab-md100-loop4 && mdadm /dev/md100 --add /dev/loop4")

@@ -65,6 +65,8 @@ def plan_fault(lab: Lab, array: str, member: str, spec: FaultSpec) -> FaultPlan:
         ("mdadm", f"/dev/{name}", "--fail", f"/dev/{member}"),
         ("mdadm", f"/dev/{name}", "--remove", f"/dev/{member}"),
         ("dmsetup", "create", "--concise", concise),
+        # Without udev (a rescue shell, a minimal guest) nothing makes /dev/mapper/NAME: mknodes does.
+        ("dmsetup", "mknodes", dm),
         ("mdadm", f"/dev/{name}", "--add", f"/dev/mapper/{dm}"),
     )
 
@@ -89,7 +91,7 @@ def plan_clear(lab: Lab, array: str, member: str) -> FaultPlan:
         raise ActionRefused(f"{member} is not behind a lab fault")
     dm, loop = under
     roles = (lab.root.read_optional(f"/sys/block/{name}/md/dev-{member}/state") or "").strip().split(",")
-    commands: tuple[tuple[str, ...], ...] = ()
+    commands: tuple[tuple[str, ...], ...] = (("dmsetup", "mknodes", dm),)
     if "faulty" not in roles:
         commands += (("mdadm", f"/dev/{name}", "--fail", f"/dev/mapper/{dm}"),)
     commands += (

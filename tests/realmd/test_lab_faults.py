@@ -80,3 +80,31 @@ def test_error_range_bad_blocks_audit_and_teardown(vm_image, tmp_path):
     assert " delay " in read("dm-table.txt")
     assert read("teardown.rc").strip() == "0", read("teardown.log")
     assert "raidtop-lab-" not in read("dm-after.txt")
+
+
+BITMAP_SCRIPT = r"""
+set -uo pipefail
+. tests/realmd/guest_lib.sh
+PY={python}
+mkdir -p /run/big
+disks=()
+for i in 0 1 2 3; do truncate -s 101G /run/big/d$i.img; disks+=("$(losetup --find --show /run/big/d$i.img)"); done
+# --assume-clean: nothing to resync on sparse images; the audit looks at the bitmap, not the data.
+md_create /dev/md10 1 "${{disks[0]}}" "${{disks[1]}}" -- --bitmap=none --assume-clean > "$RESULTS/md10.log" 2>&1
+md_create /dev/md11 1 "${{disks[2]}}" "${{disks[3]}}" -- --bitmap=internal --assume-clean > "$RESULTS/md11.log" 2>&1
+cat /sys/block/md10/md/bitmap/location /sys/block/md11/md/bitmap/location > "$RESULTS/locations.txt" 2>&1
+"$PY" -m raidtop audit --json --smart-wait 0 > "$RESULTS/audit.json" 2> "$RESULTS/audit.err"
+mdadm --stop /dev/md10 /dev/md11 > /dev/null 2>&1
+exit 0
+"""
+
+
+def test_an_array_without_a_bitmap_is_a_finding_and_with_one_it_is_not(vm_image, tmp_path):
+    from .vm import run_in_guest
+
+    results = tmp_path / "results"
+    outcome = run_in_guest(BITMAP_SCRIPT.format(python=host_python()), timeout=300, results_dir=results, image=vm_image)
+    assert outcome.returncode == 0, outcome.console_log[-3000:]
+    assert (results / "locations.txt").read_text().split() == ["none", "+8"]
+    findings = json.loads((results / "audit.json").read_text())["findings"]
+    assert [f["array"] for f in findings if f["rule"] == "no-bitmap"] == ["md10"]

@@ -79,22 +79,8 @@ def from_values(values: list[int]) -> Log2Histogram:
     return Log2Histogram(tuple(Bucket(lo, hi, n) for (lo, hi), n in sorted(counts.items())))
 
 
-def percentile_bucket(hist: Log2Histogram, q: float) -> Bucket | None:
-    """The bucket holding the nearest-rank ``q``-th percentile (0 < q ≤ 100); ``None`` when empty."""
-    total = hist.total
-    if total == 0 or not 0 < q <= 100:
-        return None
-    rank = max(1, math.ceil(q / 100 * total))
-    seen = 0
-    for b in hist.buckets:
-        seen += b.count
-        if seen >= rank:
-            return b
-    return None
-
-
-def percentile(hist: Log2Histogram, q: float) -> float | None:
-    """An estimate of the ``q``-th percentile: linear inside its bucket by rank."""
+def _locate(hist: Log2Histogram, q: float) -> tuple[Bucket, int, int] | None:
+    """(the bucket holding the nearest-rank ``q``-th percentile, samples below it, the rank)."""
     total = hist.total
     if total == 0 or not 0 < q <= 100:
         return None
@@ -102,10 +88,24 @@ def percentile(hist: Log2Histogram, q: float) -> float | None:
     seen = 0
     for b in hist.buckets:
         if seen + b.count >= rank:
-            inside = (rank - seen) / b.count
-            return b.low + inside * (b.high - b.low)
+            return b, seen, rank
         seen += b.count
     return None
+
+
+def percentile_bucket(hist: Log2Histogram, q: float) -> Bucket | None:
+    """The bucket holding the nearest-rank ``q``-th percentile (0 < q ≤ 100); ``None`` when empty."""
+    found = _locate(hist, q)
+    return None if found is None else found[0]
+
+
+def percentile(hist: Log2Histogram, q: float) -> float | None:
+    """An estimate of the ``q``-th percentile: linear inside its bucket by rank."""
+    found = _locate(hist, q)
+    if found is None:
+        return None
+    b, seen, rank = found
+    return b.low + (rank - seen) / b.count * (b.high - b.low)
 
 
 def parse_hist_message(text: str) -> dict[str, Log2Histogram]:

@@ -113,6 +113,14 @@ class SmartHealth:
     grown_defects: int | None = None
     scsi_uncorrected_errors: int | None = None
     """Sum of the error counter log's total uncorrected errors (read+write+verify)."""
+    sct_erc_supported: bool | None = None
+    """``ata_sct_capabilities.error_recovery_control_supported``; ``None`` when not reported (NVMe, SCSI)."""
+    sct_erc_read_ds: int | None = None
+    """SCT Error Recovery Control read limit, deciseconds (``smartctl -l scterc``); 0 means disabled."""
+    sct_erc_write_ds: int | None = None
+    """The same for writes."""
+    write_cache_enabled: bool | None = None
+    """ATA ``write_cache.enabled``: the drive's volatile write cache is on."""
     attributes: tuple[SmartAttribute, ...] = ()
     """Every ATA attribute, or the NVMe/SCSI log fields as rows (id 0)."""
     unrecoverable_error_bits: float | None = None

@@ -71,6 +71,11 @@ def rebuild_risk_json(r: RebuildRisk) -> dict[str, Any]:
     return asdict(r)
 
 
+def audit_json(findings) -> list[dict[str, Any]]:
+    """The audit's findings (:class:`raidtop.audit.model.Finding`), worst first within each array."""
+    return [asdict(f) for f in findings]
+
+
 def snapshot_json(snap: Snapshot, earlier_events: tuple[MdEvent, ...] = ()) -> dict[str, Any]:
     """The whole document for one snapshot.
 

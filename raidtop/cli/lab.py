@@ -88,9 +88,10 @@ def _fill(lab: argparse.ArgumentParser) -> None:
     teardown = sub.add_parser("teardown", help="stop the lab's arrays, detach its loops, delete its images")
     teardown.add_argument("arrays", nargs="*", help="only these arrays (default: everything the lab made)")
 
-    from raidtop.cli import lab_experiments
+    from raidtop.cli import lab_experiments, lab_faults
 
     lab_experiments.fill(sub)
+    lab_faults.fill(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,9 +133,9 @@ def run(args: argparse.Namespace) -> int:
 
     lab = Lab(args.lab_dir)
     lab.runner.add_listener(show)
-    from raidtop.cli import lab_experiments
+    from raidtop.cli import lab_experiments, lab_faults
 
-    handler = lab_experiments.handler(args.lab_command) or globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
+    handler = lab_experiments.handler(args.lab_command) or lab_faults.handler(args.lab_command) or globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
     try:
         return handler(lab, args)
     except BrokenPipeError:

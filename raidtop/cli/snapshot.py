@@ -51,6 +51,11 @@ def run(args: argparse.Namespace) -> int:
     snap = sampler.sample()
     doc = snapshot_json(snap, first.events)
     doc["mdadm"] = mdadm_json(root, snap)
+    from raidtop.audit.detect import audit_snapshot
+    from raidtop.snapshot_json import audit_json
+
+    findings, _ = audit_snapshot(sampler.root, snap)
+    doc["audit"] = audit_json(findings)
     try:
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")

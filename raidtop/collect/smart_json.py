@@ -123,7 +123,21 @@ def parse_smartctl(doc: Any, disk: str, read_at: float) -> SmartHealth:
         grown_defects=_int(doc, "scsi_grown_defect_list"),
         scsi_uncorrected_errors=_scsi_uncorrected(doc),
         attributes=attributes + _log_rows(nvme, _NVME_FIELDS) + _scsi_rows(doc),
+        sct_erc_supported=_bool(_dict(doc, "ata_sct_capabilities"), "error_recovery_control_supported"),
+        sct_erc_read_ds=_erc(doc, "read"),
+        sct_erc_write_ds=_erc(doc, "write"),
+        write_cache_enabled=_bool(_dict(doc, "write_cache"), "enabled"),
     )
+
+
+def _erc(doc: dict, which: str) -> int | None:
+    """``ata_sct_erc.<which>``: deciseconds, 0 when ``enabled`` is false (smartctl then omits the number)."""
+    entry = _dict(_dict(doc, "ata_sct_erc"), which)
+    enabled = _bool(entry, "enabled")
+    if enabled is False:
+        return 0
+    value = _int(entry, "deciseconds")
+    return value if enabled and value is not None and 0 <= value <= 65535 else None
 
 
 def messages(doc: Any) -> tuple[str, ...]:

@@ -11,6 +11,10 @@ from raidtop.demo.simulator import SimulatedArray
 _LEVEL_NUMBER = {"raid0": 0, "raid1": 1, "raid4": 4, "raid5": 5, "raid6": 6, "raid10": 10}
 LOOP_MAJOR = 7
 MD_MAJOR = 9
+BAD_BLOCK_MEMBER = "loop21"
+"""The demo member whose md bad-block log holds an entry (the audit's bad-blocks finding)."""
+BAD_BLOCKS = "1953120 8\n"
+"""One 8-sector range, as md's ``dev-*/bad_blocks`` prints it (``sector length``)."""
 
 
 def array_size_kib(sim: SimulatedArray) -> int:
@@ -50,6 +54,14 @@ def sysfs_files(sim: SimulatedArray) -> tuple[dict[str, str], dict[str, str]]:
         files[f"{base}/dev-{m.name}/state"] = words + "\n"
         files[f"{base}/dev-{m.name}/slot"] = ("none" if m.slot is None else str(m.slot)) + "\n"
         files[f"{base}/dev-{m.name}/errors"] = "0\n"
+        # What the audit reads beside the array: md's data offset and bad-block log, and the
+        # disk's command timeout and queue (SATA disks with their volatile cache on).
+        files[f"{base}/dev-{m.name}/offset"] = "262144\n"
+        files[f"{base}/dev-{m.name}/bad_blocks"] = BAD_BLOCKS if m.name == BAD_BLOCK_MEMBER else ""
+        files[f"/sys/block/{m.name}/device/timeout"] = "30\n"
+        files[f"/sys/block/{m.name}/queue/write_cache"] = "write back\n"
+        files[f"/sys/block/{m.name}/queue/physical_block_size"] = "512\n"
+        files[f"/sys/block/{m.name}/queue/rotational"] = "1\n"
         if m.slot is not None:
             links[f"{base}/rd{m.slot}"] = f"dev-{m.name}"
         links[f"{base}/dev-{m.name}/block"] = f"../../../../../virtual/block/{m.name}"

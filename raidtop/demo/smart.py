@@ -20,6 +20,8 @@ from raidtop.smart_rules import judge
 PENDING = 8
 """Pending sectors a disk gets when it goes bad."""
 _HOURS = 21_304
+DESKTOP_INDEX = 2
+"""The demo's third disk is a desktop model: SCT ERC supported but off (the audit's erc-mismatch)."""
 
 
 def healthy(disk: str, index: int, read_at: float) -> SmartHealth:
@@ -42,6 +44,8 @@ def healthy(disk: str, index: int, read_at: float) -> SmartHealth:
         temperature_c=36.0, power_on_hours=_HOURS + index, reallocated_sectors=0, reported_uncorrect=0,
         command_timeouts=0, pending_sectors=0, offline_uncorrectable=0, udma_crc_errors=0,
         last_self_test="completed without error", last_self_test_passed=True, attributes=attributes,
+        sct_erc_supported=True, sct_erc_read_ds=0 if index == DESKTOP_INDEX else 70,
+        sct_erc_write_ds=0 if index == DESKTOP_INDEX else 70, write_cache_enabled=True,
     ))
 
 

@@ -24,6 +24,7 @@ from raidtop.mdview import slow_members
 from raidtop.model import Snapshot
 from raidtop.exporter.dmraid_metrics import dmraid_families
 from raidtop.exporter.inventory import inventory_families
+from raidtop.exporter.audit_metrics import audit_families
 from raidtop.exporter.md_truth_metrics import md_truth_families
 from raidtop.exporter.smart_metrics import smart_families
 from raidtop.exporter.io_metrics import io_families
@@ -72,8 +73,11 @@ class MdMetrics:
             self._families = self._families[:-2] + self._error_families()
 
     def update(self, snapshot: Snapshot, duration_s: float, now: float,
-               queues: Mapping[str, QueueSettings] | None = None) -> None:
-        """Build every family from ``snapshot``; ``now`` is the wall-clock time of the sample."""
+               queues: Mapping[str, QueueSettings] | None = None, findings: tuple = ()) -> None:
+        """Build every family from ``snapshot``; ``now`` is the wall-clock time of the sample.
+
+        ``findings``: the audit's, for ``snapshot`` (:mod:`raidtop.exporter.audit_metrics`).
+        """
         for event in snapshot.events:
             key = (event.array, event.event)
             self._event_counts[key] = self._event_counts.get(key, 0) + 1
@@ -88,6 +92,7 @@ class MdMetrics:
         families += inventory_families(md_only, self.nodename)
         families += [_events_total(self._event_counts), _last_event(self._event_times)]
         families.append(queue_info(queues or {}))
+        families += audit_families((a.name for a in snapshot.arrays if not a.is_container), findings)
         families += self._exporter_families(duration_s, now)
         families += self._error_families()
         with self._lock:

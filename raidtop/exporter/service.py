@@ -26,6 +26,7 @@ from prometheus_client.process_collector import ProcessCollector
 from raidtop.collect.queue_settings import QueueSettings, read_queue_settings
 from raidtop.collect.recording import Recording
 from raidtop.collect.replayer import Replayer
+from raidtop.audit.periodic import PeriodicAudit
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.smart_poller import START_DELAY_S, poller_for
 from raidtop.exporter.exposition import CachedExposition, FamilyFormatter
@@ -139,6 +140,9 @@ class Exporter:
         self.failing: dict[str, str] = {}
         """cause -> the sentence of a failure that has not gone away yet."""
         self._logged: dict[str, str] = {}
+        root = getattr(source, "root", None)
+        # The audit reads its facts under the source's root (a recording's or the demo's too).
+        self._audit = PeriodicAudit(root) if root is not None else (lambda snapshot: ())
 
     def sample_once(self) -> None:
         """Take one sample and publish it (and write the textfile when asked); never raises.
@@ -151,12 +155,13 @@ class Exporter:
         try:
             snapshot = self.source()
             queues = self.source.queues(snapshot)
+            findings = self._audit(snapshot)
         except Exception as exc:  # noqa: BLE001 - a daemon reports and keeps its last good sample
             self._failed("sample", f"sample failed: {type(exc).__name__}: {exc}")
             return
         self._recovered("sample", "sampling works again")
         try:
-            self.metrics.update(snapshot, time.perf_counter() - start, self._clock(), queues)
+            self.metrics.update(snapshot, time.perf_counter() - start, self._clock(), queues, findings)
             self._publish()
         except Exception as exc:  # noqa: BLE001 - the last published bytes stay served
             self._failed("format", f"cannot prepare the scrape: {type(exc).__name__}: {exc}")

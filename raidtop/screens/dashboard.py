@@ -64,6 +64,7 @@ class DashboardScreen(Screen[None]):
         Binding("d", "array_detail", "Array detail", id="array-detail", tooltip="Open the detail screen of the highlighted md array"),
         Binding("e", "events", "Events", id="events", tooltip="Show the md event timeline of this session"),
         Binding("u", "stack", "Stack", id="stack", tooltip="The storage stack: what sits on each disk and array, up to mountpoints and usage"),
+        Binding("A", "audit", "Audit", id="audit", tooltip="Rebuild readiness: each array's findings, evidence and fix (raidtop audit)"),
         Binding("h", "smart", "Health", id="smart-health", tooltip="SMART health of the highlighted disk or member: every attribute, raw values, self-test"),
         Binding("B", "demo_disk_bad", "Make a disk go bad", id="demo-disk-bad", tooltip="Demo only: give a survivor of the demo array 8 pending sectors (raises the rebuild-risk banner)"),
         Binding("x", "explain", "Explain", id="explain", tooltip="Show the formulas and raw counter deltas behind the highlighted row"),
@@ -420,6 +421,12 @@ class DashboardScreen(Screen[None]):
         from raidtop.screens.lab import LabScreen
 
         self.app.push_screen(LabScreen())
+
+    def action_audit(self) -> None:
+        """Open the Audit screen."""
+        from raidtop.screens.audit import AuditScreen
+
+        self.app.push_screen(AuditScreen())
 
     def action_events(self) -> None:
         """Show this session's md events."""

@@ -124,7 +124,7 @@ def _check_mid_rebuild(prometheus, host, md, done_values, total_values) -> None:
              for r in prometheus.query(f'raidtop_md_member_role{{instance="{host}"}} == 1')}
     assert "rebuilding" in roles.values() and "in_sync" in roles.values()
     expressions = {**rule_expressions(), **dashboard_expressions(), **fleet_expressions()}
-    assert len(rule_expressions()) == 12  # 10 md and exporter rules (MdSyncStalled: issue 23), SmartFailing, MdRebuildAtRisk
+    assert len(rule_expressions()) == 14  # 10 md and exporter rules (MdSyncStalled: issue 23), SmartFailing, MdRebuildAtRisk, MdAuditBadBlocks, MdAuditTimeoutMismatch (issue 28)
     empty = []
     for name, expr in expressions.items():
         result = prometheus.query(expr)  # asserts Prometheus accepted it

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from raidtop.actions.lab.dmtables import dm_loop_under
 from raidtop.actions.lab.loopdev import is_loop_name, loop_backing
 from raidtop.actions.lab.registry import ArrayRecord, ImageRecord, LabState
 from raidtop.actions.member_actions import ActionRefused
@@ -64,7 +65,15 @@ def lab_image_of(loop: str, state: LabState, root: Root | str = "/") -> ImageRec
 
 
 def refusal_for_device(device: str, array: str, state: LabState, root: Root | str = "/") -> str | None:
-    """Why ``device`` (a member of ``array``) rules the lab out, or ``None`` when it is the lab's."""
+    """Why ``device`` (a member of ``array``) rules the lab out, or ``None`` when it is the lab's.
+
+    A lab fault's dm device (``raidtop-lab-*`` over exactly one loop device) is the lab's
+    when the loop under it is.
+    """
+    under = dm_loop_under(device, root)
+    if under is not None:
+        reason = refusal_for_device(under[1], array, state, root)
+        return None if reason is None else f"{array} has member {device} ({plain(under[0])}) over {under[1]}: {reason}"
     if not is_loop_name(device):
         return (f"{array} has member {plain(device)}, which is not a loop device (a real disk); "
                 "the lab never acts on an array with a real disk in it")

@@ -24,11 +24,12 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
+from raidtop.actions.lab.dmtables import dm_loop_under, lab_dm_devices
 from raidtop.actions.lab.guard import kernel_members, lab_image_of
 from raidtop.actions.lab.images import ImageRefused, folder_name, image_exists, remove_image
 from raidtop.actions.lab.loopdev import LoopBacking, attached_loops, loop_backing
 from raidtop.actions.lab.records import ArrayRecord, ImageRecord, LabState
-from raidtop.collect.source import Root
+from raidtop.collect.source import Root, SourceError
 from raidtop.untrusted import plain
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ def teardown(lab: Lab, arrays: Iterable[str] | None = None) -> TeardownReport:
             kept_arrays.add(record.name)
             continue
         lab.forget_array(record)
+    _remove_fault_devices(lab, state, notes)
     loops = attached_loops(lab.root)
     for image in state.images:
         if wanted is not None and image.array not in wanted:
@@ -99,6 +101,25 @@ def teardown(lab: Lab, arrays: Iterable[str] | None = None) -> TeardownReport:
     return notes.report()
 
 
+def _remove_fault_devices(lab: Lab, state: LabState, notes: _Notes) -> None:
+    """``dmsetup remove`` each lab fault device over one of the lab's loops that no running array holds."""
+    for device, name, loop in lab_dm_devices(lab.root):
+        if not ours(loop, state, lab.root):
+            continue
+        try:
+            held = lab.root.listdir(f"/sys/block/{device}/holders")
+        except SourceError:
+            held = []
+        if held:
+            notes.kept.append(f"{name} kept: {', '.join(held)} still holds it")
+            continue
+        event = lab.runner.run(["dmsetup", "remove", name], check=False)
+        if event.ok:
+            notes.done.append(f"removed {name} (over {loop})")
+        else:
+            notes.kept.append(f"{name} could not be removed: {event.error}")
+
+
 def discard_image(lab: Lab, path: str) -> TeardownReport:
     """Detach and delete one image the lab just made (a fresh disk mdadm would not take)."""
     state = lab.state()
@@ -111,7 +132,11 @@ def discard_image(lab: Lab, path: str) -> TeardownReport:
 
 
 def ours(device: str, state: LabState, root: Root) -> bool:
-    """True when ``device`` is a loop holding one of the lab's images (folder, path and inode)."""
+    """True when ``device`` is a loop holding one of the lab's images (folder, path and inode),
+    or a lab fault's dm device over such a loop."""
+    under = dm_loop_under(device, root)
+    if under is not None:
+        return ours(under[1], state, root)
     if lab_image_of(device, state, root) is not None:
         return True
     backing = loop_backing(device, root)

@@ -1,0 +1,111 @@
+"""Put a lab member behind a device-mapper fault (delay, flakey, error range), and take it out again.
+
+The member leaves the array and comes back on the dm device over the same loop
+(mdadm --fail, --remove, dmsetup create, mdadm --add); clearing is the reverse.
+With a write-intent bitmap md re-adds the device and resyncs only what changed;
+without one it rebuilds it. Everything goes through the guard (only the lab's own
+arrays of its own loop devices and its own dm devices over them), is planned as
+the exact commands first (what the confirmation shows and what runs), and runs
+through the lab's :class:`~raidtop.actions.lab.commands.CommandRunner` (shown and logged).
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from raidtop.actions.lab.core import Lab
+from raidtop.actions.lab.dmtables import FaultRefused, FaultSpec, check_spec, dm_loop_under, dm_name_for, dm_table
+from raidtop.actions.lab.guard import check_array, check_member
+from raidtop.actions.lab.loopdev import is_loop_name
+from raidtop.actions.member_actions import ActionRefused
+
+
+@dataclass(frozen=True, slots=True)
+class FaultPlan:
+    """A fault set up or cleared, checked and ready: the exact commands and how to run them."""
+
+    verb: str
+    """``fault`` or ``clear``."""
+    array: str
+    member: str
+    commands: tuple[tuple[str, ...], ...]
+    execute: Callable[[], str]
+
+    @property
+    def command(self) -> str:
+        """Every command, as one shell line, for the confirmation."""
+        return " && ".join(shlex.join(argv) for argv in self.commands)
+
+
+def loop_sectors(lab: Lab, loop: str) -> int:
+    """The loop device's size in 512-byte sectors, from sysfs; 0 when unknown."""
+    text = (lab.root.read_optional(f"/sys/block/{loop}/size") or "").strip()
+    return int(text) if text.isdigit() and len(text) < 19 else 0
+
+
+def plan_fault(lab: Lab, array: str, member: str, spec: FaultSpec) -> FaultPlan:
+    """Plan putting ``member`` (a lab loop device of ``array``) behind ``spec``; ActionRefused otherwise."""
+    checked = check_array(array.removeprefix("/dev/"), lab.state(), lab.root)
+    name = checked.record.name
+    member = check_member(checked, member, "fault")
+    if not is_loop_name(member):
+        raise ActionRefused(f"{member} is already behind a fault: clear it first")
+    if checked.record.level == "raid0":
+        raise ActionRefused("raid0 has no redundancy: taking a member out to put it behind a fault loses the array")
+    try:
+        table = dm_table(check_spec(spec, loop_sectors(lab, member)), f"/dev/{member}", loop_sectors(lab, member))
+        dm = dm_name_for(name, member)
+    except FaultRefused as exc:
+        raise ActionRefused(str(exc)) from None
+    concise = f"{dm},,,rw," + ",".join(table.splitlines())
+    commands = (
+        ("mdadm", f"/dev/{name}", "--fail", f"/dev/{member}"),
+        ("mdadm", f"/dev/{name}", "--remove", f"/dev/{member}"),
+        ("dmsetup", "create", "--concise", concise),
+        # Without udev (a rescue shell, a minimal guest) nothing makes /dev/mapper/NAME: mknodes does.
+        ("dmsetup", "mknodes", dm),
+        ("mdadm", f"/dev/{name}", "--add", f"/dev/mapper/{dm}"),
+    )
+
+    def execute() -> str:
+        when = time.time()
+        for argv in commands:
+            lab.runner.run(list(argv), array=name)
+        lab.record_event(name, "fault", member, f"{spec.kind}: {spec.describe()}", when=when)
+        lab.observe(name)
+        return " && ".join(shlex.join(argv) for argv in commands)
+
+    return FaultPlan("fault", name, member, commands, execute)
+
+
+def plan_clear(lab: Lab, array: str, member: str) -> FaultPlan:
+    """Plan taking ``member`` (the lab dm device, ``dm-N``) out of ``array`` and back onto its loop."""
+    checked = check_array(array.removeprefix("/dev/"), lab.state(), lab.root)
+    name = checked.record.name
+    member = check_member(checked, member, "clear")
+    under = dm_loop_under(member, lab.root)
+    if under is None:
+        raise ActionRefused(f"{member} is not behind a lab fault")
+    dm, loop = under
+    roles = (lab.root.read_optional(f"/sys/block/{name}/md/dev-{member}/state") or "").strip().split(",")
+    commands: tuple[tuple[str, ...], ...] = (("dmsetup", "mknodes", dm),)
+    if "faulty" not in roles:
+        commands += (("mdadm", f"/dev/{name}", "--fail", f"/dev/mapper/{dm}"),)
+    commands += (
+        ("mdadm", f"/dev/{name}", "--remove", f"/dev/mapper/{dm}"),
+        ("dmsetup", "remove", dm),
+        ("mdadm", f"/dev/{name}", "--add", f"/dev/{loop}"),
+    )
+
+    def execute() -> str:
+        when = time.time()
+        for argv in commands:
+            lab.runner.run(list(argv), array=name)
+        lab.record_event(name, "fault cleared", loop, dm, when=when)
+        lab.observe(name)
+        return " && ".join(shlex.join(argv) for argv in commands)
+
+    return FaultPlan("clear", name, member, commands, execute)

@@ -1,0 +1,125 @@
+"""Device-mapper tables for the lab's realistic failures, and how to recognise the lab's dm devices.
+
+A lab member can be put behind one of three targets (Documentation/admin-guide/device-mapper/):
+
+- ``delay``: every request waits a fixed number of milliseconds (a slow disk);
+- ``flakey``: the device works for ``up`` seconds, then fails every request for ``down``
+  seconds, and again (a disk that drops out and comes back);
+- ``error`` over a sector range, ``linear`` around it: reads and writes there fail
+  (unreadable sectors; md records them in its bad-block log and rewrites them).
+
+The lab's dm devices are named ``raidtop-lab-<array>-<loop>`` and sit on exactly one of
+the lab's loop devices: that name and that one slave are what the guard accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from raidtop.actions.lab.loopdev import is_loop_name
+from raidtop.collect.source import Root, SourceError, as_root
+
+DM_PREFIX = "raidtop-lab-"
+FAULT_KINDS = ("delay", "flakey", "error")
+MAX_DELAY_MS = 60_000
+MAX_FLAKEY_S = 3600
+_DM_NAME = re.compile(r"dm-[0-9]{1,6}\Z")
+_MD_NAME = re.compile(r"md[0-9]{1,6}\Z")
+
+
+class FaultRefused(ValueError):
+    """A fault that cannot be set up as asked; ``str()`` says why in a sentence."""
+
+
+@dataclass(frozen=True, slots=True)
+class FaultSpec:
+    """One failure to put under a member: the target and its parameters."""
+
+    kind: str
+    delay_ms: int = 0
+    up_s: int = 0
+    down_s: int = 0
+    start: int = 0
+    """First failing sector (512 bytes) of an ``error`` range."""
+    length: int = 0
+    """Sectors in the ``error`` range."""
+
+    def describe(self) -> str:
+        """The fault in words, for the confirmation and the log."""
+        if self.kind == "delay":
+            return f"every request delayed {self.delay_ms} ms"
+        if self.kind == "flakey":
+            return f"up {self.up_s} s, then failing every request for {self.down_s} s, repeating"
+        return f"sectors {self.start}–{self.start + self.length - 1} unreadable and unwritable"
+
+
+def check_spec(spec: FaultSpec, sectors: int) -> FaultSpec:
+    """``spec`` if it fits a device of ``sectors``; FaultRefused with the reason otherwise."""
+    if spec.kind not in FAULT_KINDS:
+        raise FaultRefused(f"unknown fault {spec.kind!r}: one of {', '.join(FAULT_KINDS)}")
+    if sectors <= 0:
+        raise FaultRefused("the member's size is unknown")
+    if spec.kind == "delay" and not 1 <= spec.delay_ms <= MAX_DELAY_MS:
+        raise FaultRefused(f"a delay is 1 to {MAX_DELAY_MS} ms")
+    if spec.kind == "flakey" and not (1 <= spec.up_s <= MAX_FLAKEY_S and 1 <= spec.down_s <= MAX_FLAKEY_S):
+        raise FaultRefused(f"flakey needs up and down times of 1 to {MAX_FLAKEY_S} s")
+    if spec.kind == "error" and not (spec.length >= 1 and 0 <= spec.start and spec.start + spec.length <= sectors):
+        raise FaultRefused(f"the error range must lie inside the member's {sectors} sectors")
+    return spec
+
+
+def dm_table(spec: FaultSpec, device: str, sectors: int) -> str:
+    """The table ``dmsetup create --table`` takes, one target per line; ``device`` is ``/dev/loopN``."""
+    check_spec(spec, sectors)
+    if spec.kind == "delay":
+        return f"0 {sectors} delay {device} 0 {spec.delay_ms}"
+    if spec.kind == "flakey":
+        return f"0 {sectors} flakey {device} 0 {spec.up_s} {spec.down_s}"
+    end = spec.start + spec.length
+    lines = []
+    if spec.start:
+        lines.append(f"0 {spec.start} linear {device} 0")
+    lines.append(f"{spec.start} {spec.length} error")
+    if end < sectors:
+        lines.append(f"{end} {sectors - end} linear {device} {end}")
+    return "\n".join(lines)
+
+
+def dm_name_for(array: str, loop: str) -> str:
+    """``raidtop-lab-md0-loop3``: the name the lab gives the dm device over ``loop``."""
+    if not _MD_NAME.match(array) or not is_loop_name(loop):
+        raise FaultRefused(f"{array}/{loop}: not an md array and loop device name")
+    return f"{DM_PREFIX}{array}-{loop}"
+
+
+def dm_loop_under(device: str, root: Root | str = "/") -> tuple[str, str] | None:
+    """(dm name, loop) when ``device`` (``dm-3``) is a lab dm device over exactly one loop device."""
+    root = as_root(root)
+    if not _DM_NAME.match(device):
+        return None
+    name = (root.read_optional(f"/sys/block/{device}/dm/name") or "").strip()
+    if not name.startswith(DM_PREFIX):
+        return None
+    try:
+        slaves = root.listdir(f"/sys/block/{device}/slaves")
+    except SourceError:
+        return None
+    if len(slaves) != 1 or not is_loop_name(slaves[0]):
+        return None
+    return name, slaves[0]
+
+
+def lab_dm_devices(root: Root | str = "/") -> list[tuple[str, str, str]]:
+    """Every lab dm device now: (dm-N, dm name, loop under it)."""
+    root = as_root(root)
+    try:
+        entries = root.listdir("/sys/block")
+    except SourceError:
+        return []
+    found = []
+    for entry in entries:
+        under = dm_loop_under(entry, root)
+        if under is not None:
+            found.append((entry, *under))
+    return found

@@ -1,0 +1,110 @@
+"""The lab's dm faults on the real kernel: an error range gives md bad blocks the audit reports.
+
+One boot: the guest loads dm-mod and the delay/flakey targets from the VM kernel's own
+modules (the cached Debian 6.1 tree, seen over the 9p root), creates a lab raid1 with a
+bitmap through ``raidtop lab``, puts one leg behind an ``error`` range, writes into that
+range, and saves md's bad-block log, ``raidtop audit --json``, the dm table; then clears
+the fault, puts a leg behind ``delay`` and ``flakey`` and back, and tears everything down.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .host_python import host_python
+
+GUEST_SCRIPT = r"""
+set -uo pipefail
+. tests/realmd/guest_lib.sh
+export RAIDTOP_LAB_DIR=/run/lab XDG_STATE_HOME=/run/lab-state XDG_DATA_HOME=/run/lab-data
+PY={python}
+MODS={modules}/kernel/drivers/md
+for m in dm-mod dm-delay dm-flakey; do insmod "$MODS/$m.ko" 2> "$RESULTS/insmod-$m.err"; echo $? > "$RESULTS/insmod-$m.rc"; done
+lab() {{ "$PY" -m raidtop lab "$@"; }}
+lab create --level 1 --disks 2 --size 64M --bitmap --wait > "$RESULTS/create.log" 2>&1
+lab list --json > "$RESULTS/list.json" 2>/dev/null
+md=$(ls /sys/block | grep '^md' | head -1)
+leg=$(ls /sys/block/$md/md | grep '^dev-loop' | tail -1); leg=${{leg#dev-}}
+offset=$(< /sys/block/$md/md/dev-$leg/offset)
+echo "$md $leg $offset" > "$RESULTS/geometry.txt"
+start=$((offset + 4096))
+lab fault "$md" "$leg" --error "$start+64" > "$RESULTS/fault-error.log" 2>&1; echo $? > "$RESULTS/fault-error.rc"
+md_wait_idle "$md" 120
+dmsetup table > "$RESULTS/dm-table.txt" 2>&1
+ls /sys/block/$md/md > "$RESULTS/md-entries-faulted.txt"
+dd if=/dev/urandom of=/dev/$md bs=512 seek=4096 count=64 oflag=direct 2> "$RESULTS/dd-write.err"; echo $? > "$RESULTS/dd-write.rc"
+dd if=/dev/$md of=/dev/null bs=512 skip=4096 count=64 iflag=direct 2> "$RESULTS/dd-read.err"; echo $? > "$RESULTS/dd-read.rc"
+cat /proc/mdstat > "$RESULTS/mdstat-after-write.txt"
+for f in /sys/block/$md/md/dev-*/bad_blocks /sys/block/$md/md/dev-*/unacknowledged_bad_blocks /sys/block/$md/md/dev-*/state; do
+    echo "$f: $(tr '\n' ' ' < "$f")"; done > "$RESULTS/bad-blocks.txt"
+"$PY" -m raidtop audit --json --smart-wait 0 > "$RESULTS/audit.json" 2> "$RESULTS/audit.err"; echo $? > "$RESULTS/audit.rc"
+dm=$(ls /sys/block/$md/md | grep '^dev-dm-' | head -1); dm=${{dm#dev-}}
+lab clear "$md" "$dm" > "$RESULTS/clear.log" 2>&1; echo $? > "$RESULTS/clear.rc"
+md_wait_idle "$md" 120
+lab fault "$md" "$leg" --delay 20 > "$RESULTS/fault-delay.log" 2>&1; echo $? > "$RESULTS/fault-delay.rc"
+md_wait_idle "$md" 120
+dmsetup table >> "$RESULTS/dm-table.txt" 2>&1
+lab teardown > "$RESULTS/teardown.log" 2>&1; echo $? > "$RESULTS/teardown.rc"
+dmsetup ls > "$RESULTS/dm-after.txt" 2>&1
+cat /proc/mdstat > "$RESULTS/mdstat-end.txt"
+exit 0
+"""
+
+
+def test_error_range_bad_blocks_audit_and_teardown(vm_image, tmp_path):
+    from .vm import run_in_guest
+
+    cache = Path(os.environ.get("REALMD_CACHE", ".cache/realmd"))
+    modules = next(cache.glob("*/root/lib/modules/*"))
+    results = tmp_path / "results"
+    script = GUEST_SCRIPT.format(python=host_python(), modules=modules.resolve())
+    outcome = run_in_guest(script, timeout=600, results_dir=results, image=vm_image)
+    assert outcome.returncode == 0, outcome.console_log[-3000:]
+    read = lambda name: (results / name).read_text()  # noqa: E731
+    for m in ("dm-mod", "dm-delay", "dm-flakey"):
+        assert read(f"insmod-{m}.rc").strip() == "0", read(f"insmod-{m}.err")
+    assert read("fault-error.rc").strip() == "0", read("fault-error.log")
+    md, leg, offset = read("geometry.txt").split()
+    # md records exactly the range the error target covers (member sectors: data offset + 4096).
+    assert f"/dev-dm-0/bad_blocks: {int(offset) + 4096} 64 " in read("bad-blocks.txt"), read("bad-blocks.txt")
+    assert read("dd-write.rc").strip() == "0"  # raid1 wrote the other leg; the array stays whole
+    assert f"raidtop-lab-{md}-{leg}" in read("dm-table.txt") and " error" in read("dm-table.txt")
+    assert any(e.startswith("dev-dm-") for e in read("md-entries-faulted.txt").split())
+    audit = json.loads(read("audit.json"))
+    bad = [f for f in audit["findings"] if f["rule"] == "bad-blocks"]
+    assert bad and bad[0]["member"].startswith("dm-"), read("bad-blocks.txt")
+    assert read("clear.rc").strip() == "0", read("clear.log")
+    assert read("fault-delay.rc").strip() == "0", read("fault-delay.log")
+    assert " delay " in read("dm-table.txt")
+    assert read("teardown.rc").strip() == "0", read("teardown.log")
+    assert "raidtop-lab-" not in read("dm-after.txt")
+
+
+BITMAP_SCRIPT = r"""
+set -uo pipefail
+. tests/realmd/guest_lib.sh
+PY={python}
+mkdir -p /run/big
+disks=()
+for i in 0 1 2 3; do truncate -s 101G /run/big/d$i.img; disks+=("$(losetup --find --show /run/big/d$i.img)"); done
+# --assume-clean: nothing to resync on sparse images; the audit looks at the bitmap, not the data.
+md_create /dev/md10 1 "${{disks[0]}}" "${{disks[1]}}" -- --bitmap=none --assume-clean > "$RESULTS/md10.log" 2>&1
+md_create /dev/md11 1 "${{disks[2]}}" "${{disks[3]}}" -- --bitmap=internal --assume-clean > "$RESULTS/md11.log" 2>&1
+cat /sys/block/md10/md/bitmap/location /sys/block/md11/md/bitmap/location > "$RESULTS/locations.txt" 2>&1
+"$PY" -m raidtop audit --json --smart-wait 0 > "$RESULTS/audit.json" 2> "$RESULTS/audit.err"
+mdadm --stop /dev/md10 /dev/md11 > /dev/null 2>&1
+exit 0
+"""
+
+
+def test_an_array_without_a_bitmap_is_a_finding_and_with_one_it_is_not(vm_image, tmp_path):
+    from .vm import run_in_guest
+
+    results = tmp_path / "results"
+    outcome = run_in_guest(BITMAP_SCRIPT.format(python=host_python()), timeout=300, results_dir=results, image=vm_image)
+    assert outcome.returncode == 0, outcome.console_log[-3000:]
+    assert (results / "locations.txt").read_text().split() == ["none", "+8"]
+    findings = json.loads((results / "audit.json").read_text())["findings"]
+    assert [f["array"] for f in findings if f["rule"] == "no-bitmap"] == ["md10"]

@@ -40,10 +40,11 @@ def context_sections(app_bindings: list[Binding]) -> list[Section]:
     member_ids = {b.id for b in ArraysPanel.BINDINGS}
     replay = [b for b in app_bindings if (b.id or "").startswith("replay-")]
     sections = [
-        ("Global", [b for b in app_bindings if b not in replay] + [BACK]),
+        # Every table moves and opens alike on every screen: those keys are global too.
+        ("Global", [b for b in app_bindings if b not in replay] + [BACK]
+         + [_one_row(TextTable.BINDINGS, "Move, Home/End", "↑ ↓ PgUp PgDn"), ENTER_OPENS]),
         ("Dashboard", _one_row_for_digits(DashboardScreen.BINDINGS, "Focus panel")),
         ("Member grid (Enter on an array; demo and lab arrays)", [*ArraysPanel.BINDINGS, ENTER_FOLDS]),
-        ("Tables", [_one_row(TextTable.BINDINGS, "Move, Home/End", "↑ ↓ PgUp PgDn"), ENTER_OPENS]),
         ("Replay (--replay)", replay),
         ("Benchmarks (b)", _one_row_for_digits(BenchScreen.BINDINGS, "Run preset n")),
         ("Lab (l): member keys as in the member grid", [b for b in LabScreen.BINDINGS if b.id not in member_ids]),
@@ -53,6 +54,10 @@ def context_sections(app_bindings: list[Binding]) -> list[Section]:
     # One Back row (in Global) stands for every screen's Esc/q; pairs such as
     # ↑/↓ share a row: the whole list fits one 120×40 screen in two columns.
     return [(title, _paired([b for b in bindings if b is BACK or not _is_back(b)])) for title, bindings in sections]
+
+
+SHARED_ROWS = frozenset({("stack", "audit")})
+"""Neighbouring views that answer one question share a row: what an array rests on (u), and whether it holds (A)."""
 
 
 def _is_back(binding: Binding) -> bool:
@@ -66,7 +71,8 @@ def _paired(bindings: list[Binding]) -> list[Binding]:
         previous = out[-1] if out else None
         opposite = previous is not None and (
             (_step_of(binding) and previous.action.split("(")[0] == binding.action.split("(")[0])
-            or binding.action == previous.action + "_reverse")  # s / S: sort, sort the other way
+            or binding.action == previous.action + "_reverse"  # s / S: sort, sort the other way
+            or (previous.action, binding.action) in SHARED_ROWS)
         if previous is not None and opposite:
             out[-1] = Binding(f"{previous.key},{binding.key}", previous.action, _pair_words(previous.description, binding.description),
                               id=f"{previous.id}+{binding.id}", tooltip=previous.tooltip,

@@ -89,7 +89,7 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-wide #side { layout: horizontal; width: 100; }
     DashboardScreen.-wide #vm { width: 46; height: 1fr; }
     DashboardScreen.-wide #sensors { width: 1fr; }
-
+    
     DashboardScreen.-narrow #panel-tabs { display: block; }
     DashboardScreen.-narrow Panel { display: none; }
     DashboardScreen.-narrow #bottom { height: 1fr; }
@@ -212,10 +212,7 @@ class DashboardScreen(Screen[None]):
             self.query_one(ProcessesPanel).show(snap)
         self.query_one(NotesBar).notes = snap.notes
         self._fit_rows()
-        status = self.query_one(StatusBar)
-        status.sample_time = _clock(snap.time)
-        if snap.vm is not None and snap.vm.loadavg is not None:
-            status.load = " ".join(f"{v:.2f}" for v in snap.vm.loadavg)
+        self.query_one(StatusBar).show(snap)
 
     @on(MemberFlow.Offered)
     def _member_offers(self, message: MemberFlow.Offered) -> None:
@@ -333,8 +330,7 @@ class DashboardScreen(Screen[None]):
 
     def action_explain(self) -> None:
         """Explain the highlighted row of the focused panel."""
-        from raidtop import explain
-        from raidtop.screens.explain import ExplainScreen
+        from raidtop.screens.explain import ExplainScreen, explanation_for
 
         snap = self.last_snapshot
         panel = self._focused_panel()
@@ -342,20 +338,7 @@ class DashboardScreen(Screen[None]):
             return
         focused = self.focused
         table = focused if isinstance(focused, TextTable) else panel.query_one(TextTable)
-        key = table.cursor_key
-        build = None
-        if table.id == "member-table" and key:
-            # A member row explains that member's disk; its array if the disk has no counters.
-            array, _, member = key.partition("/")
-            build = lambda s: explain.explain_disk(s, member) or explain.explain_array(s, array)  # noqa: E731
-        elif panel.id == "disks" and key:
-            build = lambda s: explain.explain_disk(s, key)  # noqa: E731
-        elif panel.id == "cpu" and key:
-            build = lambda s: explain.explain_cpu(s, "all" if key == "all" else int(key))  # noqa: E731
-        elif panel.id == "vm":
-            build = explain.explain_vm
-        elif panel.id == "arrays" and key:
-            build = lambda s: explain.explain_array(s, key.partition("/")[0])  # noqa: E731
+        build = explanation_for(panel.id, table.id, table.cursor_key)
         result = build(snap) if build is not None else None
         if result is None:
             self.notify("nothing to explain here: pick a row in Arrays, Disks, CPU or Memory", timeout=4)
@@ -365,14 +348,11 @@ class DashboardScreen(Screen[None]):
 
     def action_smart(self) -> None:
         """Open the SMART screen for the highlighted disk (Disks) or member's disk (member grid)."""
-        from raidtop.screens.smart import SmartScreen, disk_for
+        from raidtop.screens.smart import SmartScreen, disk_of_row
 
         table = self.focused
-        device = table.cursor_key if isinstance(table, TextTable) and table.id in ("disk-table", "member-table") else None
-        if device and table.id == "member-table":
-            device = device.partition("/")[2]  # a member row's key is "md0/sdb1"
         snap = self.last_snapshot
-        disk = disk_for(device, snap) if device and snap is not None else None
+        disk = disk_of_row(table.id, table.cursor_key, snap) if isinstance(table, TextTable) and snap else None
         if disk is None:
             self.notify("highlight a disk in Disks, or a member in the member grid (Enter on an array), then press h", timeout=4)
             return
@@ -446,8 +426,3 @@ class DashboardScreen(Screen[None]):
 
         self.app.push_screen(NotesScreen(self.last_snapshot.notes if self.last_snapshot else ()))
 
-
-def _clock(timestamp: float) -> str:
-    import time
-
-    return time.strftime("%H:%M:%S", time.localtime(timestamp))

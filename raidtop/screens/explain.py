@@ -23,6 +23,28 @@ from raidtop.model import Snapshot
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 
+Build = Callable[[Snapshot], Explanation | None]
+
+
+def explanation_for(panel: str | None, table: str | None, key: str | None) -> Build | None:
+    """What the highlighted row of a dashboard panel explains, as a function of the snapshot (it follows live samples)."""
+    from raidtop import explain
+
+    if table == "member-table" and key:
+        # A member row explains that member's disk; its array if the disk has no counters.
+        array, _, member = key.partition("/")
+        return lambda s: explain.explain_disk(s, member) or explain.explain_array(s, array)
+    if panel == "disks" and key:
+        return lambda s: explain.explain_disk(s, key)
+    if panel == "cpu" and key:
+        return lambda s: explain.explain_cpu(s, "all" if key == "all" else int(key))
+    if panel == "vm":
+        return explain.explain_vm
+    if panel == "arrays" and key:
+        return lambda s: explain.explain_array(s, key.partition("/")[0])
+    return None
+
+
 class ExplainScreen(ModalScreen[None]):
     """Shows one :class:`~raidtop.explain.Explanation`."""
 

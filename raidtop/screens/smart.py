@@ -26,6 +26,13 @@ ATTRIBUTE_COLUMNS = [
 ]
 
 
+def disk_of_row(table: str | None, key: str | None, snap: Snapshot) -> str | None:
+    """The whole disk behind a highlighted row of the Disks panel or the member grid, else ``None``."""
+    if not key or table not in ("disk-table", "member-table"):
+        return None
+    return disk_for(key.partition("/")[2] if table == "member-table" else key, snap)  # a member row's key: "md0/sdb1"
+
+
 def disk_for(device: str, snap: Snapshot) -> str | None:
     """The whole disk whose SMART reading speaks for ``device`` (a disk, partition or md member)."""
     if device in snap.smart:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from raidtop.model import Snapshot
 from raidtop.untrusted import plain
 
 
@@ -32,6 +35,12 @@ class StatusBar(Widget):
     """The 1, 5 and 15 minute load averages, formatted."""
     badge: reactive[str] = reactive("")
     """An extra label (e.g. DEMO, REPLAY) shown in alert colours."""
+
+    def show(self, snap: Snapshot) -> None:
+        """Take the sample's time and load averages from ``snap``."""
+        self.sample_time = time.strftime("%H:%M:%S", time.localtime(snap.time))
+        if snap.vm is not None and snap.vm.loadavg is not None:
+            self.load = " ".join(f"{v:.2f}" for v in snap.vm.loadavg)
 
     def render(self) -> Text:
         title = self.get_component_rich_style("status-bar--title")

@@ -33,7 +33,7 @@ STARTED = time.monotonic()
 
 from raidtop.app import RaidtopApp  # noqa: E402  (import time is measured)
 from raidtop.config import Config  # noqa: E402
-from raidtop.widgets.arrays_panel import array_row  # noqa: E402
+from raidtop.widgets.array_rows import array_row  # noqa: E402
 
 SCREENSHOT_NAME = "realmd-recovery.svg"
 SIZE = (120, 40)

@@ -13,7 +13,7 @@ from raidtop.config import Config
 from raidtop.screens.array_detail import ArrayDetailScreen
 from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.help import HelpScreen
-from raidtop.widgets.arrays_panel import array_columns
+from raidtop.widgets.array_rows import array_columns
 from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.notices import MAX_VISIBLE, Notice, grouped
 from raidtop.widgets.status_bar import StatusBar

@@ -18,7 +18,7 @@ from raidtop.mdview import eta_text, finish_clock, row_marks, sync_speed_cell, s
 from raidtop.model import DiskIO, Snapshot
 from raidtop.model_md import NO_MD_DRIVER, MdArray, MdMember, MdSync
 from raidtop.model_smart import SmartHealth
-from raidtop.widgets.arrays_panel import array_row, marks_of
+from raidtop.widgets.array_rows import array_row, marks_of
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 ROOTS = Path(__file__).parent.parent / "data" / "md" / "roots"

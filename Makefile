@@ -28,7 +28,7 @@ run: $(STAMP)
 # The whole suite: unit, UI, live (root + loop devices) and, when qemu is
 # installed, the real-md VM scenarios.
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
 
 test-fast: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q -m "not realmd and not live and not wheel"

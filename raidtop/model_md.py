@@ -212,10 +212,9 @@ class RaidSpeedLimit:
     max: int | None
 
 
-NO_MD_DRIVER = ("No md driver: /proc/mdstat is absent; load it with `sudo modprobe md_mod` if this kernel has it, "
-                "or see raidtop at work on a simulated rebuild with `raidtop --demo`.")
+NO_MD_DRIVER = "No md driver (no /proc/mdstat): sudo modprobe md_mod, or try raidtop --demo"
 """What :attr:`MdReading.absence` says when the kernel has no md driver (not merely no arrays):
-the dashboard's line, with the next step, in one sentence."""
+the dashboard's line, with the next step, in one sentence short enough for an 80-column panel."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,14 +20,31 @@ class FleetPane:
         self.session = f"raidtop-fleet-{uuid.uuid4().hex[:8]}"
         self.log = tmp / f"{self.session}.raw"
         self.log.touch()
-        command = " ".join(shlex.quote(a) for a in (sys.executable, "-m", "raidtop", "fleet", *args))
+        self.status_file = tmp / f"{self.session}.status"
+        pid_file = tmp / f"{self.session}.pid"
+        command = [sys.executable, "-m", "raidtop", "fleet", *args]
+        # tmux marks a pane dead before it has the exit status and, on a busy host,
+        # sometimes never records it: a small parent waits for raidtop and writes it.
+        # raidtop stays in the terminal's foreground group (keys reach it); the parent
+        # ignores Ctrl-C, and raidtop gets the default SIGINT back before it starts.
+        waiter = (
+            "import signal, subprocess, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+            f"p = subprocess.Popen({command!r}, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)); "
+            f"open({str(pid_file)!r}, 'w').write(str(p.pid)); rc = p.wait(); "
+            f"open({str(self.status_file)!r}, 'w').write(str(rc) if rc >= 0 else f'signal {{-rc}}')"
+        )
         # The short sleep lets pipe-pane attach before raidtop writes its first byte.
-        shell = f"cd {shlex.quote(str(REPO))} && sleep 0.5 && PYTHONPATH={shlex.quote(str(REPO))} exec {command}"
+        shell = (f"cd {shlex.quote(str(REPO))} && sleep 0.5 && PYTHONPATH={shlex.quote(str(REPO))} "
+                 f"exec {shlex.quote(sys.executable)} -c {shlex.quote(waiter)}")
         subprocess.run(["tmux", "new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height),
                         shell, ";", "set-option", "-t", self.session, "remain-on-exit", "on", ";",
                         "pipe-pane", "-o", "-t", self.session, f"cat >> {shlex.quote(str(self.log))}"],
                        check=True, env=dict(os.environ, TERM="xterm-256color"))
-        self.pid = int(self.show("#{pane_pid}"))
+        deadline = time.monotonic() + 60
+        while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.pid = int(pid_file.read_text())
+        """raidtop's own process id (signals go to it, not to the parent that waits for it)."""
 
     def show(self, fmt: str) -> str:
         """A tmux format of the pane (``#{pane_title}``, ``#{pane_dead}``...)."""
@@ -63,12 +80,11 @@ class FleetPane:
             return True
 
     def exit_status(self, timeout_s: float = 10.0) -> str:
-        """The exit status tmux saw (``129``), or ``signal N`` when a signal killed it."""
+        """raidtop's exit status (``129``), or ``signal N`` when a signal killed it; ``""`` if unknown."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            status, sig = self.show("#{pane_dead_status}"), self.show("#{pane_dead_signal}")
-            if status or sig:
-                return status or f"signal {sig}"
+            if self.status_file.exists() and self.status_file.read_text():
+                return self.status_file.read_text()
             time.sleep(0.05)
         return ""
 

@@ -40,7 +40,7 @@ screenshots: $(TEST_STAMP)
 	$(BIN)/python screenshots/make_screenshots.py
 
 bench: $(TEST_STAMP)
-	$(BIN)/python bench/sampler.py
+	$(BIN)/python perf/sampler.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     recording = None
     if args.replay is not None:
-        from raidtop.collect.recording import RecordingError, read_recording
+        from raidtop.collect.recording.roots import RecordingError, read_recording
 
         try:
             # Read once, here; the app is handed what was read.
@@ -63,10 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if args.web:
         return serve_web(args)
-    from raidtop import startup_gc
-
+    from raidtop.app import startup_gc
     startup_gc.pause()  # resumed by the app once its first frame is drawn
-    from raidtop.app import RaidtopApp
+    from raidtop.app.raidtop_app import RaidtopApp
     from raidtop.config import Config
     from raidtop.themes import theme_for_terminal
 
@@ -84,12 +83,12 @@ def serve_web(args: argparse.Namespace) -> int:
     """Serve the same dashboard in a browser: each visitor gets their own raidtop process.
 
     Only on localhost, only under a random address printed here, only to
-    raidtop's own page (see raidtop.web): the dashboard can change the system.
+    raidtop's own page (see raidtop.cli.web): the dashboard can change the system.
     """
     import shlex
 
     try:
-        from raidtop.web import GuardedServer
+        from raidtop.cli.web import GuardedServer
     except ImportError:
         print("raidtop: --web needs textual-serve (pip install textual-serve)", file=sys.stderr)
         return 1

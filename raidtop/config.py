@@ -51,7 +51,7 @@ def next_interval(current: float, direction: int) -> float:
 def md_expected_members(path: Path | None = None) -> tuple[dict[str, int], list[str]]:
     """``[md.expected_members]`` of the config file: array name or UUID -> members its owner expects.
 
-    The rule for mirrors with empty slots by design (:mod:`raidtop.collect.mdsparse`)
+    The rule for mirrors with empty slots by design (:mod:`raidtop.collect.md.sparse`)
     cannot tell a one-bay box's ``[24/1]`` from a loss; a stated count decides.
     Returns the mapping and a sentence per entry or file that could not be used.
     """

@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-from raidtop.app import RaidtopApp  # noqa: E402
+from raidtop.app.raidtop_app import RaidtopApp  # noqa: E402
 from raidtop.collect.sampler import Sampler  # noqa: E402
 from raidtop.collect.source import Root  # noqa: E402
 from raidtop.config import Config  # noqa: E402
@@ -128,7 +128,7 @@ async def tuning_screenshot() -> Path:
     """The Tuning screen on md6 of the stored tuning tree (as its snapshot test renders it)."""
     from raidtop.actions.action_log import ActionLog
     from raidtop.actions.tuning import TuningSession
-    from raidtop.screens.tuning import TuningScreen
+    from raidtop.screens.tuning.screen import TuningScreen
     from raidtop.widgets.text_table import TextTable
     from tests.ui.test_tuning_screen import tuning_root
 
@@ -152,7 +152,7 @@ async def bench_screenshot() -> Path:
     """The Benchmarks screen comparing stored runs against a baseline (the snapshot test's data)."""
     from raidtop.actions.fio.store import RunStore
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
-    from raidtop.screens.fio.screen import BenchScreen
+    from raidtop.screens.bench.screen import BenchScreen
     from raidtop.widgets.text_table import TextTable
     from tests.ui.test_bench_screen import store_comparison
 
@@ -185,7 +185,7 @@ async def lab_screenshot() -> Path:
 
     from raidtop.actions.action_log import ActionLog
     from raidtop.actions.lab.core import Lab
-    from raidtop.screens.lab import LabScreen
+    from raidtop.screens.lab.screen import LabScreen
     from raidtop.widgets.text_table import TextTable
     from tests.ui.test_lab_screen import CAPTURED_AT, FIXTURE, READY, SNAPSHOT_LAB, RecordingRunner
 
@@ -218,7 +218,7 @@ async def lab_screenshot() -> Path:
 
 async def fleet_screenshot() -> Path:
     """``raidtop fleet``: three hosts, worst first (a real recorded rebuild, procfs's fixture arrays, one down)."""
-    from raidtop.fleet_app import FleetApp
+    from raidtop.app.fleet_app import FleetApp
     from tests.exporter.fleet_data import StaticSource, sample_fleet
 
     app = FleetApp(StaticSource(sample_fleet()), "http://prometheus:9090", interval_s=3600)

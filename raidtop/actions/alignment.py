@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from raidtop.model_md import MdArray
+from raidtop.model.md import MdArray
 
 EXT4_BLOCK_KIB = 4
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from raidtop.member_verbs import ARRAY_VERBS, VERBS
+from raidtop.model.member_verbs import ARRAY_VERBS, VERBS
 
 __all__ = ["ARRAY_VERBS", "VERBS", "ActionRefused", "MemberActions"]
 

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from raidtop.audit.model import AuditFacts, Finding, MemberFacts, worst_first
 from raidtop.audit.rules import RULES
-from raidtop.model_md import MdArray
-from raidtop.model_smart import RebuildRisk, SmartHealth
+from raidtop.model.md import MdArray
+from raidtop.model.smart import RebuildRisk, SmartHealth
 
 REDUNDANT = frozenset({"raid1", "raid4", "raid5", "raid6", "raid10"})
 PARITY = frozenset({"raid4", "raid5", "raid6"})

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from raidtop.audit.model import AuditFacts, MemberFacts
 from raidtop.collect.source import Root
 from raidtop.collect.whole_disk import valid_name
-from raidtop.model_md import MdArray
+from raidtop.model.md import MdArray
 from raidtop.untrusted import finite
 
 MAX_LINES = 512

@@ -74,6 +74,6 @@ class Finding:
 
 def worst_first(findings: tuple[Finding, ...] | list[Finding]) -> tuple[Finding, ...]:
     """Findings grouped by array, each array's worst first (then by rule and member)."""
-    from raidtop.collect.mdlevel import natural_key
+    from raidtop.collect.md.level import natural_key
 
     return tuple(sorted(findings, key=lambda f: (natural_key(f.array), -f.rank, f.rule, natural_key(f.member or ""))))

@@ -31,7 +31,7 @@ class PeriodicAudit:
         self._layout: tuple = ()
 
     def __call__(self, snap) -> tuple[Finding, ...]:
-        """The findings for ``snap`` (a :class:`~raidtop.model.Snapshot`)."""
+        """The findings for ``snap`` (a :class:`~raidtop.model.snapshot.Snapshot`)."""
         layout = tuple((a.name, tuple(m.name for m in a.members)) for a in snap.arrays)
         now = self._clock()
         if self._facts is None or layout != self._layout or now - self._read_at >= self.every_s:

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     """Sample, audit, print; see the module docstring for the exit status."""
     from raidtop.audit.detect import audit_snapshot
     from raidtop.collect.sampler import Sampler
-    from raidtop.collect.smart_poller import poller_for
+    from raidtop.collect.smart.poller import poller_for
     from raidtop.collect.source import Root
 
     root: Path = args.root
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     findings, notes = audit_snapshot(sampler.root if isinstance(sampler.root, Root) else Root(root), snap)
     try:
         if args.json:
-            from raidtop.snapshot_json import audit_json
+            from raidtop.output.snapshot_json import audit_json
 
             json.dump({"findings": audit_json(findings), "notes": list(notes),
                        "md_absence": snap.md_absence}, sys.stdout, indent=1)

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from raidtop.exporter.service import Exporter, LiveSource, ReplaySource
 
     if args.replay is not None:
-        from raidtop.collect.recording import RecordingError, read_recording
+        from raidtop.collect.recording.roots import RecordingError, read_recording
 
         try:
             source = ReplaySource(read_recording(args.replay), args.replay_speed)

@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the hosts, then run the fleet view."""
-    from raidtop.fleet_app import FleetApp
+    from raidtop.app.fleet_app import FleetApp
 
     secrets = (args.bearer_token_file, args.basic_auth_file, args.ca_file)
     if args.prometheus:

@@ -200,7 +200,7 @@ def _cmd_create(lab, args) -> int:
 
 def _cmd_list(lab, args) -> int:
     from raidtop.actions.lab.timeline import describe, format_rebuild
-    from raidtop.collect.md import read_md
+    from raidtop.collect.md.read import read_md
 
     state = lab.state()
     reading = read_md(lab.root)

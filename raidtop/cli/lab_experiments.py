@@ -22,8 +22,7 @@ EXIT_UNAVAILABLE = 3
 
 def fill(sub: argparse._SubParsersAction) -> None:
     """Add the experiment subcommands to ``raidtop lab``."""
-    from raidtop.actions.lab import experiment_defaults as defaults
-
+    from raidtop.actions.experiments import defaults
     study = sub.add_parser("study", help="compare RAID levels, repeated: fio IOPS, MB/s and latency, "
                                          "writes during a rebuild, rebuild time, capacity")
     study.add_argument("--levels", default="0,1,5", help="comma-separated levels (default 0,1,5)")
@@ -105,7 +104,7 @@ def _run(lab, args, what: str, levels, need_fio: bool, plan, start) -> int:
     """Check the machine and the parameters, run ``start(control)`` under the signal guard, report."""
     from raidtop.actions.lab.commands import LabCommandFailed
     from raidtop.actions.lab.core import LabError, LabUnavailable
-    from raidtop.actions.lab.experiment import Control, stop_on_signals
+    from raidtop.actions.experiments.experiment import Control, stop_on_signals
     from raidtop.actions.lab.spec import SpecError
 
     environment = lab.environment(levels, need_fio=need_fio)
@@ -133,7 +132,7 @@ def _run(lab, args, what: str, levels, need_fio: bool, plan, start) -> int:
 
 
 def _report(lab, args, result) -> int:
-    from raidtop.actions.lab.results import json_text, result_table, write_csv
+    from raidtop.actions.experiments.results import json_text, result_table, write_csv
 
     if args.json:
         print(json_text(result))
@@ -151,7 +150,7 @@ def _report(lab, args, result) -> int:
 
 
 def _cmd_study(lab, args) -> int:
-    from raidtop.actions.lab import study
+    from raidtop.actions.experiments import study
     from raidtop.actions.lab.spec import SpecError, parse_size
 
     try:  # a level that does not exist is a usage error, whatever this machine lacks
@@ -169,7 +168,7 @@ def _cmd_study(lab, args) -> int:
 
 
 def _cmd_sweep(lab, args) -> int:
-    from raidtop.actions.lab import chunk_sweep as sweep
+    from raidtop.actions.experiments import chunk_sweep as sweep
     from raidtop.actions.lab.spec import level_name, parse_size
 
     def plan():
@@ -182,7 +181,7 @@ def _cmd_sweep(lab, args) -> int:
 
 
 def _cmd_tradeoff(lab, args) -> int:
-    from raidtop.actions.lab import tradeoff
+    from raidtop.actions.experiments import tradeoff
     from raidtop.actions.lab.spec import level_name, parse_size
 
     def plan():
@@ -194,7 +193,7 @@ def _cmd_tradeoff(lab, args) -> int:
 
 
 def _cmd_bitmap(lab, args) -> int:
-    from raidtop.actions.lab import bitmap_study
+    from raidtop.actions.experiments import bitmap_study
     from raidtop.actions.lab.spec import level_name, parse_size
 
     def plan():
@@ -206,7 +205,7 @@ def _cmd_bitmap(lab, args) -> int:
 
 
 def _cmd_grow(lab, args) -> int:
-    from raidtop.actions.lab.grow import plan_grow, run_grow
+    from raidtop.actions.experiments.grow import plan_grow, run_grow
 
     if args.disks is None and args.level is None:
         return _fail("grow needs --disks N, --level L or both", EXIT_USAGE)
@@ -223,7 +222,7 @@ def _cmd_grow(lab, args) -> int:
 
 
 def _cmd_results(lab, args) -> int:
-    from raidtop.actions.lab.results import json_text, result_table, stored_results, summary, write_csv
+    from raidtop.actions.experiments.results import json_text, result_table, stored_results, summary, write_csv
 
     found = stored_results(lab.store, args.id)
     if args.id is not None and not found:

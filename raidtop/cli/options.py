@@ -14,7 +14,7 @@ import math
 import re
 from typing import Callable
 
-from raidtop.format import DURATION_UNITS
+from raidtop.presentation.format import DURATION_UNITS
 
 MAX_NUMBER_CHARS = 32
 """Longer option values are refused before any conversion (int() has a digit limit)."""
@@ -48,7 +48,7 @@ def _number(text: str, pattern: re.Pattern[str], what: str) -> str:
 def seconds(minimum: float, maximum: float) -> Callable[[str], float]:
     """Finite seconds in ``[minimum, maximum]`` (``0.5``, ``30``, ``5s``, ``2m``, ``1h``, ``1d``).
 
-    The suffixes are the replay's jump's own (:data:`raidtop.format.DURATION_UNITS`);
+    The suffixes are the replay's jump's own (:data:`raidtop.presentation.format.DURATION_UNITS`);
     no ``inf``, ``nan`` or exponents.
     """
     what = f"expected seconds from {minimum:g} to {maximum:g} (or with a unit: 5s, 2m, 1h, 1d)"

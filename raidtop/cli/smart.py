@@ -67,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
 
 def judge_files(paths: list[str]) -> tuple[list, list[dict[str, str]]]:
     """Judge each saved smartctl JSON file; (judged disks, one error per bad file)."""
-    from raidtop.collect.smart_json import is_smartctl_document, parse_smartctl
+    from raidtop.collect.smart.parse import is_smartctl_document, parse_smartctl
     from raidtop.safeio import read_bounded
-    from raidtop.smart_rules import judge
+    from raidtop.presentation.smart_rules import judge
     from raidtop.untrusted import plain
 
     healths, errors = [], []
@@ -97,7 +97,7 @@ def judge_files(paths: list[str]) -> tuple[list, list[dict[str, str]]]:
 
 def read_disks(disks: list[str], timeout: float) -> tuple[list, list[dict[str, str]]]:
     """Ask smartctl about each whole disk in turn."""
-    from raidtop.collect.smartctl import read_disk
+    from raidtop.collect.smart.smartctl import read_disk
     from raidtop.collect.source import Root
 
     root = Root("/")
@@ -138,7 +138,7 @@ def _mtime(path: str) -> float:
 
 
 def _print_json(healths: list, errors: list[dict[str, str]]) -> None:
-    from raidtop.snapshot_json import smart_json
+    from raidtop.output.snapshot_json import smart_json
 
     json.dump({"disks": [smart_json(h) for h in healths], "errors": errors}, sys.stdout, indent=1)
     sys.stdout.write("\n")

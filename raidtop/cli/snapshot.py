@@ -26,13 +26,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Sample twice, ``args.interval`` seconds apart, and print one JSON document."""
     from raidtop.collect.sampler import Sampler
-    from raidtop.snapshot_json import snapshot_json
+    from raidtop.output.snapshot_json import snapshot_json
 
     root: Path = args.root
     if not root.is_dir():
         print(f"raidtop: --root {root}: not a directory", file=sys.stderr)
         return 2
-    from raidtop.collect.smart_poller import poller_for
+    from raidtop.collect.smart.poller import poller_for
 
     poller = poller_for(root, 600.0 if args.smart_wait > 0 else 0.0)
     from raidtop.config import md_expected_members
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     doc = snapshot_json(snap, first.events)
     doc["mdadm"] = mdadm_json(root, snap)
     from raidtop.audit.detect import audit_snapshot
-    from raidtop.snapshot_json import audit_json
+    from raidtop.output.snapshot_json import audit_json
 
     findings, _ = audit_snapshot(sampler.root, snap)
     doc["audit"] = audit_json(findings)
@@ -70,7 +70,7 @@ def mdadm_json(root: Path, snap) -> dict:
     """``mdadm --detail``'s fields for each md array (``unavailable`` says why there are none)."""
     from dataclasses import asdict
 
-    from raidtop.collect.mdadm_detail import read_mdadm_detail
+    from raidtop.collect.md.mdadm_detail import read_mdadm_detail
     from raidtop.collect.source import Root
 
     return {a.name: asdict(read_mdadm_detail(Root(root), a.name)) for a in snap.arrays if a.source != "dm-raid"}

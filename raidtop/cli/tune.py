@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 # raidtop.actions.tuning.knobs.GLOBAL_TARGET, spelled out: importing the tuning
-# package to build --help cost every `raidtop` start ~0.2 s (bench/RESULTS.md).
+# package to build --help cost every `raidtop` start ~0.2 s (perf/RESULTS.md).
 GLOBAL_TARGET = "raid"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from raidtop.collect.source import Root
-from raidtop.model import DiskIdentity
+from raidtop.model.snapshot import DiskIdentity
 
 # Names that are partitions when sysfs cannot tell (a /proc-only fixture).
 _PARTITION_NAME = re.compile(r"^(?:(?:[hsv]|xv)d[a-z]+\d+|.*\dp\d+|cciss/c\d+d\d+p\d+)$")

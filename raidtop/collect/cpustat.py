@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raidtop.model import CpuCounters, StatCounters
+from raidtop.model.snapshot import CpuCounters, StatCounters
 
 _SCALARS = {"intr": "intr", "ctxt": "ctxt", "procs_running": "procs_running", "procs_blocked": "procs_blocked"}
 # user nice system idle iowait irq softirq steal guest guest_nice (Linux 2.6.33+).

@@ -6,7 +6,7 @@ which ``aqu-sz`` needs, and the discard/flush fields, so raidtop reads the file.
 
 from __future__ import annotations
 
-from raidtop.model import DiskCounters
+from raidtop.model.snapshot import DiskCounters
 
 # Field counts the kernel has printed: 14 (before 4.18; old kernels printed 7
 # for partitions, which carry too little for iostat -x), 18 (discards, 4.18)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from raidtop.collect.source import Root, SourceError
-from raidtop.model import Sensor
+from raidtop.model.snapshot import Sensor
 
 _INPUT = re.compile(r"^(temp|fan)(\d+)_input$")
 # hwmon reports millidegrees for temperatures and RPM for fans.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from raidtop.model import MemInfo, Pressure, VmCounters
+from raidtop.model.snapshot import MemInfo, Pressure, VmCounters
 
 _MEMINFO_KEYS = {
     "MemTotal": "mem_total",

@@ -20,10 +20,10 @@ from raidtop.collect.blockinfo import identify, identify_kind
 from raidtop.collect.cpustat import parse_stat
 from raidtop.collect.diskstats import DiskstatsParser
 from raidtop.collect.hwmon import SensorReader
-from raidtop.collect.mdtrack import MdTracker
+from raidtop.collect.md.track import MdTracker
 from raidtop.collect.processes import ProcessWatch
 from raidtop.collect.rates.processes import io_attribution
-from raidtop.collect.smart_events import HealthTracker
+from raidtop.collect.smart.events import HealthTracker
 from raidtop.collect.memory import (
     parse_loadavg,
     parse_meminfo,
@@ -31,12 +31,12 @@ from raidtop.collect.memory import (
     parse_uptime,
     parse_vmstat,
 )
-from raidtop.collect.smart_link import SmartLink
-from raidtop.collect.smart_poller import SmartPoller
+from raidtop.collect.smart.link import SmartLink
+from raidtop.collect.smart.poller import SmartPoller
 from raidtop.collect.dmraid.reader import DmRaidReader
 from raidtop.collect.stack.poller import StackPoller
 from raidtop.collect.source import Root, SourceError, as_root
-from raidtop.model import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
+from raidtop.model.snapshot import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
 
 _PSI_RESOURCES = ("io", "memory", "cpu")
 
@@ -57,7 +57,7 @@ class Sampler:
         (udev database, model, serial) per sample, so thousands of devices do
         not delay the first snapshot; the others show their name and kind
         until their turn. ``None``: all at once. ``md_expected_members``: array
-        name or UUID -> members its owner expects (:mod:`raidtop.collect.mdsparse`).
+        name or UUID -> members its owner expects (:mod:`raidtop.collect.md.sparse`).
         """
         self.root = as_root(root)
         self._smart = SmartLink(smart)

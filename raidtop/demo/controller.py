@@ -7,14 +7,14 @@ from pathlib import Path
 from typing import Callable
 
 from raidtop.actions.member_actions import ActionRefused
-from raidtop.collect.recording import ReplayRoot, read_recording
+from raidtop.collect.recording.roots import ReplayRoot, read_recording
 from raidtop.collect.source import Root
 from raidtop.demo.processes import DemoLoad
 from raidtop.demo.root import DemoRoot
 from raidtop.demo.simulator import SimulatedArray, SimulationRefused
 from raidtop.demo.smart import DemoSmart
-from raidtop.member_verbs import MEMBER_KEYS
-from raidtop.mdview import EMPTY_SLOT_PREFIX
+from raidtop.model.member_verbs import MEMBER_KEYS
+from raidtop.presentation.md import EMPTY_SLOT_PREFIX
 
 DEMO_VERBS = frozenset({"fail", "remove", "add"})
 """The member verbs the simulated array implements; the others' keys stay hidden."""

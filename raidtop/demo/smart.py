@@ -2,7 +2,7 @@
 
 Every member of the simulated array reads as a healthy SATA disk. ``B`` on
 the dashboard (demo only) gives one survivor 8 pending sectors, the reading
-Backblaze found to predict failure (judged by raidtop/smart_rules.py like a real disk), so a teacher can show the rebuild-risk
+Backblaze found to predict failure (judged by raidtop/presentation/smart_rules.py like a real disk), so a teacher can show the rebuild-risk
 banner: fail a member (``f``) and the array's last copy sits on that disk.
 Nothing here runs smartctl; the readings are made up and say so in their
 model name.
@@ -14,8 +14,8 @@ import time
 from dataclasses import replace
 
 from raidtop.demo.simulator import SimulatedArray
-from raidtop.model_smart import SmartAttribute, SmartHealth
-from raidtop.smart_rules import judge
+from raidtop.model.smart import SmartAttribute, SmartHealth
+from raidtop.presentation.smart_rules import judge
 
 PENDING = 8
 """Pending sectors a disk gets when it goes bad."""

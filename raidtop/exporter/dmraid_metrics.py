@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from raidtop.model import Snapshot
+from raidtop.model.snapshot import Snapshot
 
 _KIB = 1024
 LEG_HEALTH = ("alive_in_sync", "alive_not_in_sync", "dead")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 
-from raidtop.model import Snapshot
-from raidtop.model_md import NO_MD_DRIVER
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import NO_MD_DRIVER
 
 MEMBER_FLAGS = ("write_mostly", "want_replacement", "replacement", "blocked", "write_error")
 """Words of ``dev-*/state`` exported as ``raidtop_md_member_flag{flag}``, 1 when the kernel lists it."""

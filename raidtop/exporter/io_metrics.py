@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from raidtop.model import Snapshot
-from raidtop.process_view import array_shares
+from raidtop.model.snapshot import Snapshot
+from raidtop.presentation.processes import array_shares
 
 TOP_UNITS = 5
 """Series per array and family, plus one ``other``."""

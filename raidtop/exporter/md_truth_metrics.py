@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from raidtop.model import Snapshot
+from raidtop.model.snapshot import Snapshot
 
 
 def md_truth_families(snapshot: Snapshot) -> list[Metric]:

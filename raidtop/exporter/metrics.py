@@ -1,6 +1,6 @@
 """Prometheus metric families built from one raidtop Snapshot.
 
-Everything here is a pure translation of the model (:mod:`raidtop.model_md`)
+Everything here is a pure translation of the model (:mod:`raidtop.model.md`)
 into ``raidtop_*`` families, in base units (bytes, seconds), strings as
 ``_info`` labels, one-hot gauges for states and roles, and ``_total`` only on
 counters. :class:`MdMetrics` keeps the few values that accumulate across
@@ -20,8 +20,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoM
 
 from raidtop import __version__
 from raidtop.collect.queue_settings import QueueSettings
-from raidtop.mdview import slow_members
-from raidtop.model import Snapshot
+from raidtop.presentation.md import slow_members
+from raidtop.model.snapshot import Snapshot
 from raidtop.exporter.dmraid_metrics import dmraid_families
 from raidtop.exporter.inventory import inventory_families
 from raidtop.exporter.audit_metrics import audit_families

@@ -24,15 +24,15 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.process_collector import ProcessCollector
 
 from raidtop.collect.queue_settings import QueueSettings, read_queue_settings
-from raidtop.collect.recording import Recording
-from raidtop.collect.replayer import Replayer
+from raidtop.collect.recording.roots import Recording
+from raidtop.collect.recording.replayer import Replayer
 from raidtop.audit.periodic import PeriodicAudit
 from raidtop.collect.sampler import Sampler
-from raidtop.collect.smart_poller import START_DELAY_S, poller_for
+from raidtop.collect.smart.poller import START_DELAY_S, poller_for
 from raidtop.exporter.exposition import CachedExposition, FamilyFormatter
 from raidtop.config import md_expected_members
 from raidtop.exporter.metrics import MdMetrics
-from raidtop.model import Snapshot
+from raidtop.model.snapshot import Snapshot
 from raidtop.safeio import atomic_write
 from raidtop.untrusted import plain
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 
-from raidtop.model import Snapshot
-from raidtop.model_smart import VERDICT_RANK, SmartHealth
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.smart import VERDICT_RANK, SmartHealth
 
 _D = ["disk"]
 # (name, help, how to get the value from a SmartHealth): one gauge each.

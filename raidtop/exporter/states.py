@@ -6,7 +6,7 @@ can judge a ``raidtop snapshot --json`` document the same way.
 
 from __future__ import annotations
 
-from raidtop.model_md import MdArray, MdMember
+from raidtop.model.md import MdArray, MdMember
 
 MD_STATES = (
     "clean", "active", "degraded", "resyncing", "recovering", "checking", "repairing",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from raidtop.fleet.model import FleetArray, FleetHost
-from raidtop.mdview import duration, progress_bar, speed
+from raidtop.presentation.md import duration, progress_bar, speed
 from raidtop.untrusted import plain
 
 BAR_WIDTH = 16

@@ -19,8 +19,8 @@ from typing import Any
 from raidtop.collect.bounded_run import Ran, run_bounded, stop
 from raidtop.exporter.states import array_state, member_role
 from raidtop.fleet.model import NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, UnusableValue, worst_first
-from raidtop.mdview import slow_members
-from raidtop.model_md import MdArray, MdMember, MdSync
+from raidtop.presentation.md import slow_members
+from raidtop.model.md import MdArray, MdMember, MdSync
 from raidtop.threads import DaemonExecutor
 from raidtop.untrusted import COUNT_LIMIT, count, finite, plain
 

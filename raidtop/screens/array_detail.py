@@ -16,18 +16,18 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
-from raidtop.collect.mdevents import mismatch_verdict
-from raidtop.format import DASH, kib, num
-from raidtop.ring_buffers import History, SyncPoint
-from raidtop.mdview import (counting_action, degraded_since_text, eta_text, kernel_figures_text, sparse_text, state_badge,
+from raidtop.collect.md.events import mismatch_verdict
+from raidtop.presentation.format import DASH, kib, num
+from raidtop.live.history import History, SyncPoint
+from raidtop.presentation.md import (counting_action, degraded_since_text, eta_text, kernel_figures_text, sparse_text, state_badge,
                             sync_action_text, sync_speed_text)
-from raidtop.model import Snapshot
-from raidtop.model_md import MdArray, MdEvent, RaidSpeedLimit
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.screens.events import event_keys, show_newest_first
-from raidtop.smartview import member_health_rows
+from raidtop.presentation.smart import member_health_rows
 from raidtop.widgets.array_load_panel import ArrayLoadPanel
-from raidtop.stackview import below_text, tree_rows
-from raidtop.mdadmview import mdadm_pairs
+from raidtop.presentation.stack import below_text, tree_rows
+from raidtop.presentation.mdadm import mdadm_pairs
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
@@ -214,7 +214,7 @@ class ArrayDetailScreen(Screen[None]):
         self.app.sampler.stack.view_closed()
 
     def _read_mdadm(self) -> None:
-        from raidtop.collect.mdadm_detail import read_mdadm_detail
+        from raidtop.collect.md.mdadm_detail import read_mdadm_detail
         from raidtop.collect.source import as_root
 
         root, name = as_root(self.app.config.root), self.array_name

@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from raidtop.audit.model import Finding
-from raidtop.model import Snapshot
+from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable

@@ -18,8 +18,8 @@ from textual.widgets import Static
 
 from raidtop.widgets.shown_text import content
 
-from raidtop.explain import Explanation
-from raidtop.model import Snapshot
+from raidtop.presentation.explain import Explanation
+from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 
@@ -28,8 +28,7 @@ Build = Callable[[Snapshot], Explanation | None]
 
 def explanation_for(panel: str | None, table: str | None, key: str | None) -> Build | None:
     """What the highlighted row of a dashboard panel explains, as a function of the snapshot (it follows live samples)."""
-    from raidtop import explain
-
+    from raidtop.presentation import explain
     if table == "member-table" and key:
         # A member row explains that member's disk; its array if the disk has no counters.
         array, _, member = key.partition("/")
@@ -46,7 +45,7 @@ def explanation_for(panel: str | None, table: str | None, key: str | None) -> Bu
 
 
 class ExplainScreen(ModalScreen[None]):
-    """Shows one :class:`~raidtop.explain.Explanation`."""
+    """Shows one :class:`~raidtop.presentation.explain.Explanation`."""
 
     BINDINGS = [Binding("escape,x,q", "dismiss", "Close", id="explain-close")]
     DEFAULT_CSS = """

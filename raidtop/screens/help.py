@@ -30,11 +30,11 @@ BACK_ACTIONS = {"back", "app.pop_screen", "dismiss"}
 
 def context_sections(app_bindings: list[Binding]) -> list[Section]:
     """Every context's keys: global, dashboard, member grid, tables, replay and each screen."""
-    from raidtop.screens.dashboard import DashboardScreen
-    from raidtop.screens.fio.screen import BenchScreen
+    from raidtop.screens.dashboard.screen import DashboardScreen
+    from raidtop.screens.bench.screen import BenchScreen
     from raidtop.screens.fleet import FleetScreen, HostScreen
-    from raidtop.screens.lab import LabScreen
-    from raidtop.screens.tuning import TuningScreen
+    from raidtop.screens.lab.screen import LabScreen
+    from raidtop.screens.tuning.screen import TuningScreen
     from raidtop.widgets.arrays_panel import ArraysPanel
 
     member_ids = {b.id for b in ArraysPanel.BINDINGS}

@@ -22,7 +22,7 @@ from textual.widget import Widget
 from textual.worker import get_current_worker
 
 from raidtop.actions.member_actions import ActionRefused, MemberActions
-from raidtop.member_verbs import verb_name, verb_title
+from raidtop.model.member_verbs import verb_name, verb_title
 
 Resolver = Callable[[str], "MemberActions | None"]
 """Who may act on an array (``None``: nobody); may read files, so it is called in workers only."""

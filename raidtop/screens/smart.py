@@ -8,9 +8,9 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from raidtop.model import Snapshot
-from raidtop.model_smart import SmartHealth
-from raidtop.smartview import attribute_cells, health_cell, summary_rows
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.smart import SmartHealth
+from raidtop.presentation.smart import attribute_cells, health_cell, summary_rows
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable

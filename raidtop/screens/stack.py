@@ -7,8 +7,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
 
-from raidtop.model import Snapshot
-from raidtop.stackview import StackRow, tree_rows
+from raidtop.model.snapshot import Snapshot
+from raidtop.presentation.stack import StackRow, tree_rows
 from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
-from raidtop.model import Snapshot
-from raidtop.model_md import MdArray
-from raidtop.process_view import array_shares, attribution_label, rebuild_vs_load
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdArray
+from raidtop.presentation.processes import array_shares, attribution_label, rebuild_vs_load
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.processes_panel import bytes_rate
 from raidtop.widgets.shown_text import PlainStatic

@@ -3,8 +3,8 @@ which give way first on a narrow terminal, and each cell's text and tone."""
 
 from __future__ import annotations
 
-from raidtop.format import kib, num
-from raidtop.mdview import (
+from raidtop.presentation.format import kib, num
+from raidtop.presentation.md import (
     EMPTY_SLOT_PREFIX,
     duration,
     finish_clock,
@@ -17,9 +17,9 @@ from raidtop.mdview import (
     state_badge,
     sync_speed_cell,
 )
-from raidtop.model import DiskIO, Snapshot
-from raidtop.model_md import MdArray
-from raidtop.smartview import HEALTH_WIDTH, health_cell, health_of
+from raidtop.model.snapshot import DiskIO, Snapshot
+from raidtop.model.md import MdArray
+from raidtop.presentation.smart import HEALTH_WIDTH, health_cell, health_of
 from raidtop.widgets.text_table import Column, Row
 
 BAR_WIDTH = 14

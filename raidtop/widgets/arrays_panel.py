@@ -7,9 +7,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 
-from raidtop.member_verbs import ARRAY_VERBS
-from raidtop.model import Snapshot
-from raidtop.process_view import array_shares, shares_sentence
+from raidtop.model.member_verbs import ARRAY_VERBS
+from raidtop.model.snapshot import Snapshot
+from raidtop.presentation.processes import array_shares, shares_sentence
 from raidtop.widgets.array_rows import ARRAY_COLUMNS, BAR_WIDTH, MEMBER_COLUMNS, array_columns, array_row, marks_of, member_rows
 from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
@@ -21,7 +21,7 @@ class ArraysPanel(Panel):
     """md arrays with state badges and sync progress; Enter expands members.
 
     On arrays raidtop may change (the demo's simulated array, lab arrays) the
-    member keys (:data:`raidtop.member_verbs.MEMBER_KEYS`) post
+    member keys (:data:`raidtop.model.member_verbs.MEMBER_KEYS`) post
     :class:`MemberVerb`; the screen hosting the panel plans, confirms and
     runs it. Which arrays offer which verbs is told to the panel
     (:meth:`set_offers`), so deciding whether a key is shown reads nothing.

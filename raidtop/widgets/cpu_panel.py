@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
-from raidtop.format import num
-from raidtop.model import CpuUsage, Snapshot
+from raidtop.presentation.format import num
+from raidtop.model.snapshot import CpuUsage, Snapshot
 from raidtop.widgets.heat_grid import HeatGrid
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable

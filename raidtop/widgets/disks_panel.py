@@ -10,11 +10,11 @@ from typing import Sequence
 
 from textual.app import ComposeResult
 
-from raidtop.format import DASH, num, sparkline
-from raidtop.ring_buffers import History
-from raidtop.model import DiskIO, Snapshot
-from raidtop.model_smart import SmartHealth
-from raidtop.smartview import HEALTH_WIDTH, health_cell, health_of
+from raidtop.presentation.format import DASH, num, sparkline
+from raidtop.live.history import History
+from raidtop.model.snapshot import DiskIO, Snapshot
+from raidtop.model.smart import SmartHealth
+from raidtop.presentation.smart import HEALTH_WIDTH, health_cell, health_of
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 

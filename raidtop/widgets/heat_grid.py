@@ -6,8 +6,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from raidtop.format import level_bar
-from raidtop.model import CpuUsage
+from raidtop.presentation.format import level_bar
+from raidtop.model.snapshot import CpuUsage
 
 CELL = 6  # "123▆ " plus a space: CPU number, busy bar
 

@@ -47,7 +47,7 @@ class KeyFooter(Footer):
     It lays its keys out again only when what it would show changed: the
     screen signals "bindings changed" on every focus move, and at start-up
     Textual's footer rebuilt itself 11 times before the first frame (a
-    quarter of raidtop's start-up above a bare Textual app, bench/RESULTS.md).
+    quarter of raidtop's start-up above a bare Textual app, perf/RESULTS.md).
     """
 
     _shown: tuple | None = None

@@ -1,10 +1,10 @@
-"""The member verbs' key bindings, built from the one key map in :mod:`raidtop.member_verbs`."""
+"""The member verbs' key bindings, built from the one key map in :mod:`raidtop.model.member_verbs`."""
 
 from __future__ import annotations
 
 from textual.binding import Binding
 
-from raidtop.member_verbs import MEMBER_KEYS
+from raidtop.model.member_verbs import MEMBER_KEYS
 
 
 def member_bindings(action: str = "member") -> list[Binding]:

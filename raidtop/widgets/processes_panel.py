@@ -14,10 +14,10 @@ from dataclasses import replace
 
 from textual.app import ComposeResult
 
-from raidtop.format import DASH, kib
-from raidtop.model import Snapshot
-from raidtop.model_processes import ProcessIO
-from raidtop.process_view import array_shares, attribution_label, md_thread_role, shares_sentence
+from raidtop.presentation.format import DASH, kib
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.processes import ProcessIO
+from raidtop.presentation.processes import array_shares, attribution_label, md_thread_role, shares_sentence
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import Column, Row, TextTable

@@ -6,8 +6,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from raidtop.model_smart import RebuildRisk
-from raidtop.smartview import banner_lines
+from raidtop.model.smart import RebuildRisk
+from raidtop.presentation.smart import banner_lines
 from raidtop.untrusted import plain
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
-from raidtop.format import DASH
-from raidtop.model import Sensor, Snapshot
+from raidtop.presentation.format import DASH
+from raidtop.model.snapshot import Sensor, Snapshot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from raidtop.model import Snapshot
+from raidtop.model.snapshot import Snapshot
 from raidtop.untrusted import plain
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 
-from raidtop.format import DASH, kib, num
-from raidtop.model import Snapshot, VmStat
+from raidtop.presentation.format import DASH, kib, num
+from raidtop.model.snapshot import Snapshot, VmStat
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 

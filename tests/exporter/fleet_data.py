@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from raidtop.collect.recording import read_recording
-from raidtop.collect.replayer import Replayer
+from raidtop.collect.recording.roots import read_recording
+from raidtop.collect.recording.replayer import Replayer
 from raidtop.collect.sampler import Sampler
 from raidtop.fleet.model import FleetHost, FleetReading, worst_first
 from raidtop.fleet.ssh import arrays_from_snapshot
-from raidtop.snapshot_json import snapshot_json
+from raidtop.output.snapshot_json import snapshot_json
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.smart_json import parse_smartctl
+from raidtop.collect.smart.parse import parse_smartctl
 from raidtop.fleet.prometheus import PrometheusSource
-from raidtop.smart_rules import judge
+from raidtop.presentation.smart_rules import judge
 from tests.exporter import procs
 from tests.exporter.expressions import RULES
 
@@ -203,8 +203,8 @@ def test_degraded_stalled_and_smart_alerts_reach_a_webhook_and_resolve(tmp_path)
 
 def test_a_stall_edit_holds_the_sync_where_it_was(tmp_path) -> None:
     """What a stalled-sync case would replay: md's completed count frozen for the inserted seconds, then going on."""
-    from raidtop.collect.recording import read_recording
-    from raidtop.collect.replayer import Replayer
+    from raidtop.collect.recording.roots import read_recording
+    from raidtop.collect.recording.replayer import Replayer
 
     stalled = AlertCase("Stall", {}, stall_sync(at_frame=30, seconds=20))
     replayer = Replayer(read_recording(failing_recording(tmp_path, (stalled,))))

@@ -89,7 +89,7 @@ async def test_leaving_the_fleet_view_kills_the_ssh_it_waits_on(tmp_path) -> Non
     """q while a host's ssh hangs: the view leaves, and the ssh it started is killed, not left behind."""
     import asyncio
 
-    from raidtop.fleet_app import FleetApp
+    from raidtop.app.fleet_app import FleetApp
 
     pid_file = tmp_path / "pid"
     ssh = tmp_path / "hanging-ssh"

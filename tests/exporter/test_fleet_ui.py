@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from raidtop.fleet.model import FleetArray, FleetHost, FleetMember, FleetReading
-from raidtop.fleet_app import FleetApp
+from raidtop.app.fleet_app import FleetApp
 from raidtop.widgets.fleet_table import FleetTable
 from tests.exporter.fleet_data import StaticSource, sample_fleet
 

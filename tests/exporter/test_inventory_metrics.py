@@ -11,8 +11,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from raidtop.collect.sampler import Sampler
 from raidtop.exporter.inventory import MEMBER_FLAGS
 from raidtop.exporter.metrics import MdMetrics
-from raidtop.model import Snapshot
-from raidtop.model_md import MdArray, MdMember
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdArray, MdMember
 from tests.exporter import procs
 
 PROCFS = procs.REPO / "tests" / "data" / "md" / "roots" / "prometheus-procfs"

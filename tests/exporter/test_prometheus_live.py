@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from raidtop.collect.recording import read_recording
-from raidtop.collect.replayer import Replayer
+from raidtop.collect.recording.roots import read_recording
+from raidtop.collect.recording.replayer import Replayer
 from raidtop.collect.sampler import Sampler
 from raidtop.exporter.states import array_state
 from raidtop.fleet.prometheus import PrometheusSource

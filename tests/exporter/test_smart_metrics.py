@@ -11,11 +11,11 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from raidtop.collect.smart_json import parse_smartctl
+from raidtop.collect.smart.parse import parse_smartctl
 from raidtop.exporter.metrics import MdMetrics
-from raidtop.model import Snapshot
-from raidtop.model_smart import RebuildRisk, SmartHealth, SurvivorRisk
-from raidtop.smart_rules import judge
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.smart import RebuildRisk, SmartHealth, SurvivorRisk
+from raidtop.presentation.smart_rules import judge
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "smartctl"

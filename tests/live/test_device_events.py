@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 
 pytestmark = pytest.mark.live

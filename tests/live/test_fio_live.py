@@ -104,10 +104,10 @@ def test_a_file_run_is_parsed_stored_with_its_tuning_and_shown(tmp_path: Path, h
     # Shown: the Benchmarks screen lists it with the same figure.
     import asyncio
 
-    from raidtop.app import RaidtopApp
+    from raidtop.app.raidtop_app import RaidtopApp
     from raidtop.config import Config
-    from raidtop.format import fmt_iops
-    from raidtop.screens.fio.screen import BenchScreen
+    from raidtop.presentation.format import fmt_iops
+    from raidtop.screens.bench.screen import BenchScreen
 
     async def show() -> tuple[str, ...]:
         app = RaidtopApp(Config(autostart_sampler=False))
@@ -235,10 +235,10 @@ def test_a_sweep_from_the_screen_runs_each_value_and_restores(loop_device: str, 
     import asyncio
 
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
-    from raidtop.app import RaidtopApp
+    from raidtop.app.raidtop_app import RaidtopApp
     from raidtop.config import Config
     from raidtop.screens.dialogs import ConfirmDialog, SweepDialog
-    from raidtop.screens.fio.screen import BenchScreen
+    from raidtop.screens.bench.screen import BenchScreen
 
     name = os.path.basename(loop_device)
     before = read_queue_settings("/", name)

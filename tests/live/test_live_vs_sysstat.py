@@ -104,7 +104,7 @@ def start_fio(device: str) -> subprocess.Popen:
 # against iostat's and mpstat's, and this load is not steady enough for that.
 RAIDTOP_AFTER_GO = """
 import runpy, sys
-import raidtop.__main__, raidtop.collect.sampler, raidtop.snapshot_json
+import raidtop.__main__, raidtop.collect.sampler, raidtop.output.snapshot_json
 raidtop.__main__.build_parser()  # imports the subcommands' modules too
 print("ready", file=sys.stderr, flush=True)
 sys.stdin.readline()

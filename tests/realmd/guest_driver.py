@@ -27,11 +27,11 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-from raidtop.collect.mdjson import array_to_json
-from raidtop.collect.recording import RecordingRoot, RecordingWriter
+from raidtop.output.md_json import array_to_json
+from raidtop.collect.recording.roots import RecordingRoot, RecordingWriter
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.snapshot_json import snapshot_json
+from raidtop.output.snapshot_json import snapshot_json
 from tests.realmd import trace
 
 MDADM = "/usr/local/sbin/mdadm"

@@ -1,4 +1,4 @@
-"""Real-kernel sync recordings for the ETA benchmark (bench/eta_accuracy.py), run inside the VM.
+"""Real-kernel sync recordings for the ETA benchmark (perf/eta_accuracy.py), run inside the VM.
 
 ``python -m tests.realmd.guest_eta [RUN...]`` records each run at raidtop's
 default 1 s interval: the kernel files raidtop's Sampler read at each tick

@@ -20,10 +20,10 @@ import time
 import traceback
 from pathlib import Path
 
-from raidtop.collect.recording import RecordingRoot
+from raidtop.collect.recording.roots import RecordingRoot
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.process_view import array_shares, md_thread_role, shares_sentence
+from raidtop.presentation.processes import array_shares, md_thread_role, shares_sentence
 from tests.realmd.guest_driver import MDADM, Disks, sysfs
 
 MD = "md50"

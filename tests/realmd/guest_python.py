@@ -32,7 +32,7 @@ SCRATCH_VENV_PYTHON = Path("/tmp/probe-venv/bin/python")
 #: the link is only made when the path is missing in the guest.
 GUEST_HIDDEN_DIRS = ("/tmp", "/run")
 #: What the scenarios import inside the guest.
-REQUIRED_IMPORTS = "import textual, raidtop.app"
+REQUIRED_IMPORTS = "import textual, raidtop.app.raidtop_app"
 
 
 class NoGuestPython(Exception):

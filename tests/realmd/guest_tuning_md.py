@@ -14,7 +14,7 @@ from pathlib import Path
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.tuning import TuningSession
-from raidtop.collect.md import read_md
+from raidtop.collect.md.read import read_md
 
 RESULTS = Path(os.environ["RESULTS"])
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 STARTED = time.monotonic()
 
-from raidtop.app import RaidtopApp  # noqa: E402  (import time is measured)
+from raidtop.app.raidtop_app import RaidtopApp  # noqa: E402  (import time is measured)
 from raidtop.config import Config  # noqa: E402
 from raidtop.widgets.array_rows import array_row  # noqa: E402
 

@@ -2,7 +2,7 @@
 
 The guest driver keeps, per step, the exact files raidtop's sampler read
 (recording keys ``f:<path>``, ``d:<dir>``, ``l:<link>``, as
-``raidtop.collect.recording`` writes them). This module reads them the
+``raidtop.collect.recording.roots`` writes them). This module reads them the
 simplest way that works, without raidtop's parsers, so a test can say
 "raidtop reported X where the kernel's file said Y at that same moment".
 
@@ -35,7 +35,7 @@ class KernelMember:
 def phantom_recovery(kernel: "KernelArray") -> bool:
     """The kernel's brief ``recover`` at 0 with no speed, right after a failure with no spare.
 
-    raidtop deliberately reports no sync then (raidtop/collect/md.py:
+    raidtop deliberately reports no sync then (raidtop/collect/md/read.py:
     _without_phantom_recovery): nothing is being rebuilt onto.
     """
     done = kernel.sync_completed[0] if kernel.sync_completed else 0

@@ -19,12 +19,12 @@ never shows; whether a recording catches it depends on sample timing.
 
 from __future__ import annotations
 
-from raidtop.collect.md import read_md
-from raidtop.collect.mdsysfs import read_md_sysfs
-from raidtop.collect.recording import Recording, ReplayRoot
+from raidtop.collect.md.read import read_md
+from raidtop.collect.md.sysfs import read_md_sysfs
+from raidtop.collect.recording.roots import Recording, ReplayRoot
 from raidtop.demo.root import DemoRoot
 from raidtop.demo.simulator import SimulatedArray
-from raidtop.model_md import MdArray
+from raidtop.model.md import MdArray
 
 State = tuple[tuple[tuple[str, tuple[str, ...]], ...], str | None, str]
 

@@ -75,7 +75,7 @@ def guest_main(results: str) -> None:
     from raidtop.actions.lab.members import LabMemberActions
     from raidtop.actions.lab.spec import LabSpec
     from raidtop.actions.member_actions import ActionRefused
-    from raidtop.collect.mdjson import array_to_json
+    from raidtop.output.md_json import array_to_json
     from raidtop.collect.sampler import Sampler
 
     out = Path(results)

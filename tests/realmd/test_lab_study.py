@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.actions.lab.study_results import CSV_FIELDS
+from raidtop.actions.experiments.study_results import CSV_FIELDS
 
 from .host_python import host_python
 

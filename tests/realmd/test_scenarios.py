@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from raidtop.collect.mdjson import array_to_json
-from raidtop.collect.recording import read_recording
-from raidtop.collect.replayer import Replayer
+from raidtop.output.md_json import array_to_json
+from raidtop.collect.recording.roots import read_recording
+from raidtop.collect.recording.replayer import Replayer
 
 from .kernel_view import mismatches, step_mismatches
 from .paths import REPO_ROOT

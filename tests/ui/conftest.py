@@ -9,7 +9,7 @@ import pytest
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 from raidtop.config import Config
-from raidtop.model import Snapshot
+from raidtop.model.snapshot import Snapshot
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "ui"
 

@@ -108,7 +108,7 @@ def write_mdstat(root: Path, *, degraded: bool) -> None:
 
 def build_recording(root: Path, target: Path, frames: int = 3) -> Path:
     """Record ``frames`` samples of ``root`` into ``target`` with a hostile host field."""
-    from raidtop.collect.recording import RecordingRoot, RecordingWriter
+    from raidtop.collect.recording.roots import RecordingRoot, RecordingWriter
     from raidtop.collect.sampler import Sampler
     from raidtop.collect.source import Root
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config
 from raidtop.screens.audit import AuditScreen

@@ -15,11 +15,11 @@ import pytest
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.store import RunStore
 from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
-from raidtop.format import fmt_iops, fmt_mb
+from raidtop.presentation.format import fmt_iops, fmt_mb
 from raidtop.screens.dialogs import AskDialog, ConfirmDialog, FormDialog, SweepDialog
-from raidtop.screens.fio.screen import BenchScreen
+from raidtop.screens.bench.screen import BenchScreen
 from raidtop.widgets.text_table import TextTable
 
 from ..fake_fio import make_fake_fio

@@ -25,14 +25,14 @@ from typing import Awaitable, Callable
 import pytest
 from textual.widgets import DataTable
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
-from raidtop.explain import Explanation, Line
-from raidtop.model_smart import SmartAttribute, SmartHealth
+from raidtop.presentation.explain import Explanation, Line
+from raidtop.model.smart import SmartAttribute, SmartHealth
 from raidtop.screens.explain import ExplainScreen
 from raidtop.screens.smart import SmartScreen
-from raidtop.screens.tuning_dialogs import ChangeLogScreen
-from raidtop.screens.tuning_rows import LOG_COLUMNS
+from raidtop.screens.tuning.dialogs import ChangeLogScreen
+from raidtop.screens.tuning.rows import LOG_COLUMNS
 from raidtop.untrusted import plain
 from raidtop.widgets.table_cells import fit_widths
 from raidtop.widgets.text_table import Row, TextTable
@@ -291,7 +291,7 @@ def tuning_app(tmp: Path) -> RaidtopApp:
 async def bench_comparison(pilot) -> None:
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
     from raidtop.actions.fio.store import RunStore
-    from raidtop.screens.fio.screen import BenchScreen
+    from raidtop.screens.bench.screen import BenchScreen
     from tests.ui.test_bench_screen import store_comparison
 
     tmp = pilot.app._readback_tmp
@@ -334,7 +334,7 @@ def lab_app(tmp: Path) -> RaidtopApp:
 
 
 async def lab_screen(pilot) -> None:
-    from raidtop.screens.lab import LabScreen
+    from raidtop.screens.lab.screen import LabScreen
     from tests.ui.test_lab_screen import READY
 
     await pilot.app.push_screen(LabScreen(pilot.app._readback_lab, environment=READY, read_only=False))
@@ -344,7 +344,7 @@ async def lab_screen(pilot) -> None:
 
 
 def fleet_app(_tmp: Path):
-    from raidtop.fleet_app import FleetApp
+    from raidtop.app.fleet_app import FleetApp
     from tests.exporter.fleet_data import StaticSource, sample_fleet
 
     return FleetApp(StaticSource(sample_fleet()), "http://prometheus:9090", interval_s=3600)

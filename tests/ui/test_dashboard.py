@@ -6,7 +6,7 @@ import pytest
 
 from textual.widgets import Tabs
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.screens.help import HelpScreen
 from raidtop.widgets.text_table import TextTable

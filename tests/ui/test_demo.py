@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.widgets.text_table import TextTable
 

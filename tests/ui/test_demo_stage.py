@@ -6,7 +6,7 @@ second and takes the sample the sampler worker would take.
 
 from __future__ import annotations
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config
 from raidtop.demo.controller import DemoController
@@ -142,9 +142,9 @@ async def test_the_demo_offers_only_keys_that_work_and_refuses_in_sentences():
 
 async def test_the_demo_offers_no_key_that_acts_on_the_real_machine():
     # --demo reads this machine's other panels with root "/": Tuning, fio and the lab would act on it for real.
-    from raidtop.app import RaidtopApp
+    from raidtop.app.raidtop_app import RaidtopApp
     from raidtop.config import Config
-    from raidtop.screens.dashboard import DashboardScreen
+    from raidtop.screens.dashboard.screen import DashboardScreen
 
     app = RaidtopApp(Config(demo=True, interval=0.5))
     async with app.run_test(size=(120, 40)) as pilot:

@@ -5,10 +5,10 @@ Driven through the screens that use them (the Benchmarks keys) and directly.
 
 from __future__ import annotations
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.screens.dialogs import AskDialog, FormDialog, InputLine
-from raidtop.screens.fio.keys import target_dialog
+from raidtop.screens.bench.keys import target_dialog
 
 from .conftest import DATA
 

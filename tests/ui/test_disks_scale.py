@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 from raidtop.config import Config
-from raidtop.model import Snapshot
+from raidtop.model.snapshot import Snapshot
 from raidtop.widgets import disks_panel
 from raidtop.widgets.disks_panel import SORTABLE, DiskOrder, DiskView
 from raidtop.widgets.text_table import TextTable

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
-from raidtop.model_md import MdEvent
+from raidtop.model.md import MdEvent
 from raidtop.screens.array_detail import ArrayDetailScreen
 from raidtop.screens.events import EventsScreen
 from raidtop.widgets.text_table import TextTable

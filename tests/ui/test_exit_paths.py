@@ -23,7 +23,7 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "ui" / "root1"
 STUCK_APP = textwrap.dedent("""
     import sys, threading
     from pathlib import Path
-    from raidtop.app import RaidtopApp
+    from raidtop.app.raidtop_app import RaidtopApp
     from raidtop.collect.source import Root
     from raidtop.config import Config
 

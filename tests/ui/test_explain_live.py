@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from raidtop.app import RaidtopApp
-from raidtop.model import Snapshot
-from raidtop.model_md import MdArray, MdSync
+from raidtop.app.raidtop_app import RaidtopApp
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdArray, MdSync
 from raidtop.screens.explain import ExplainScreen
 from raidtop.widgets.text_table import TextTable
 

@@ -7,7 +7,7 @@ import re
 import shutil
 from pathlib import Path
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config
 from raidtop.screens.array_detail import ArrayDetailScreen
@@ -15,7 +15,7 @@ from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.help import HelpScreen
 from raidtop.widgets.array_rows import array_columns
 from raidtop.widgets.key_footer import KeyFooter
-from raidtop.widgets.notices import MAX_VISIBLE, Notice, grouped
+from raidtop.app.notices import MAX_VISIBLE, Notice, grouped
 from raidtop.widgets.status_bar import StatusBar
 from raidtop.widgets.text_table import TextTable
 

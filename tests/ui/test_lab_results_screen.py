@@ -6,11 +6,11 @@ from pathlib import Path
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.lab.core import Lab
-from raidtop.actions.lab.results import BitmapRow, ExperimentResult, SweepCell, TradeoffRow, store_result
-from raidtop.app import RaidtopApp
+from raidtop.actions.experiments.results import BitmapRow, ExperimentResult, SweepCell, TradeoffRow, store_result
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
-from raidtop.screens.lab import LabScreen
-from raidtop.screens.lab_results import LabResultsScreen, heat_rows, plot_spec
+from raidtop.screens.lab.screen import LabScreen
+from raidtop.screens.lab.results import LabResultsScreen, heat_rows, plot_spec
 from raidtop.widgets.lab_plots import ExperimentPlot
 from raidtop.widgets.text_table import TextTable
 

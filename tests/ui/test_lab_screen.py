@@ -19,10 +19,10 @@ from raidtop.actions.action_log import ActionLog
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.lab.commands import CommandEvent, CommandRunner
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.screens.dialogs import ConfirmDialog
-from raidtop.screens.lab import LabScreen
+from raidtop.screens.lab.screen import LabScreen
 from raidtop.widgets.text_table import TextTable
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "lab" / "degraded-raid5"

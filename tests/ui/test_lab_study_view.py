@@ -7,11 +7,11 @@ from pathlib import Path
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.lab.core import Lab
-from raidtop.actions.lab.results import ExperimentResult, SweepCell, store_result
-from raidtop.actions.lab.study_results import StudyRun, summarize
-from raidtop.app import RaidtopApp
+from raidtop.actions.experiments.results import ExperimentResult, SweepCell, store_result
+from raidtop.actions.experiments.study_results import StudyRun, summarize
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
-from raidtop.screens.lab_results import LabResultsScreen, plot_spec
+from raidtop.screens.lab.results import LabResultsScreen, plot_spec
 from raidtop.widgets.lab_plots import ExperimentPlot
 from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import TextTable

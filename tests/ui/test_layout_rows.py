@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
-from raidtop.screens.dashboard_rows import BottomWants, bottom_rows_wanted, share_rows
+from raidtop.screens.dashboard.rows import BottomWants, bottom_rows_wanted, share_rows
 from raidtop.widgets.text_table import TextTable
 
 from .conftest import DATA

@@ -15,12 +15,12 @@ import pytest
 
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.members import LabMemberActions
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config
-from raidtop.member_verbs import MEMBER_KEYS, VERBS
+from raidtop.model.member_verbs import MEMBER_KEYS, VERBS
 from raidtop.screens.dialogs import ConfirmDialog
-from raidtop.screens.lab import LabScreen
+from raidtop.screens.lab.screen import LabScreen
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.text_table import TextTable
 from tests.ui.test_lab_screen import READY, app_on, degraded_lab, open_lab, private_xdg, settle, with_image_files  # noqa: F401

@@ -17,12 +17,12 @@ import pytest
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.tuning import TuningSession
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config
 from raidtop.screens.dialogs import ConfirmDialog
-from raidtop.screens.tuning import TuningScreen
-from raidtop.screens.tuning_dialogs import ChangeDialog, ChangeLogScreen, PersistDialog
+from raidtop.screens.tuning.screen import TuningScreen
+from raidtop.screens.tuning.dialogs import ChangeDialog, ChangeLogScreen, PersistDialog
 from raidtop.widgets.text_table import TextTable
 from tests.ui.conftest import DATA
 from tests.ui.test_bench_screen import Bench, open_screen, store_comparison, wait_for_screen

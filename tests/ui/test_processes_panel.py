@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.widgets.processes_panel import ProcessesPanel
 from raidtop.widgets.text_table import TextTable
@@ -93,8 +93,7 @@ async def test_member_grid_detail_and_explain_say_who_loads_the_rebuilding_array
         await _wait(pilot, lambda: not isinstance(app.screen, ArrayDetailScreen))
         assert "detail" not in app.units_wanted_by
 
-    from raidtop import explain
-
+    from raidtop.presentation import explain
     snap = app.dashboard.last_snapshot
     text = " ".join(explain.explain_array(snap, "md9").caveats)
     assert "sync_speed_min" in text and "lets the load go first" in text

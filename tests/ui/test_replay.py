@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from raidtop.app import RaidtopApp
-from raidtop.collect.recording import read_recording
+from raidtop.app.raidtop_app import RaidtopApp
+from raidtop.collect.recording.roots import read_recording
 from raidtop.config import Config
-from raidtop.replay_control import parse_jump
+from raidtop.live.replay_position import parse_jump
 from tests.unit.test_recording import TREES, record
 
 from .conftest import DATA

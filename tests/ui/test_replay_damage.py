@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import lzma
 
-from raidtop.app import RaidtopApp
-from raidtop.collect.recording import read_recording
+from raidtop.app.raidtop_app import RaidtopApp
+from raidtop.collect.recording.roots import read_recording
 from raidtop.config import Config
 from tests.unit.recording_maker import START, record_busy, stream_offsets
 

@@ -6,11 +6,11 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
-from raidtop.collect.smart_events import HealthTracker
+from raidtop.collect.smart.events import HealthTracker
 from raidtop.config import Config
-from raidtop.model_smart import SmartAttribute, SmartHealth, SmartReason
+from raidtop.model.smart import SmartAttribute, SmartHealth, SmartReason
 from raidtop.screens.explain import ExplainScreen
 from raidtop.screens.smart import SmartScreen
 from raidtop.widgets.risk_banner import RiskBanner

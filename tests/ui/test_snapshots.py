@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 
 from .conftest import DATA, two_root_snapshot

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.stack.poller import StackPoller
 from raidtop.config import Config
 from raidtop.screens.stack import StackScreen

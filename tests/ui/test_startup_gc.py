@@ -6,8 +6,8 @@ import gc
 
 import pytest
 
-from raidtop import startup_gc
-from raidtop.app import RaidtopApp
+from raidtop.app import startup_gc
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 
 from .conftest import DATA

@@ -118,8 +118,8 @@ def test_a_16_colour_terminal_gets_the_16_colour_theme(environ, expected):
 
 
 def test_states_differ_in_ascii_text_when_colour_is_lost():
-    from raidtop.mdview import state_badge
-    from raidtop.model_md import MdArray, MdSync
+    from raidtop.presentation.md import state_badge
+    from raidtop.model.md import MdArray, MdSync
 
     clean = MdArray(name="md0", level="raid5", state="clean", health="ok")
     degraded = MdArray(name="md0", level="raid5", state="clean", health="degraded")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.themes import BUILTIN_DIR, load_themes
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.config import Config
 from raidtop.screens.dialogs import ConfirmDialog
@@ -148,7 +148,7 @@ async def test_array_detail_events_and_explain_show_hostile_names(hostile_root: 
 
 
 async def test_tuning_screen_shows_a_hostile_block_device_name(hostile_root: Path):
-    from raidtop.screens.tuning import TuningScreen
+    from raidtop.screens.tuning.screen import TuningScreen
 
     queue = hostile_root / "sys" / "block" / DISK / "queue"
     before = {f.name: f.read_bytes() for f in queue.iterdir()}

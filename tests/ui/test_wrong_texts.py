@@ -3,13 +3,13 @@ the detail plot's axis and legend, and replay events that depended on how one go
 
 from __future__ import annotations
 
-from raidtop.app import RaidtopApp
+from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.demo.controller import BUNDLED_REBUILD
-from raidtop.explain import explain_array
-from raidtop.model import Snapshot
-from raidtop.model_md import MdArray, MdSync
-from raidtop.ring_buffers import SyncPoint
+from raidtop.presentation.explain import explain_array
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdArray, MdSync
+from raidtop.live.history import SyncPoint
 from raidtop.screens.array_detail import detail_rows, sync_plot
 
 

@@ -15,10 +15,10 @@ import random
 import shutil
 from pathlib import Path
 
-from raidtop.collect.recording import RecordingRoot, RecordingWriter
+from raidtop.collect.recording.roots import RecordingRoot, RecordingWriter
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.model import Snapshot
+from raidtop.model.snapshot import Snapshot
 
 ROOT1 = Path(__file__).resolve().parent.parent / "data" / "ui" / "root1"
 START = 1_700_000_000.0

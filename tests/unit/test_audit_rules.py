@@ -17,10 +17,10 @@ from raidtop.audit.detect import audit
 from raidtop.audit.facts import read_facts
 from raidtop.audit.model import AuditFacts
 from raidtop.audit.rules import RULES
-from raidtop.collect.mdsysfs import read_md_sysfs
-from raidtop.collect.smart_json import parse_smartctl
+from raidtop.collect.md.sysfs import read_md_sysfs
+from raidtop.collect.smart.parse import parse_smartctl
 from raidtop.collect.source import Root
-from raidtop.smart_rules import judge
+from raidtop.presentation.smart_rules import judge
 from tests.unit.test_md_sysfs import md_tree, write_tree
 
 SMART = Path(__file__).parent.parent / "data" / "smartctl"
@@ -160,7 +160,7 @@ def test_scrub_schedule_and_overdue(tmp_path):
 
 
 def test_failing_survivor_of_a_degraded_array_is_critical(tmp_path):
-    from raidtop.rebuild_risk import rebuild_risks
+    from raidtop.presentation.rebuild_risk import rebuild_risks
 
     members = {**MEMBERS, "sdc1": {"state": "faulty", "slot": "none", "errors": "0", "offset": "262144"}}
     arrays, facts = build(tmp_path, {"bitmap/location": "+8", "degraded": "1"}, members, clean_disks())
@@ -173,7 +173,7 @@ def test_failing_survivor_of_a_degraded_array_is_critical(tmp_path):
 
 
 def test_sparse_by_design_is_said_without_alarm():
-    from raidtop.collect.md import read_md
+    from raidtop.collect.md.read import read_md
 
     root = Path(__file__).parent.parent / "data" / "md" / "roots" / "qnap-sparse"
     arrays = read_md(root).arrays

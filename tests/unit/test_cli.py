@@ -74,6 +74,6 @@ def test_record_writes_samples(tmp_path):
     result = raidtop("record", "-o", str(out), "--interval", "0.1", "--duration", "0.35", "--root", str(DATA / "ui" / "root1"))
     assert result.returncode == 0, result.stderr
     assert "recorded" in result.stderr
-    from raidtop.collect.recording import read_recording
+    from raidtop.collect.recording.roots import read_recording
 
     assert len(read_recording(out).frames) >= 3

@@ -22,7 +22,7 @@ from raidtop.collect.hwmon import read_sensors
 from raidtop.collect.memory import parse_loadavg, parse_meminfo, parse_pressure, parse_uptime, parse_vmstat
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.model import DiskCounters, Snapshot
+from raidtop.model.snapshot import DiskCounters, Snapshot
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CORPUS = DATA / "corpus"

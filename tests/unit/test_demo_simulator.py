@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.md import read_md
+from raidtop.collect.md.read import read_md
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 from raidtop.demo.root import DemoRoot

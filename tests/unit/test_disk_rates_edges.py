@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from raidtop.collect.rates.disk import DISK_RATE_FIELDS, disk_io
-from raidtop.model import DiskCounters
+from raidtop.model.snapshot import DiskCounters
 
 U32 = 2**32
 

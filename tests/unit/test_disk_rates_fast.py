@@ -13,7 +13,7 @@ import random
 import pytest
 
 from raidtop.collect.rates.disk import _changes, disk_io
-from raidtop.model import DiskCounters, DiskIdentity, DiskIO
+from raidtop.model.snapshot import DiskCounters, DiskIdentity, DiskIO
 
 
 def legacy_share(merges, ios):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.explain import UTIL_CAVEAT, explain_cpu, explain_disk, explain_vm
+from raidtop.presentation.explain import UTIL_CAVEAT, explain_cpu, explain_disk, explain_vm
 
 UI = Path(__file__).resolve().parent.parent / "data" / "ui"
 

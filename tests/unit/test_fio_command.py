@@ -19,16 +19,16 @@ LIBAIO = EngineChoice("libaio")
 
 
 def test_a_directory_run_writes_one_sized_test_file():
-    target = BenchTarget("/srv/my bench", "directory", "md0", test_file="/srv/my bench/raidtop-bench.dat")
+    target = BenchTarget("/srv/my bench", "directory", "md0", test_file="/srv/my perf/raidtop-bench.dat")
     cmd = build_command(PRESETS["rand-rw"], target, runtime_s=15, size="1G", engine=LIBAIO, fio="fio")
     assert cmd.argv == (
-        "fio", "--name=rand-rw", "--filename=/srv/my bench/raidtop-bench.dat", "--rw=randrw", "--rwmixread=50",
+        "fio", "--name=rand-rw", "--filename=/srv/my perf/raidtop-bench.dat", "--rw=randrw", "--rwmixread=50",
         "--bs=4k", "--iodepth=32", "--numjobs=4", "--thread", "--ioengine=libaio", "--direct=1", "--time_based", "--runtime=15",
         "--size=1G", "--group_reporting", "--output-format=json", "--status-interval=1",
     )
     # The string shown to the user is the same command, quoted for a shell.
     assert shlex.split(cmd.display) == list(cmd.argv)
-    assert "'--filename=/srv/my bench/raidtop-bench.dat'" in cmd.display
+    assert "'--filename=/srv/my perf/raidtop-bench.dat'" in cmd.display
 
 
 def test_a_read_job_on_a_raw_device_is_read_only_and_unsized():

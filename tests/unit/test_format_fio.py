@@ -1,8 +1,8 @@
-"""The fio figures' formatters in raidtop.format (moved out of the Benchmarks screen)."""
+"""The fio figures' formatters in raidtop.presentation.format (moved out of the Benchmarks screen)."""
 
 from __future__ import annotations
 
-from raidtop.format import DASH, fmt_iops, fmt_lat, fmt_mb, fmt_pct
+from raidtop.presentation.format import DASH, fmt_iops, fmt_lat, fmt_mb, fmt_pct
 
 
 def test_iops_keep_three_or_four_digits():

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.actions.lab.chunk_sweep import SweepParams, check_params, parse_block_sizes, parse_chunks, parse_patterns
-from raidtop.actions.lab.experiment import Control, ExperimentStopped, ProgressEvent, _percentiles, stop_on_signals
-from raidtop.actions.lab.results import (
+from raidtop.actions.experiments.chunk_sweep import SweepParams, check_params, parse_block_sizes, parse_chunks, parse_patterns
+from raidtop.actions.experiments.experiment import Control, ExperimentStopped, ProgressEvent, _percentiles, stop_on_signals
+from raidtop.actions.experiments.results import (
     BitmapRow,
     ExperimentResult,
     SweepCell,
@@ -31,9 +31,9 @@ from raidtop.actions.lab.results import (
 )
 from raidtop.actions.lab.spec import SpecError
 from raidtop.actions.lab.store import LabStore
-from raidtop.actions.lab.tradeoff import limit_kib, parse_limits
-from raidtop.actions.lab.bitmap_study import BitmapParams, parse_writes
-from raidtop.actions.lab import bitmap_study
+from raidtop.actions.experiments.tradeoff import limit_kib, parse_limits
+from raidtop.actions.experiments.bitmap_study import BitmapParams, parse_writes
+from raidtop.actions.experiments import bitmap_study
 from raidtop.cli.lab import main as lab_main
 
 CELLS = (
@@ -212,7 +212,7 @@ def test_the_bitmap_study_asks_for_a_bitmap_bit_per_mib():
 def test_grow_refuses_an_array_the_lab_did_not_make(tmp_path: Path):
     from raidtop.actions.action_log import ActionLog
     from raidtop.actions.lab.core import Lab, LabError
-    from raidtop.actions.lab.grow import plan_grow
+    from raidtop.actions.experiments.grow import plan_grow
 
     root = tmp_path / "root"
     (root / "sys" / "block" / "md0" / "md").mkdir(parents=True)

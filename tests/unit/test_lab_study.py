@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.actions.lab.results import ExperimentResult, csv_text, json_text, result_table, store_result, stored_results, summary
+from raidtop.actions.experiments.results import ExperimentResult, csv_text, json_text, result_table, store_result, stored_results, summary
 from raidtop.actions.lab.spec import SpecError
 from raidtop.actions.lab.store import LabStore
-from raidtop.actions.lab.study import StudyParams, check_params, disks_for, failures_tolerated, parse_levels
-from raidtop.actions.lab.study_results import CSV_FIELDS, FIGURE_KEYS, LevelStats, StudyRun, mean_sd, summarize
+from raidtop.actions.experiments.study import StudyParams, check_params, disks_for, failures_tolerated, parse_levels
+from raidtop.actions.experiments.study_results import CSV_FIELDS, FIGURE_KEYS, LevelStats, StudyRun, mean_sd, summarize
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 MIB = 1 << 20
@@ -127,7 +127,7 @@ def test_parameters_levels_disks_and_tolerance():
 
 
 def test_only_reports_whose_whole_second_lay_inside_the_rebuild_count():
-    from raidtop.actions.lab.rebuild_load import points_within
+    from raidtop.actions.experiments.rebuild_load import points_within
 
     # fio reports once a second; the add at t=10.3, the load stopped at t=13.4.
     heard = [(at, f"report at {at}") for at in (9.2, 10.2, 11.2, 12.2, 13.2, 14.2)]

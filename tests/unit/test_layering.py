@@ -60,7 +60,7 @@ def test_the_contracts_catch_a_planted_import(tmp_path: Path) -> None:
     result = lint_imports(cwd=tmp_path)
     assert result.returncode != 0
     assert "raidtop.collect.planted_ui -> rich (l.1)" in result.stdout
-    assert "raidtop.model_md -> textual (l." in result.stdout
+    assert "raidtop.model.md -> textual (l." in result.stdout
     assert "raidtop.collect.planted_action -> raidtop.actions.action_log" in result.stdout
     assert "raidtop.widgets.planted_screen -> raidtop.screens.help" in result.stdout
 

@@ -1,12 +1,12 @@
-"""md events become sentences, severities and the bell (raidtop.md_announcements, no Textual)."""
+"""md events become sentences, severities and the bell (raidtop.presentation.md_announcements, no Textual)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from raidtop.collect.sampler import Sampler
-from raidtop.md_announcements import announcements, describe_event
-from raidtop.model_md import MdEvent
+from raidtop.presentation.md_announcements import announcements, describe_event
+from raidtop.model.md import MdEvent
 
 from .test_md_events import MDSTAT_SEQUENCE, write_root
 

@@ -1,4 +1,4 @@
-"""raidtop's sync ETA (raidtop.collect.mdeta): md's window throttle simulated forward.
+"""raidtop's sync ETA (raidtop.collect.md.eta): md's window throttle simulated forward.
 
 The accuracy goal (10 % from 25 % progress on, better than finish=) is
 checked at the end on the real-kernel recordings in tests/data/realmd; the
@@ -13,8 +13,8 @@ import random
 
 import pytest
 
-from raidtop.collect.mdeta import EtaTracker, SyncModel, limit_in_force, project_finish
-from raidtop.model_md import MdArray, MdSync, RaidSpeedLimit
+from raidtop.collect.md.eta import EtaTracker, SyncModel, limit_in_force, project_finish
+from raidtop.model.md import MdArray, MdSync, RaidSpeedLimit
 
 TOTAL_KIB = 100_000_000  # a 100 GB member
 MEAN_SPEED = 100_000  # KiB/s
@@ -121,7 +121,7 @@ def test_tracker_fills_the_fields_and_forgets_vanished_arrays():
     assert sorted(tracker._models) == ["md0"]
 
 
-# Mean absolute error from 25 % progress on (bench/eta_accuracy.py) on the
+# Mean absolute error from 25 % progress on (perf/eta_accuracy.py) on the
 # real-kernel recordings in tests/data/realmd: the issue's goal is 10 % for
 # every run, and always better than the kernel's finish=.
 ETA_GOAL_PCT = 10.0
@@ -131,7 +131,7 @@ ETA_GOAL_PCT = 10.0
 def recorded_accuracy():
     import sys
     from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "perf"))
     import eta_accuracy
     return eta_accuracy.evaluate()
 
@@ -152,7 +152,7 @@ def test_after_a_raise_the_eta_follows_md_s_burst(recorded_accuracy):
 
 
 def test_mark_fit_dates_mds_start_from_sync_speed_while_it_waits():
-    from raidtop.collect.mdmarks import fit_marks
+    from raidtop.collect.md.marks import fit_marks
     # md stalled at 21 632 KiB: sync_speed = done / whole seconds since its start (-0.6 s),
     # read at t.97 and t.45 in turn: only a start between -1.03 and -0.45 explains both.
     times = [t + (0.97 if t % 2 else 0.45) for t in range(7, 20)]

@@ -12,10 +12,10 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from raidtop.collect.md import read_md
-from raidtop.collect.mdevents import BELL_EVENTS, AlertState, derive_events, mismatch_verdict
-from raidtop.collect.mdjson import event_to_json
-from raidtop.model_md import MdArray, MdEvent, MdMember, MdSync
+from raidtop.collect.md.read import read_md
+from raidtop.collect.md.events import BELL_EVENTS, AlertState, derive_events, mismatch_verdict
+from raidtop.output.md_json import event_to_json
+from raidtop.model.md import MdArray, MdEvent, MdMember, MdSync
 
 HEAD = "Personalities : [raid1] \n"
 TAIL = "\nunused devices: <none>\n"

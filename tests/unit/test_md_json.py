@@ -6,8 +6,8 @@ import json
 import subprocess
 import sys
 
-from raidtop.collect.mdjson import array_to_json, md_to_json, speed_limit_to_json
-from raidtop.model_md import MdArray, MdEvent, MdMember, MdSync, RaidSpeedLimit
+from raidtop.output.md_json import array_to_json, md_to_json, speed_limit_to_json
+from raidtop.model.md import MdArray, MdEvent, MdMember, MdSync, RaidSpeedLimit
 
 ARRAY_KEYS = ["name", "level", "state", "health", "raid_disks", "degraded", "size_kib", "chunk_kib", "layout",
               "metadata", "bitmap", "members", "sync", "mismatch_cnt", "sync_speed_min", "sync_speed_max",
@@ -44,7 +44,7 @@ def test_unknown_values_are_null():
 
 
 def test_md_modules_do_not_import_textual():
-    modules = ["raidtop.model_md"] + [f"raidtop.collect.{m}" for m in (
+    modules = ["raidtop.model.md"] + [f"raidtop.collect.{m}" for m in (
         "md", "mdstat", "mdsysfs", "mdlevel", "mdevents", "mdeta", "mdjson", "mdadm_export")]
     code = f"import sys; import {', '.join(modules)}; print(any(m.split('.')[0] == 'textual' for m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from raidtop.collect.mdlevel import container_of, judge_health, layout_name, natural_key, sort_roles
-from raidtop.model_md import MdMember
+from raidtop.collect.md.level import container_of, judge_health, layout_name, natural_key, sort_roles
+from raidtop.model.md import MdMember
 
 
 def test_layout_names_match_mdadm():

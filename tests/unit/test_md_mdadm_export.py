@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.mdadm_export import parse_mdadm_export
-from raidtop.model_md import MdadmDevice, MdadmExport
+from raidtop.collect.md.mdadm_export import parse_mdadm_export
+from raidtop.model.md import MdadmDevice, MdadmExport
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "md" / "mdadm-detail-export"
 

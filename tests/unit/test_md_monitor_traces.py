@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.mdevents import rings_bell
+from raidtop.collect.md.events import rings_bell
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 from tests.realmd.monitor_compare import compare, read_any_trace
 from tests.realmd.scenario_trace import TRACE_DIR
 from tests.realmd.trace import materialize
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "perf"))
 from eta_accuracy import evaluate  # noqa: E402
 
 MONITOR = ("stop", "replace", "raid10_broken", "raid0_broken", "readonly_pending", "check_milestones")

@@ -18,10 +18,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from raidtop.collect.md import read_md
-from raidtop.collect.mdjson import array_to_json
-from raidtop.collect.mdstat import parse_mdstat
-from raidtop.model_md import HEALTHS, SYNC_ACTIONS, MdArray
+from raidtop.collect.md.read import read_md
+from raidtop.output.md_json import array_to_json
+from raidtop.collect.md.mdstat import parse_mdstat
+from raidtop.model.md import HEALTHS, SYNC_ACTIONS, MdArray
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "md"
 SAMPLES = {p.name: p.read_text() for p in sorted((DATA / "mdstat").iterdir())}

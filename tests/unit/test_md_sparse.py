@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.md import read_md
-from raidtop.collect.mdevents import AlertState, derive_events
-from raidtop.collect.mdsparse import SparseMemory, judge_sparse, mark_sparse
-from raidtop.collect.mdstat import parse_mdstat
-from raidtop.collect.mdtrack import MdTracker
+from raidtop.collect.md.read import read_md
+from raidtop.collect.md.events import AlertState, derive_events
+from raidtop.collect.md.sparse import SparseMemory, judge_sparse, mark_sparse
+from raidtop.collect.md.mdstat import parse_mdstat
+from raidtop.collect.md.track import MdTracker
 from raidtop.config import md_expected_members
-from raidtop.model import RawSample
-from raidtop.model_md import MdReading
+from raidtop.model.snapshot import RawSample
+from raidtop.model.md import MdReading
 
 ROOTS = Path(__file__).parent.parent / "data" / "md" / "roots"
 

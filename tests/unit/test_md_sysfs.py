@@ -11,10 +11,10 @@ import os
 import shutil
 from pathlib import Path
 
-from raidtop.collect.md import read_md
-from raidtop.collect.mdjson import array_to_json, md_to_json
-from raidtop.collect.mdsysfs import read_md_sysfs
-from raidtop.model_md import RaidSpeedLimit
+from raidtop.collect.md.read import read_md
+from raidtop.output.md_json import array_to_json, md_to_json
+from raidtop.collect.md.sysfs import read_md_sysfs
+from raidtop.model.md import RaidSpeedLimit
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "md"
 PROCFS_ROOT = DATA / "roots" / "prometheus-procfs"
@@ -324,7 +324,7 @@ def test_non_md_block_devices_are_ignored(tmp_path):
 
 def test_progress_comes_from_mdstat_when_sysfs_lags(tmp_path):
     """sysfs sync_completed moves in 1/16 steps on 6.1; mdstat's count is the live one."""
-    from raidtop.collect.md import read_md
+    from raidtop.collect.md.read import read_md
 
     base = tmp_path / "sys" / "block" / "md0" / "md"
     base.mkdir(parents=True)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from raidtop.collect.mdjson import array_to_json
-from raidtop.collect.mdstat import parse_mdstat
+from raidtop.output.md_json import array_to_json
+from raidtop.collect.md.mdstat import parse_mdstat
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "md" / "mdstat"
 PROCFS = (DATA / "prometheus-procfs__proc_mdstat").read_text()

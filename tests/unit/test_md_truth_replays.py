@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.mdeta import SPEED_WINDOW_S, STALL_AFTER_S
+from raidtop.collect.md.eta import SPEED_WINDOW_S, STALL_AFTER_S
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.mdview import sync_speed_cell
+from raidtop.presentation.md import sync_speed_cell
 from tests.realmd.monitor_compare import read_any_trace
 from tests.realmd.scenario_trace import TRACE_DIR
 from tests.realmd.trace import materialize
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "perf"))
 from eta_accuracy import evaluate  # noqa: E402
 
 
@@ -147,7 +147,7 @@ def test_raid0_losing_a_member_is_array_failed_only_and_its_layout_is_no_note(tm
 
 def test_the_demos_recorded_rebuild_no_longer_flickers_to_zero():
     # The case: md6 read 55.4% 1279K/s -> 0K/s -> 1789K/s -> 0K/s while the percent climbed.
-    from raidtop.collect.replayer import Replayer, load_for_replay
+    from raidtop.collect.recording.replayer import Replayer, load_for_replay
 
     replayer = Replayer(load_for_replay(Path(__file__).resolve().parents[2] / "raidtop/demo/data/rebuild.xz"))
     cells = [sync_speed_cell(a.sync) for i in range(len(replayer)) for a in replayer.snapshot_at(i).arrays

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect import mdeta, mdmethods
-from raidtop.collect.md import read_md
-from raidtop.collect.mdeta import SyncModel
-from raidtop.explain import TRUST_ETA, explain_array
-from raidtop.mdview import eta_text, finish_clock, row_marks, sync_speed_cell, sync_speed_text
-from raidtop.model import DiskIO, Snapshot
-from raidtop.model_md import NO_MD_DRIVER, MdArray, MdMember, MdSync
-from raidtop.model_smart import SmartHealth
+from raidtop.collect.md import eta as mdeta, methods as mdmethods
+from raidtop.collect.md.read import read_md
+from raidtop.collect.md.eta import SyncModel
+from raidtop.presentation.explain import TRUST_ETA, explain_array
+from raidtop.presentation.md import eta_text, finish_clock, row_marks, sync_speed_cell, sync_speed_text
+from raidtop.model.snapshot import DiskIO, Snapshot
+from raidtop.model.md import NO_MD_DRIVER, MdArray, MdMember, MdSync
+from raidtop.model.smart import SmartHealth
 from raidtop.widgets.array_rows import array_row, marks_of
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
@@ -145,8 +145,8 @@ def test_without_md_the_line_gives_the_next_step():
 
 
 def test_a_stall_is_a_warning_pop_up_with_the_bell_through_the_md_event_vocabulary():
-    from raidtop.md_announcements import announcements
-    from raidtop.model_md import MdEvent
+    from raidtop.presentation.md_announcements import announcements
+    from raidtop.model.md import MdEvent
 
     event = MdEvent(5.0, "md0", "SyncStalled", None, "resync has not moved at 23.4 % for 60 s")
     said, ring = announcements(Snapshot(time=5.0, interval_s=1.0, events=(event,)), frozenset())

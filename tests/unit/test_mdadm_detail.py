@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from raidtop.collect.bounded_run import Ran
-from raidtop.collect.mdadm_detail import read_mdadm_detail
+from raidtop.collect.md.mdadm_detail import read_mdadm_detail
 from raidtop.collect.source import Root
-from raidtop.mdadmview import mdadm_pairs
+from raidtop.presentation.mdadm import mdadm_pairs
 
 CAPTURE = Path(__file__).resolve().parents[1] / "data" / "md" / "mdadm-vm"
 OUTPUT = {

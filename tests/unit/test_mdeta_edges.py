@@ -1,4 +1,4 @@
-"""The ETA model's edges (raidtop.collect.mdeta), each against an answer worked out by hand.
+"""The ETA model's edges (raidtop.collect.md.eta), each against an answer worked out by hand.
 
 test_md_eta.py checks accuracy within tolerances on real recordings, and tolerances hide
 wrong arithmetic. Here every expected value is derived in a comment from md's rule (its
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.collect.mdeta import (CAPACITY_SPAN_S, DEFAULT_STEP_S, PHASE_RANGE_S, SIM_TICK_S, SPEED_WINDOW_S,
+from raidtop.collect.md.eta import (CAPACITY_SPAN_S, DEFAULT_STEP_S, PHASE_RANGE_S, SIM_TICK_S, SPEED_WINDOW_S,
                                    STALL_AFTER_S, STALL_AFTER_COARSE_S, project_finish)
 
 # A sync that began at t = 50 s and ran at 1000 KiB/s: 50 000 KiB done at

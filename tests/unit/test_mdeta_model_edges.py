@@ -1,4 +1,4 @@
-"""The ETA model over readings (raidtop.collect.mdeta's SyncModel, limit_in_force, EtaTracker) at its edges.
+"""The ETA model over readings (raidtop.collect.md.eta's SyncModel, limit_in_force, EtaTracker) at its edges.
 
 As test_mdeta_edges.py for project_finish: every expected value is worked out by hand in a
 comment from md's rule (its rate since the mark ten back, ``work / (whole seconds + 1)``,
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.collect.mdeta import SIM_TICK_S, EtaTracker, SyncModel, limit_in_force
-from raidtop.model_md import MdArray, MdSync, RaidSpeedLimit
+from raidtop.collect.md.eta import SIM_TICK_S, EtaTracker, SyncModel, limit_in_force
+from raidtop.model.md import MdArray, MdSync, RaidSpeedLimit
 
 
 def test_the_model_at_a_syncs_last_reading():

@@ -1,5 +1,5 @@
 """The model's stall and speed window where the first edge tests leave a line unpinned
-(raidtop.collect.mdeta, issue 23's model; found by tests/mutation/mutate.py).
+(raidtop.collect.md.eta, issue 23's model; found by tests/mutation/mutate.py).
 
 Expected values are worked out by hand in the comments, never by the code under test.
 """
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.collect.mdeta import EtaTracker, SyncModel, stall_excused
-from raidtop.model_md import MdArray, MdSync
+from raidtop.collect.md.eta import EtaTracker, SyncModel, stall_excused
+from raidtop.model.md import MdArray, MdSync
 
 
 def raid5(done):

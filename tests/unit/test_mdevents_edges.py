@@ -1,4 +1,4 @@
-"""md events and mismatch verdicts at their boundaries (raidtop.collect.mdevents).
+"""md events and mismatch verdicts at their boundaries (raidtop.collect.md.events).
 
 The cases the story tests in test_md_events.py pass by: progress known
 only as a percent (an mdstat progress line without counts), progress
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.collect.mdevents import AlertState, derive_events, mismatch_verdict, rings_bell
-from raidtop.model_md import MdArray, MdEvent, MdMember, MdSync
+from raidtop.collect.md.events import AlertState, derive_events, mismatch_verdict, rings_bell
+from raidtop.model.md import MdArray, MdEvent, MdMember, MdSync
 
 A = MdMember("sda", 0, ("in_sync",))
 B = MdMember("sdb", 1, ("in_sync",))

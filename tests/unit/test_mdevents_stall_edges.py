@@ -1,4 +1,4 @@
-"""The SyncStalled event at its edges (raidtop.collect.mdevents, issue 23).
+"""The SyncStalled event at its edges (raidtop.collect.md.events, issue 23).
 
 One event when a running sync turns STALLED, none while it stays so, and its
 detail names where and for how long, or leaves out what is unknown. Expected
@@ -7,8 +7,8 @@ texts are written out by hand.
 
 from __future__ import annotations
 
-from raidtop.collect.mdevents import derive_events
-from raidtop.model_md import MdArray, MdMember, MdSync
+from raidtop.collect.md.events import derive_events
+from raidtop.model.md import MdArray, MdMember, MdSync
 
 A = MdMember("sda", 0, ("in_sync",))
 B = MdMember("sdb", 1, ("in_sync",))

@@ -180,7 +180,7 @@ def test_writes_from_two_threads_are_applied_one_at_a_time(tmp_path: Path):
 def test_exports_replace_a_planted_link_instead_of_writing_through_it(tmp_path):
     """The study CSV and the benchmark exports go through the one atomic writer."""
     from raidtop.actions.fio.compare import write_exports
-    from raidtop.actions.lab.results import ExperimentResult, write_csv
+    from raidtop.actions.experiments.results import ExperimentResult, write_csv
 
     victim = tmp_path / "victim"
     victim.write_text("sentinel")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.snapshot_json import snapshot_json
+from raidtop.output.snapshot_json import snapshot_json
 
 HOST = Path(__file__).resolve().parent.parent / "data" / "processes" / "host-v1"
 

@@ -10,7 +10,7 @@ from raidtop.collect.processes.procfs import ProcessTable
 from raidtop.collect.rates.processes import io_attribution, unit_rates
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.model_processes import CgroupReading
+from raidtop.model.processes import CgroupReading
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "processes"
 HOST = DATA / "host-v1"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from raidtop.collect.recording import RecordingRoot, RecordingWriter, read_recording
-from raidtop.collect.replayer import Replayer
+from raidtop.collect.recording.roots import RecordingRoot, RecordingWriter, read_recording
+from raidtop.collect.recording.replayer import Replayer
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 

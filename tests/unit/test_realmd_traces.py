@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.mdjson import array_to_json
-from raidtop.collect.recording import read_recording
+from raidtop.output.md_json import array_to_json
+from raidtop.collect.recording.roots import read_recording
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 from raidtop.demo.controller import BUNDLED_REBUILD, DemoController
@@ -102,7 +102,7 @@ def test_every_scenario_has_a_small_trace_from_a_real_kernel():
 
 ESTIMATES = ("eta_s", "eta_basis", "rate_kib_s", "stalled")
 """raidtop's sync model's output: the VM recorded the model of its day; the model is held to the
-real end times instead (tests/unit/test_md_eta.py, bench/eta_accuracy.py). The speed and the
+real end times instead (tests/unit/test_md_eta.py, perf/eta_accuracy.py). The speed and the
 stall flag changed meaning with issue 23 (a 33 s window; a minute without progress)."""
 LATER_KEYS = ("stalled_s", "held_by", "held_limit_kib_s", "sparse_by_design", "degraded_since",
               "degraded_since_basis")

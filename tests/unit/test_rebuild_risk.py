@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from raidtop.model_md import MdArray, MdMember, MdSync
-from raidtop.model_smart import SmartHealth, SmartReason
-from raidtop.rebuild_risk import ASSUMED_ERROR_BITS, DEGRADED_WHY, REBUILDING_WHY, rebuild_risks, ure_probability
+from raidtop.model.md import MdArray, MdMember, MdSync
+from raidtop.model.smart import SmartHealth, SmartReason
+from raidtop.presentation.rebuild_risk import ASSUMED_ERROR_BITS, DEGRADED_WHY, REBUILDING_WHY, rebuild_risks, ure_probability
 
 TB = 976_562_500
 """10^12 bytes in KiB: a component size that makes the arithmetic checkable by hand."""

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.recording import RecordingError, RecordingRoot, RecordingWriter, read_recording
-from raidtop.collect.replayer import Replayer
+from raidtop.collect.recording.roots import RecordingError, RecordingRoot, RecordingWriter, read_recording
+from raidtop.collect.recording.replayer import Replayer
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 

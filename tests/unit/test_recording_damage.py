@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.recording import RecordingError, read_recording
-from raidtop.collect.replayer import Replayer
+from raidtop.collect.recording.roots import RecordingError, read_recording
+from raidtop.collect.recording.replayer import Replayer
 from tests.unit.recording_maker import START, record_busy, stream_offsets
 
 REPO = Path(__file__).resolve().parents[2]
@@ -162,7 +162,7 @@ def _rss_after_reading(path: Path) -> tuple[str, int]:
     """Read ``path`` in a fresh interpreter: (outcome, peak RSS in KiB)."""
     script = (
         "import resource, sys\n"
-        "from raidtop.collect.recording import RecordingError, read_recording\n"
+        "from raidtop.collect.recording.roots import RecordingError, read_recording\n"
         "try:\n"
         "    r = read_recording(sys.argv[1]); print('frames', len(r.frames), r.notes)\n"
         "except RecordingError as exc:\n"
@@ -195,8 +195,7 @@ def test_an_xz_bomb_is_stopped_by_the_limits(tmp_path):
 
 
 def test_a_bomb_of_tiny_frames_stops_at_the_frame_limit(tmp_path, monkeypatch):
-    from raidtop.collect import recording_read
-
+    from raidtop.collect.recording.roots import read as recording_read
     monkeypatch.setattr(recording_read, "MAX_FRAMES", 5_000)
     tiny = json.dumps({"t": START, "d": {}}).encode() + b"\n"
     compressor = lzma.LZMACompressor(preset=0)
@@ -241,8 +240,7 @@ def test_a_header_only_file_and_an_empty_file_are_refused(tmp_path):
 def test_a_stream_that_needs_more_decoder_memory_than_the_limit_is_skipped(ten_minutes, monkeypatch):
     # raidtop's preset 6 needs 9 MiB to decode; with the limit below that every
     # stream is refused by lzma itself, and the reader says why instead of crashing.
-    from raidtop.collect import recording_read
-
+    from raidtop.collect.recording.roots import read as recording_read
     path, _ = ten_minutes
     monkeypatch.setattr(recording_read, "LZMA_MEMLIMIT", 1 << 20)
     with pytest.raises(RecordingError, match="needs more than 1 MiB of memory to decompress"):

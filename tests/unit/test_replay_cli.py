@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.recording import read_recording
-from raidtop.collect.replayer import Replayer
+from raidtop.collect.recording.roots import read_recording
+from raidtop.collect.recording.replayer import Replayer
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
@@ -70,7 +70,7 @@ def test_replay_of_something_else_is_refused_in_one_sentence(tmp_path):
 def test_the_command_line_reads_the_recording_once_and_hands_it_to_the_app(tmp_path, monkeypatch):
     from raidtop import __main__ as cli
     from raidtop import safeio
-    from raidtop.app import RaidtopApp
+    from raidtop.app.raidtop_app import RaidtopApp
     from tests.unit.test_recording import TREES, record
 
     path = tmp_path / "rec.xz"
@@ -82,7 +82,7 @@ def test_the_command_line_reads_the_recording_once_and_hands_it_to_the_app(tmp_p
         opened.append(Path(name))
         return real_read(name, *args, **kwargs)
 
-    monkeypatch.setattr("raidtop.collect.recording_read.read_bounded", counting_read)
+    monkeypatch.setattr("raidtop.collect.recording.read.read_bounded", counting_read)
     monkeypatch.setattr(RaidtopApp, "run", lambda app: started.append(app))
     assert cli.main(["--replay", str(path)]) == 0
     assert opened == [path]

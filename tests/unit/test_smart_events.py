@@ -7,10 +7,10 @@ from pathlib import Path
 
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.collect.smart_events import smart_warnings
-from raidtop.md_announcements import announcements
-from raidtop.model_md import MdArray, MdMember
-from raidtop.model_smart import SmartHealth, SmartReason
+from raidtop.collect.smart.events import smart_warnings
+from raidtop.presentation.md_announcements import announcements
+from raidtop.model.md import MdArray, MdMember
+from raidtop.model.smart import SmartHealth, SmartReason
 
 MDSTAT = Path(__file__).resolve().parent.parent / "data" / "md" / "mdstat"
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from raidtop.collect.smart_json import (
+from raidtop.collect.smart.parse import (
     bit_meanings,
     EXIT_BITS,
     health_from_dict,
@@ -23,8 +23,8 @@ from raidtop.collect.smart_json import (
     parse_smartctl,
     raw_count,
 )
-from raidtop.collect.smartctl import health_from_output
-from raidtop.smart_rules import RULES, judge
+from raidtop.collect.smart.smartctl import health_from_output
+from raidtop.presentation.smart_rules import RULES, judge
 from raidtop.untrusted import has_controls
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "smartctl"

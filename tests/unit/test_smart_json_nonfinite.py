@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.smart_json import parse_smartctl
+from raidtop.collect.smart.parse import parse_smartctl
 
 CORPUS = sorted((Path(__file__).resolve().parent.parent / "data" / "smartctl" / "corpus").glob("*.json"))
 

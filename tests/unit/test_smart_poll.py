@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.collect.recording import RecordingRoot, RecordingWriter, read_recording
-from raidtop.collect.replayer import Replayer
+from raidtop.collect.recording.roots import RecordingRoot, RecordingWriter, read_recording
+from raidtop.collect.recording.replayer import Replayer
 from raidtop.collect.sampler import Sampler
-from raidtop.collect.smart_json import parse_smartctl
-from raidtop.collect.smart_poller import SmartPoller
-from raidtop.collect.smartctl import NOT_ROOT, cannot_ask, device_path, read_disk, run_bounded
+from raidtop.collect.smart.parse import parse_smartctl
+from raidtop.collect.smart.poller import SmartPoller
+from raidtop.collect.smart.smartctl import NOT_ROOT, cannot_ask, device_path, read_disk, run_bounded
 from raidtop.collect.source import Root
 from raidtop.collect.whole_disk import is_physical_disk, whole_disks
-from raidtop.model_smart import SmartHealth
-from raidtop.smart_rules import judge
+from raidtop.model.smart import SmartHealth
+from raidtop.presentation.smart_rules import judge
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "smartctl"
 ROOT_AND_SMARTCTL = os.geteuid() == 0 and shutil.which("smartctl", path=os.environ.get("PATH", "") + ":/usr/sbin") is not None

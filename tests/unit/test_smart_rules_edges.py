@@ -1,4 +1,4 @@
-"""The SMART verdict at each rule's boundary (raidtop.smart_rules).
+"""The SMART verdict at each rule's boundary (raidtop.presentation.smart_rules).
 
 The corpus tests (test_smart_json.py) judge 131 real drives, but few sit on
 a threshold: here every rule is tried just below and at its threshold, on a
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.model_smart import SmartHealth
-from raidtop.smart_rules import RATE_CONSUMER_HDD, RATE_ENTERPRISE_HDD, RATE_SSD, REALLOCATED_FAILING, RULES, \
+from raidtop.model.smart import SmartHealth
+from raidtop.presentation.smart_rules import RATE_CONSUMER_HDD, RATE_ENTERPRISE_HDD, RATE_SSD, REALLOCATED_FAILING, RULES, \
     error_rate, judge
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from raidtop.collect.source import Root
 from raidtop.collect.stack.mounts import parse_mountinfo
 from raidtop.collect.stack.tree import read_stack
-from raidtop.model_md import MdArray
-from raidtop.stack_alignment import misalignments
+from raidtop.model.md import MdArray
+from raidtop.presentation.stack_alignment import misalignments
 
 ROOT = Root(Path(__file__).resolve().parents[1] / "data" / "stack" / "md-lvm")
 MD1 = MdArray("md1", "raid5", "clean", "ok", raid_disks=3, chunk_kib=512, layout="left-symmetric")

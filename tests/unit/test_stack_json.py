@@ -7,9 +7,9 @@ from pathlib import Path
 
 from raidtop.collect.source import Root
 from raidtop.collect.stack.poller import StackPoller
-from raidtop.model import Snapshot
-from raidtop.model_md import MdArray
-from raidtop.snapshot_json import snapshot_json
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdArray
+from raidtop.output.snapshot_json import snapshot_json
 
 ROOT = Root(Path(__file__).resolve().parents[1] / "data" / "stack" / "md-lvm")
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from raidtop.collect.source import Root
 from raidtop.collect.stack.poller import StackPoller
-from raidtop.model import Snapshot
-from raidtop.model_md import MdArray
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdArray
 
 ROOT = Root(Path(__file__).resolve().parents[1] / "data" / "stack" / "md-lvm")
 

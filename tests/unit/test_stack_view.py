@@ -6,9 +6,9 @@ from pathlib import Path
 
 from raidtop.collect.source import Root
 from raidtop.collect.stack.tree import read_stack
-from raidtop.model_md import MdArray
+from raidtop.model.md import MdArray
 from raidtop.collect.stack.full import full_on_degraded
-from raidtop.stackview import tree_rows
+from raidtop.presentation.stack import tree_rows
 
 ROOT = Root(Path(__file__).resolve().parents[1] / "data" / "stack" / "md-lvm")
 
@@ -48,7 +48,7 @@ def test_just_below_the_threshold_is_not_full() -> None:
 
 
 def test_what_an_array_sits_on_in_one_line() -> None:
-    from raidtop.stackview import below_text
+    from raidtop.presentation.stack import below_text
 
     stack = read_stack(ROOT)
     assert below_text(stack, "md0") == "sda2 on sda · sdb1 on sdb"
@@ -58,8 +58,8 @@ def test_what_an_array_sits_on_in_one_line() -> None:
 
 
 def test_an_lvm_raid_volume_node_carries_its_state_and_its_full_filesystem_is_said() -> None:
-    from raidtop.model_md import MdArray
-    from raidtop.model_stack import FsUsage, Stack, StackNode
+    from raidtop.model.md import MdArray
+    from raidtop.model.stack import FsUsage, Stack, StackNode
 
     stack = Stack({
         "loop2": StackNode("loop2", "loop", "loop2", 100, ("dm-5",), ()),

@@ -43,7 +43,7 @@ from raidtop.collect.diskstats import parse_diskstats
 from raidtop.collect.rates import carry_offline_cpus, cpu_usages
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
-from raidtop.model import CpuUsage, DiskIO, Snapshot, StatCounters
+from raidtop.model.snapshot import CpuUsage, DiskIO, Snapshot, StatCounters
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sysstat"
 EXPECTED = DATA / "expected"

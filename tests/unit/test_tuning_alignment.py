@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.alignment import alignment_for, alignment_hint, data_disks, near_copies
-from raidtop.collect.mdsysfs import read_md_sysfs
+from raidtop.collect.md.sysfs import read_md_sysfs
 
 PROCFS_ROOT = Path(__file__).resolve().parents[1] / "data" / "md" / "roots" / "prometheus-procfs"
 

@@ -16,8 +16,8 @@ from raidtop.actions.tuning.eta import (
     predict_eta,
     predictions_for_change,
 )
-from raidtop.model import Snapshot
-from raidtop.model_md import MdArray, MdSync
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdArray, MdSync
 
 from .test_tuning_validation import tuning_root
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.fio.store import HistoryUnavailable, RunStore
-from raidtop.collect.smart_json import parse_smartctl
+from raidtop.collect.smart.parse import parse_smartctl
 from raidtop.untrusted import count, finite
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """fio benchmarks: presets, guarded targets, live runs, a results history, comparisons.
 
-No Textual here: the Benchmarks screen (raidtop.screens.fio) and ``raidtop bench``
+No Textual here: the Benchmarks screen (raidtop.screens.bench) and ``raidtop bench``
 (raidtop.cli.bench) both drive these modules.
 
 - :mod:`.presets`  built-in and user presets (presets.toml)

@@ -40,7 +40,7 @@ from raidtop.actions.fio.stack import (
     read_mounts,
 )
 from raidtop.actions.lab_registry import is_lab_device
-from raidtop.collect.mdstat import parse_mdstat
+from raidtop.collect.md.mdstat import parse_mdstat
 from raidtop.collect.source import Root, as_root
 
 MIN_SIZE = 1024 * 1024

@@ -18,7 +18,7 @@ import stat
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from raidtop.collect.md import read_md
+from raidtop.collect.md.read import read_md
 from raidtop.collect.queue_settings import read_queue_settings
 from raidtop.collect.source import Root, SourceError, as_root
 

@@ -1,6 +1,6 @@
 """The failure lab: md arrays on loop devices to fail, remove, add, replace and time.
 
-No Textual here: the Lab screen (raidtop.screens.lab), ``raidtop lab``
+No Textual here: the Lab screen (raidtop.screens.lab.screen), ``raidtop lab``
 (raidtop.cli.lab) and the Arrays panel's member keys all drive these modules.
 
 - :mod:`.loopdev`    which file (path and inode) a loop device holds

@@ -36,7 +36,7 @@ from raidtop.actions.lab.teardown import TeardownReport, discard_image, teardown
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size, mdadm_create_argv, mkfs_argv, validate
 from raidtop.actions.lab.timeline import ArrayStatus, observe, read_status, status_from_md
 from raidtop.collect.source import Root, as_root
-from raidtop.model_md import MdArray
+from raidtop.model.md import MdArray
 
 FIRST_MD_NUMBER = 100
 """Lab arrays are md100 and up, away from the md0… and md127… distributions use."""

@@ -4,7 +4,7 @@ The lab writes its own actions (failed, removed, added…) at the moment it
 runs them. Everything the kernel does on its own — a resync or a recovery
 starting and finishing, a member going faulty — is found by comparing two
 looks at the array (:func:`observe`), whether the look comes from the app's
-sampler (an :class:`~raidtop.model_md.MdArray`) or from the lab's own tight
+sampler (an :class:`~raidtop.model.md.MdArray`) or from the lab's own tight
 poll (:func:`read_status`) while ``raidtop lab`` or the study waits.
 The time between the two looks bounds how late a finish was seen; it is
 stored with each measured rebuild.
@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from raidtop.actions.lab.registry import ArrayRecord, RebuildRecord, TimelineEvent, Watch
 from raidtop.collect.source import Root, SourceError, as_root
-from raidtop.model_md import MdArray
+from raidtop.model.md import MdArray
 
 SYNC_WORDS = {"resync": "resync", "recover": "recovery", "check": "check", "repair": "repair", "reshape": "reshape"}
 """sysfs ``sync_action`` values and the words the timeline uses for them."""

@@ -26,7 +26,7 @@ remaining / rate: md measures its speed over a ~30 s window, so after a
 lower limit it stalls until the fast progress has left the window, and
 after a higher one it bursts at the disks' speed until the window is full.
 The ETA runs that rule forward with the same function raidtop's running ETA
-uses (:func:`raidtop.collect.mdeta.project_finish`), from the array's recent
+uses (:func:`raidtop.collect.md.eta.project_finish`), from the array's recent
 progress; the disks' capacity is unknown (unlimited) whenever a limit, not
 the disks, held the observed rate. Its uncertainty (``eta_range_s``) spans
 the phase of md's 3 s marks (±1.5 s) and, for a raise, disks no faster than now.
@@ -45,9 +45,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from raidtop.collect.mdeta import PHASE_RANGE_S, WINDOW_S, project_finish
-from raidtop.model import Snapshot
-from raidtop.model_md import MdArray
+from raidtop.collect.md.eta import PHASE_RANGE_S, WINDOW_S, project_finish
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdArray
 
 SETTLE_S = 30.0
 """Seconds md's sync_speed window needs to reflect a new limit."""
@@ -130,7 +130,7 @@ def predict_eta(array: str, action: str, remaining_kib: int, observed_kib_s: flo
     The rate is the steady one the model's case gives; the ETA runs md's own
     window throttle forward from ``history`` (``(time, done_kib)``, as
     :attr:`MdSync.recent` holds it), as raidtop's running ETA does
-    (:func:`raidtop.collect.mdeta.project_finish`), so a lowered limit
+    (:func:`raidtop.collect.md.eta.project_finish`), so a lowered limit
     includes md's stall and a raised one its burst. Without history the past
     is taken as ``observed_kib_s`` (md's window average) throughout.
     """

@@ -31,7 +31,7 @@ from raidtop.actions.tuning.knobs import (
     sys_name,
     system_path,
 )
-from raidtop.collect.mdlevel import natural_key
+from raidtop.collect.md.level import natural_key
 from raidtop.collect.queue_settings import read_queue_settings
 from raidtop.collect.source import Root, SourceError, as_root
 

@@ -24,7 +24,7 @@ from raidtop.actions.tuning.sysfs_write import describe_write_error, write_attri
 from raidtop.actions.tuning.undo import Touched, close_undone, is_request, plan_undo, plan_undo_all
 from raidtop.actions.tuning.validation import SPEED_PAIRS, change_warnings, check_value
 from raidtop.collect.source import Root, as_root
-from raidtop.model_md import MdArray
+from raidtop.model.md import MdArray
 
 
 class TuningSession:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from raidtop.collect.bounded_run import Ran, run_bounded
 from raidtop.collect.dmraid.status import parse_status
 from raidtop.collect.source import Root
-from raidtop.model_md import MdArray
+from raidtop.model.md import MdArray
 
 TIMEOUT_S = 3.0
 LIMIT = 1 << 20

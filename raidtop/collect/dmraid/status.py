@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from raidtop.collect.mdlevel import judge_health, sync_percent
-from raidtop.model_md import MdArray, MdMember, MdSync
+from raidtop.collect.md.level import judge_health, sync_percent
+from raidtop.model.md import MdArray, MdMember, MdSync
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+#-]{0,127}$")
 _RATIO = re.compile(r"^(\d{1,19})/(\d{1,19})$")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from raidtop.collect.processes.cgroup_io import CgroupIoReader, parse_blkio, parse_io_stat
 from raidtop.collect.processes.procfs import ProcessTable, parse_cgroup, parse_io, parse_stat
 from raidtop.collect.source import Root
-from raidtop.model_processes import CgroupReading, ProcCounters
+from raidtop.model.processes import CgroupReading, ProcCounters
 
 __all__ = ["ProcessWatch", "parse_blkio", "parse_cgroup", "parse_io", "parse_io_stat", "parse_stat"]
 

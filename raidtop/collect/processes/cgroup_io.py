@@ -17,7 +17,7 @@ and falls back to per-process totals. It never sets a rule itself.
 from __future__ import annotations
 
 from raidtop.collect.source import Root, SourceError
-from raidtop.model_processes import CgroupDeviceCounters, CgroupReading
+from raidtop.model.processes import CgroupDeviceCounters, CgroupReading
 
 V2_MOUNTS = ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
 V1_MOUNT = "/sys/fs/cgroup/blkio"

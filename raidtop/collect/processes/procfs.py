@@ -17,7 +17,7 @@ replay could not give it back.
 from __future__ import annotations
 
 from raidtop.collect.source import Root, SourceError
-from raidtop.model_processes import ProcCounters
+from raidtop.model.processes import ProcCounters
 
 PF_KTHREAD = 0x00200000
 """include/linux/sched.h: the task is a kernel thread."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from operator import add, attrgetter, lt
 
-from raidtop.model import CpuCounters, CpuUsage, StatCounters
+from raidtop.model.snapshot import CpuCounters, CpuUsage, StatCounters
 
 # The fields whose sum is a CPU's elapsed ticks. guest and guest_nice are left
 # out because the kernel already counts them in user and nice.

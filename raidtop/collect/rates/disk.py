@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from operator import attrgetter, sub
 
-from raidtop.model import DiskCounters, DiskIdentity, DiskIO
+from raidtop.model.snapshot import DiskCounters, DiskIdentity, DiskIO
 
 _DISK_FIELDS = DiskCounters.__slots__[3:]
 DISK_RATE_FIELDS = (

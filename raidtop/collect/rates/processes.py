@@ -9,8 +9,8 @@ make its parent's own share jump).
 
 from __future__ import annotations
 
-from raidtop.model import RawSample
-from raidtop.model_processes import CgroupReading, IoAttribution, ProcCounters, ProcessIO, UnitIO
+from raidtop.model.snapshot import RawSample
+from raidtop.model.processes import CgroupReading, IoAttribution, ProcCounters, ProcessIO, UnitIO
 
 KERNEL_UNIT = "kernel"
 

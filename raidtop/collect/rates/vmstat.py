@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from raidtop.collect.rates.cpu import TICK_FIELDS
-from raidtop.model import CpuCounters, MemInfo, Pressure, StatCounters, VmCounters, VmStat
+from raidtop.model.snapshot import CpuCounters, MemInfo, Pressure, StatCounters, VmCounters, VmStat
 
 def vm_stat(
     prev_stat: StatCounters | None,

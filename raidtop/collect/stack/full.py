@@ -8,8 +8,8 @@ admin's first move (delete, move data) is I/O on an array without redundancy.
 from __future__ import annotations
 
 from raidtop.collect.stack.tree import above
-from raidtop.model_md import MdArray
-from raidtop.model_stack import Stack
+from raidtop.model.md import MdArray
+from raidtop.model.stack import Stack
 
 FULL_PCT = 95.0
 """df's Use% from which a filesystem is "full": the last 5 % an ordinary writer may use is

@@ -15,8 +15,8 @@ from dataclasses import replace
 from raidtop.collect.source import Root
 from raidtop.collect.stack.full import full_on_degraded
 from raidtop.collect.stack.tree import Usage, read_stack
-from raidtop.model import Snapshot
-from raidtop.model_stack import Stack
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.stack import Stack
 
 SLOW_S = 30.0
 """Seconds between reads for the full-filesystem check when no view shows the stack:

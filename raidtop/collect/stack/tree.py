@@ -16,7 +16,7 @@ from dataclasses import replace
 from raidtop.collect.source import Root, SourceError
 from raidtop.collect.stack.mounts import Mount, read_mounts
 from raidtop.collect.whole_disk import valid_name
-from raidtop.model_stack import FsUsage, Stack, StackNode
+from raidtop.model.stack import FsUsage, Stack, StackNode
 
 MAX_DEVICES = 4096
 """Devices read at most per pass (a bound on one sample's work)."""

@@ -1,0 +1,28 @@
+"""Messages that carry data from the sampler worker to the UI."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from raidtop.model.snapshot import Snapshot
+
+
+class SnapshotReady(Message):
+    """A new snapshot; a newer one replaces a stale one still in the queue."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
+
+    def can_replace(self, message: Message) -> bool:
+        # A burst of samples (after a stall) must not build a backlog.
+        return isinstance(message, SnapshotReady)
+
+
+class DeviceEvent(Message):
+    """A block device was added, removed or changed (from udev or the kernel)."""
+
+    def __init__(self, action: str, device: str) -> None:
+        super().__init__()
+        self.action = action
+        self.device = device

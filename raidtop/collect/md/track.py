@@ -1,0 +1,122 @@
+"""md state across samples: ETAs and achieved rates, events, alerts and thread CPU.
+
+The Sampler owns one MdTracker; it keeps what must survive from one sample to
+the next so that events are derived exactly once per change.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+
+from raidtop.collect.md.read import read_md
+from raidtop.collect.md.eta import EtaTracker
+from raidtop.collect.md.events import AlertState, derive_events
+from raidtop.collect.md.sparse import SparseMemory
+from raidtop.collect.md.threads import find_md_threads, read_thread_ticks
+from raidtop.collect.source import Root
+from raidtop.model.snapshot import MdThreadCpu, RawSample
+from raidtop.model.md import MdArray, MdEvent, MdReading
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class MdTracker:
+    """Reads md each sample and remembers what events need to compare with."""
+
+    def __init__(self, expected_members: Mapping[str, int] | None = None) -> None:
+        """``expected_members``: array name or UUID -> the member count its owner expects (config)."""
+        self._expected = dict(expected_members or {})
+        self._sparse = SparseMemory(self._expected)
+        self._since = DegradedClock()
+        self._eta = EtaTracker()
+        self._alerts = AlertState()
+        self._previous_arrays: list[MdArray] | None = None
+        self._threads: dict[int, tuple[str, str]] = {}
+        self._thread_key: tuple | None = None
+
+    def read(self, root: Root) -> tuple[MdReading, dict[int, tuple[str, str]], dict[int, int]]:
+        """Read the arrays and, when there are any, their kernel threads' ticks."""
+        reading = read_md(root)
+        if not reading.arrays:
+            self._threads, self._thread_key = {}, None
+            return reading, {}, {}
+        # Threads come and go with arrays and syncs (mdX_resync only exists
+        # while one runs): rescan /proc only when that picture changes.
+        key = tuple((a.name, a.sync.action if a.sync else None) for a in reading.arrays)
+        if key != self._thread_key:
+            self._threads = find_md_threads(root)
+            self._thread_key = key
+        ticks = read_thread_ticks(root, self._threads)
+        return reading, self._threads, ticks
+
+    def advance(
+        self, prev: RawSample | None, raw: RawSample, interval_s: float | None
+    ) -> tuple[tuple[MdArray, ...], tuple[MdEvent, ...], frozenset[str], tuple[MdThreadCpu, ...]]:
+        """Arrays with smoothed ETAs, the events since the last sample, standing alerts, thread CPU."""
+        reading = raw.md
+        arrays = self._eta.apply(reading.arrays, raw.time, reading.speed_limit, busy_arrays(prev, raw)) if reading else []
+        arrays = self._since.apply(self._sparse.apply(arrays), raw.time)
+        events = derive_events(self._previous_arrays, arrays, raw.time)
+        self._previous_arrays = list(arrays)
+        self._alerts, _raised, _cleared = self._alerts.advance(arrays)
+        threads = _thread_cpu(prev, raw, interval_s)
+        return tuple(arrays), tuple(events), self._alerts.degraded, threads
+
+    def reset(self) -> None:
+        """Forget history (the next sample is a new baseline)."""
+        self.__init__(self._expected)
+
+
+class DegradedClock:
+    """Since when each array has been without redundancy (degraded or failed).
+
+    md keeps no such time: sysfs has none, and the superblock's update time
+    (``mdadm --detail``'s Update Time) moves at every clean/active switch and
+    bitmap flush, so it dates the last write, not the loss. raidtop dates the
+    loss when it sees it (``observed``); an array already degraded when it
+    starts counts from that start (``raidtop-start``), and says so.
+    """
+
+    def __init__(self) -> None:
+        self._since: dict[str, tuple[float, str]] = {}
+        self._seen = False
+
+    def apply(self, arrays: list[MdArray], time: float) -> list[MdArray]:
+        """The arrays with :attr:`~MdArray.degraded_since` set on those without redundancy."""
+        out = []
+        for array in arrays:
+            if array.health in ("degraded", "failed"):
+                since = self._since.setdefault(array.name, (time, "observed" if self._seen else "raidtop-start"))
+                array = replace(array, degraded_since=since[0], degraded_since_basis=since[1])
+            else:
+                self._since.pop(array.name, None)
+            out.append(array)
+        names = {a.name for a in arrays}
+        for name in [n for n in self._since if n not in names]:
+            del self._since[name]
+        self._seen = True
+        return out
+
+
+def busy_arrays(prev: RawSample | None, raw: RawSample) -> frozenset[str]:
+    """md devices that served reads or writes since the last sample (md then holds a sync near its minimum)."""
+    if prev is None:
+        return frozenset()
+    before = {d.name: d.rd_ios + d.wr_ios for d in prev.disks if d.name.startswith("md")}
+    return frozenset(d.name for d in raw.disks
+                     if d.name in before and d.rd_ios + d.wr_ios > before[d.name])
+
+
+def _thread_cpu(prev: RawSample | None, raw: RawSample, interval_s: float | None) -> tuple[MdThreadCpu, ...]:
+    """CPU % of one core per md thread: Δ(utime+stime) / (interval × CLK_TCK)."""
+    out = []
+    before = prev.md_thread_ticks if prev else {}
+    for pid, ticks in sorted(raw.md_thread_ticks.items()):
+        array, name = raw.md_thread_names.get(pid, ("?", "?"))
+        pct = None
+        if pid in before and interval_s and ticks >= before[pid]:
+            pct = (ticks - before[pid]) / (interval_s * _CLOCK_TICKS) * 100.0
+        out.append(MdThreadCpu(array, name, pid, pct))
+    return tuple(out)

@@ -1,0 +1,105 @@
+"""Ring buffers (bounded deques) behind sparklines, sync plots and the event timeline.
+
+No I/O, no Textual: the app feeds it snapshots, widgets read from it.
+"""
+
+from __future__ import annotations
+
+from array import array as DoubleRing
+from collections import deque
+from dataclasses import dataclass
+
+from raidtop.model.snapshot import Snapshot
+from raidtop.model.md import MdEvent
+
+
+@dataclass(frozen=True, slots=True)
+class SyncPoint:
+    """One sample of an array's sync: when, how far, how fast."""
+
+    time: float
+    action: str | None
+    percent: float | None
+    speed_kib_s: float | None
+    eta_s: float | None
+
+
+class History:
+    """Keeps the last ``length`` samples per device and per array, and every event.
+
+    Devices and arrays that disappear are forgotten so a long session on a
+    machine with churning loop devices does not grow without bound; events
+    are kept (up to ``max_events``) because the timeline is the point.
+    """
+
+    def __init__(self, length: int = 120, sync_length: int = 3600, max_events: int = 2000) -> None:
+        self.length = length
+        # One preallocated ring of C doubles per device, all written at the same
+        # slot each tick: no per-sample objects kept, whatever the device count.
+        self._throughput: dict[str, DoubleRing] = {}
+        self._first_tick: dict[str, int] = {}
+        self._tick = -1
+        self._sync: dict[str, deque[SyncPoint]] = {}
+        self._sync_length = sync_length
+        self.events: deque[MdEvent] = deque(maxlen=max_events)
+
+    def add(self, snap: Snapshot) -> None:
+        """Append one snapshot's values."""
+        self._tick += 1
+        tick, slot, length = self._tick, self._tick % self.length, self.length
+        rings, first = self._throughput, self._first_tick
+        for disk in snap.disks:
+            ring = rings.get(disk.name)
+            if ring is None:
+                ring = rings[disk.name] = DoubleRing("d", bytes(8 * length))
+                first[disk.name] = tick
+            value = disk.throughput_kb_s
+            ring[slot] = 0.0 if value is None or snap.since_boot else value
+        # Every device of this snapshot has a ring now, so more rings means some went.
+        if len(rings) > len(snap.disks):
+            for gone in rings.keys() - {disk.name for disk in snap.disks}:
+                del rings[gone], first[gone]
+        arrays = set()
+        for array in snap.arrays:
+            arrays.add(array.name)
+            points = self._sync.setdefault(array.name, deque(maxlen=self._sync_length))
+            sync = array.sync
+            points.append(
+                SyncPoint(
+                    snap.time,
+                    sync.action if sync else None,
+                    sync.percent if sync else None,
+                    sync.speed_kib_s if sync else None,
+                    sync.eta_s if sync else None,
+                )
+            )
+        for gone in self._sync.keys() - arrays:
+            del self._sync[gone]
+        self.events.extend(snap.events)
+
+    def set_events(self, events: list[MdEvent]) -> None:
+        """Replace the event list (a replay's events follow its position, not the path to it)."""
+        self.events = deque(events, maxlen=self.events.maxlen)
+
+    def throughput(self, name: str) -> list[float]:
+        """The device's recent read+write kB/s, oldest first."""
+        return list(self.recent(name, self.length))
+
+    def recent(self, name: str, count: int) -> tuple[float, ...]:
+        """The device's last ``count`` (or fewer) read+write kB/s values, oldest first."""
+        ring = self._throughput.get(name)
+        if ring is None:
+            return ()
+        count = min(count, self._tick - self._first_tick[name] + 1, self.length)
+        end = self._tick % self.length + 1
+        if count <= end:
+            return tuple(ring[end - count : end])
+        return tuple(ring[end - count :]) + tuple(ring[:end])
+
+    def sync(self, array: str) -> list[SyncPoint]:
+        """The array's sync samples, oldest first."""
+        return list(self._sync.get(array, ()))
+
+    def events_of(self, array: str | None = None) -> list[MdEvent]:
+        """Events of one array (or all), oldest first."""
+        return [e for e in self.events if array is None or e.array == array]

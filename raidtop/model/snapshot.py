@@ -1,0 +1,350 @@
+"""Frozen dataclasses that carry data between raidtop's layers.
+
+Two kinds live here: *counters* (cumulative values as the kernel prints them,
+straight from a parser) and *rates* (what a user sees, computed from two
+counter samples in exactly one place, :mod:`raidtop.collect.rates`, one module per source).
+A value that cannot be computed is ``None``, never a made-up number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from raidtop.model.md import MdArray, MdEvent, MdReading, RaidSpeedLimit
+from raidtop.model.processes import CgroupReading, IoAttribution, ProcCounters
+from raidtop.model.smart import RebuildRisk, SmartHealth
+from raidtop.model.stack import Stack
+
+# ---------------------------------------------------------------- counters
+
+
+@dataclass(frozen=True, slots=True)
+class DiskCounters:
+    """One line of /proc/diskstats: counters since the device appeared.
+
+    Sectors are 512 bytes whatever the device's block size; ticks are
+    milliseconds. Discard fields exist from kernel 4.18, flush from 5.5.
+    """
+
+    major: int
+    minor: int
+    name: str
+    rd_ios: int
+    rd_merges: int
+    rd_sectors: int
+    rd_ticks: int
+    wr_ios: int
+    wr_merges: int
+    wr_sectors: int
+    wr_ticks: int
+    ios_pgr: int
+    tot_ticks: int
+    rq_ticks: int
+    dc_ios: int | None = None
+    dc_merges: int | None = None
+    dc_sectors: int | None = None
+    dc_ticks: int | None = None
+    fl_ios: int | None = None
+    fl_ticks: int | None = None
+
+    @property
+    def ever_used(self) -> bool:
+        """True once the device has completed any I/O since it appeared."""
+        return bool(self.rd_ios or self.wr_ios or self.dc_ios or self.fl_ios)
+
+
+@dataclass(frozen=True, slots=True)
+class DiskIdentity:
+    """What a block device is, from sysfs and the udev database."""
+
+    name: str
+    kind: str
+    """One of disk, partition, loop, ram, zram, md, dm, other."""
+    parent: str | None = None
+    """The whole disk a partition belongs to."""
+    model: str | None = None
+    serial: str | None = None
+    by_id: str | None = None
+    """The shortest /dev/disk/by-id name, without the directory."""
+
+    @property
+    def is_partition(self) -> bool:
+        """True for partitions (sda1, nvme0n1p2), which iostat hides without -p."""
+        return self.kind == "partition"
+
+
+@dataclass(frozen=True, slots=True)
+class CpuCounters:
+    """One ``cpu`` line of /proc/stat, in USER_HZ ticks.
+
+    ``guest`` and ``guest_nice`` are already included in ``user`` and
+    ``nice`` by the kernel; rates subtract them as mpstat does.
+    """
+
+    cpu: str | int
+    """``"all"`` for the summary line, else the CPU number."""
+    user: int
+    nice: int
+    system: int
+    idle: int
+    iowait: int = 0
+    irq: int = 0
+    softirq: int = 0
+    steal: int = 0
+    guest: int = 0
+    guest_nice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class StatCounters:
+    """The parts of /proc/stat raidtop uses."""
+
+    cpus: tuple[CpuCounters, ...]
+    """The summary line first (cpu ``"all"``), then one per online CPU."""
+    intr: int | None = None
+    ctxt: int | None = None
+    procs_running: int | None = None
+    procs_blocked: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemInfo:
+    """The /proc/meminfo fields vmstat prints, in kB."""
+
+    mem_free: int | None = None
+    buffers: int | None = None
+    cached: int | None = None
+    s_reclaimable: int | None = None
+    swap_total: int | None = None
+    swap_free: int | None = None
+    mem_total: int | None = None
+    mem_available: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VmCounters:
+    """The /proc/vmstat counters behind vmstat's si, so, bi and bo."""
+
+    pgpgin: int | None = None
+    pgpgout: int | None = None
+    pswpin: int | None = None
+    pswpout: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Pressure:
+    """One /proc/pressure/<resource> file (PSI)."""
+
+    resource: str
+    some_avg10: float | None = None
+    some_avg60: float | None = None
+    some_avg300: float | None = None
+    full_avg10: float | None = None
+    full_avg60: float | None = None
+    full_avg300: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sensor:
+    """One hwmon reading, converted to °C or RPM."""
+
+    chip: str
+    label: str
+    kind: str
+    """``temp`` or ``fan``."""
+    value: float | None
+    high: float | None = None
+    crit: float | None = None
+    device: str | None = None
+    """The block device this sensor belongs to (nvme0n1, sda), when known."""
+
+    @property
+    def level(self) -> str:
+        """``crit``, ``high`` or ``ok``: how the value compares with its limits."""
+        if self.value is None:
+            return "ok"
+        if self.crit is not None and self.value >= self.crit:
+            return "crit"
+        if self.high is not None and self.value >= self.high:
+            return "high"
+        return "ok"
+
+
+@dataclass(frozen=True, slots=True)
+class RawSample:
+    """Everything read from the system at one moment, before any rate."""
+
+    time: float
+    """Wall-clock time of the sample (Unix seconds)."""
+    uptime_s: float | None
+    """/proc/uptime, the clock sysstat takes intervals from."""
+    disks: tuple[DiskCounters, ...] = ()
+    identities: dict[str, DiskIdentity] = field(default_factory=dict, compare=False)
+    stat: StatCounters | None = None
+    meminfo: MemInfo | None = None
+    vm: VmCounters | None = None
+    loadavg: tuple[float, float, float] | None = None
+    pressure: tuple[Pressure, ...] = ()
+    sensors: tuple[Sensor, ...] = ()
+    md: MdReading | None = None
+    md_thread_names: dict[int, tuple[str, str]] = field(default_factory=dict, compare=False)
+    """PID -> (array, thread name) of md's kernel threads."""
+    md_thread_ticks: dict[int, int] = field(default_factory=dict, compare=False)
+    """PID -> utime + stime in clock ticks."""
+    processes: tuple[ProcCounters, ...] | None = field(default=None, compare=False)
+    """Every readable process's I/O counters; ``None`` when not read (the Processes panel hidden)."""
+    cgroups: CgroupReading | None = field(default=None, compare=False)
+    """Per-cgroup per-device counters; ``None`` when not read or not available."""
+    cgroups_absent: str = field(default="", compare=False)
+    """Why there is no per-device accounting on this host ("" when there is)."""
+    notes: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------- rates
+
+
+@dataclass(frozen=True, slots=True)
+class MdThreadCpu:
+    """CPU used by one md kernel thread over the interval."""
+
+    array: str
+    thread: str
+    pid: int
+    cpu_pct: float | None
+    """Percent of one CPU; ``None`` for a thread first seen in this sample."""
+
+
+@dataclass(frozen=True, slots=True)
+class DiskIO:
+    """One device's ``iostat -x`` row over an interval."""
+
+    name: str
+    kind: str
+    r_s: float | None
+    w_s: float | None
+    rkb_s: float | None
+    wkb_s: float | None
+    rrqm_s: float | None
+    wrqm_s: float | None
+    rrqm_pct: float | None
+    wrqm_pct: float | None
+    r_await_ms: float | None
+    w_await_ms: float | None
+    aqu_sz: float | None
+    rareq_sz_kb: float | None
+    wareq_sz_kb: float | None
+    util_pct: float | None
+    d_s: float | None = None
+    dkb_s: float | None = None
+    drqm_s: float | None = None
+    drqm_pct: float | None = None
+    d_await_ms: float | None = None
+    dareq_sz_kb: float | None = None
+    f_s: float | None = None
+    f_await_ms: float | None = None
+    ever_used: bool = True
+    parent: str | None = None
+    model: str | None = None
+    serial: str | None = None
+    by_id: str | None = None
+
+    @property
+    def is_partition(self) -> bool:
+        """True for partitions, hidden by default like ``iostat`` without ``-p``."""
+        return self.kind == "partition"
+
+    @property
+    def throughput_kb_s(self) -> float | None:
+        """Read plus write kB/s, what the per-device sparkline plots."""
+        if self.rkb_s is None or self.wkb_s is None:
+            return None
+        return self.rkb_s + self.wkb_s
+
+
+@dataclass(frozen=True, slots=True)
+class CpuUsage:
+    """One ``mpstat -P ALL`` row: percentages of the interval."""
+
+    cpu: str | int
+    usr: float | None
+    nice: float | None
+    sys: float | None
+    iowait: float | None
+    irq: float | None
+    soft: float | None
+    steal: float | None
+    guest: float | None
+    gnice: float | None
+    idle: float | None
+
+    @property
+    def busy(self) -> float | None:
+        """100 − %idle: what the compact heat row colours."""
+        return None if self.idle is None else max(0.0, 100.0 - self.idle)
+
+
+@dataclass(frozen=True, slots=True)
+class VmStat:
+    """One ``vmstat`` line plus load and PSI."""
+
+    r: int | None
+    b: int | None
+    swpd_kb: int | None
+    free_kb: int | None
+    buff_kb: int | None
+    cache_kb: int | None
+    si_kb_s: float | None
+    so_kb_s: float | None
+    bi_kb_s: float | None
+    bo_kb_s: float | None
+    in_s: float | None
+    cs_s: float | None
+    us: float | None
+    sy: float | None
+    id: float | None
+    wa: float | None
+    st: float | None
+    loadavg: tuple[float, float, float] | None = None
+    pressure: tuple[Pressure, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What the UI shows and ``raidtop snapshot --json`` prints for one interval."""
+
+    time: float
+    interval_s: float | None
+    """Seconds the rates average over (since boot for the first sample)."""
+    since_boot: bool = False
+    """True for the first sample, whose rates average over the whole uptime."""
+    disks: tuple[DiskIO, ...] = ()
+    cpus: tuple[CpuUsage, ...] = ()
+    vm: VmStat | None = None
+    sensors: tuple[Sensor, ...] = ()
+    arrays: tuple[MdArray, ...] = ()
+    raid_speed_limit: RaidSpeedLimit | None = None
+    md_absence: str | None = None
+    """Why there are no arrays ("no md driver", "no arrays"), else ``None``."""
+    events: tuple[MdEvent, ...] = ()
+    """Events derived from this sample against the previous one."""
+    degraded_alerts: frozenset[str] = frozenset()
+    """Arrays whose degraded alert stands (cleared when whole again)."""
+    md_threads: tuple[MdThreadCpu, ...] = ()
+    smart: dict[str, SmartHealth] = field(default_factory=dict, compare=False)
+    """Whole-disk name -> its latest SMART reading (empty until the poller answers)."""
+    smart_disk_of: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    """Any block device (partition, dm, md member) -> the whole disks under it."""
+    rebuild_risks: tuple[RebuildRisk, ...] = ()
+    """Arrays without redundancy (or rebuilding) whose survivors are not healthy."""
+    io: IoAttribution | None = None
+    """Which processes and cgroups did I/O on which devices (``None``: not read this sample)."""
+    stack: Stack | None = field(default=None, compare=False, repr=False)
+    """The storage stack, when something on screen needs it or an array is degraded."""
+    full_filesystems: tuple[str, ...] = ()
+    """Sentences: a full filesystem on a degraded or failed array."""
+    notes: tuple[str, ...] = ()
+    version: int = 1
+    raw: RawSample | None = field(default=None, compare=False, repr=False)
+    """The counters this snapshot was computed from (for Explain)."""
+    raw_previous: RawSample | None = field(default=None, compare=False, repr=False)
+    """The counters of the sample before (``None`` since boot)."""

@@ -115,16 +115,23 @@ def settling(readings: list[tuple[float, object]], since: float) -> dict[str, fl
     Readings with under :data:`MIN_TRUTH_S` left do not count, as for the MAE.
     """
     end, slack = sync_end(readings), end_uncertainty(readings)
-    errors = [(t, end - t, None if sync.eta_s is None else abs(sync.eta_s - (end - t)))
-              for t, sync in readings if sync is not None and t >= since and end - t >= MIN_TRUTH_S]
+    errors = [
+        (t, end - t, None if sync.eta_s is None else abs(sync.eta_s - (end - t)))
+        for t, sync in readings
+        if sync is not None and t >= since and end - t >= MIN_TRUTH_S
+    ]
     settled_at = None
     for t, truth, err in errors:
         if err is None or err > max(SETTLED_PCT / 100 * truth, slack):
             settled_at = None
         elif settled_at is None:
             settled_at = t
-    out: dict[str, float | None] = {"settle_s": None, "worst_after_pct": None, "worst_after_s": None,
-                                    "truth_uncertainty_s": round(slack, 2)}
+    out: dict[str, float | None] = {
+        "settle_s": None,
+        "worst_after_pct": None,
+        "worst_after_s": None,
+        "truth_uncertainty_s": round(slack, 2),
+    }
     if settled_at is not None:
         after = [(err, err / truth * 100) for t, truth, err in errors if t >= settled_at and err is not None]
         out["settle_s"] = round(settled_at - since, 1)
@@ -153,8 +160,11 @@ def evaluate(trace_dir: Path = TRACE_DIR) -> dict[str, dict]:
         since = None if change is None else _first_reading_after(document, change["wall"])
         figures = accuracy(readings, since)
         figures["change"] = change
-        figures.update(settling(readings, since) if since is not None else
-                       {"settle_s": None, "worst_after_pct": None, "worst_after_s": None, "truth_uncertainty_s": None})
+        figures.update(
+            settling(readings, since)
+            if since is not None
+            else {"settle_s": None, "worst_after_pct": None, "worst_after_s": None, "truth_uncertainty_s": None}
+        )
         results[run] = figures
     return results
 
@@ -167,8 +177,11 @@ def record(out_dir: Path = TRACE_DIR, runs: tuple[str, ...] = ()) -> None:
 
     python = raidtop_python()
     with tempfile.TemporaryDirectory() as results:
-        guest = run_in_guest(reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_eta {' '.join(runs)}\n",
-                             timeout=900, results_dir=Path(results))
+        guest = run_in_guest(
+            reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_eta {' '.join(runs)}\n",
+            timeout=900,
+            results_dir=Path(results),
+        )
         if guest.returncode != 0:
             raise SystemExit(guest.describe_failure())
         for path in save_results(Path(results), "eta_", out_dir):
@@ -183,16 +196,24 @@ def main() -> int:
     args = parser.parse_args()
     if args.record:
         record(runs=tuple(args.runs))
-    print("| run | limit change | readings ≥25 % | raidtop MAE | finish= MAE | raidtop mean |err| | finish= mean |err| "
-          "| settled ≤10 % after | worst after |")
+    print(
+        "| run | limit change | readings ≥25 % | raidtop MAE | finish= MAE | raidtop mean |err| | finish= mean |err| "
+        "| settled ≤10 % after | worst after |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for run, f in evaluate().items():
         change = f["change"]
-        described = "none" if not change else f"{change['path'].rsplit('/', 1)[-1]} → {change['value']} at {100 * change['at_fraction']:.0f} %"
+        described = (
+            "none"
+            if not change
+            else f"{change['path'].rsplit('/', 1)[-1]} → {change['value']} at {100 * change['at_fraction']:.0f} %"
+        )
         settle = "—" if f["settle_s"] is None else f"{f['settle_s']} s"
         worst = "—" if f["worst_after_pct"] is None else f"{f['worst_after_pct']} % ({f['worst_after_s']} s)"
-        print(f"| {run} | {described} | {f['readings']} | {f['raidtop_pct']} % | {f['finish_pct']} % "
-              f"| {f['raidtop_s']} s | {f['finish_s']} s | {settle} | {worst} |")
+        print(
+            f"| {run} | {described} | {f['readings']} | {f['raidtop_pct']} % | {f['finish_pct']} % "
+            f"| {f['raidtop_s']} s | {f['finish_s']} s | {settle} | {worst} |"
+        )
     return 0
 
 

@@ -55,9 +55,24 @@ def rss_mb(pid: int) -> float:
 
 def start(root: Path, port: int) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "-m", "raidtop", "--root", str(root), "exporter", "--interval", "1",
-                             "--listen", f"127.0.0.1:{port}"], cwd=REPO, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "raidtop",
+            "--root",
+            str(root),
+            "exporter",
+            "--interval",
+            "1",
+            "--listen",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     for _ in range(200):
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2).read()
@@ -129,8 +144,10 @@ def main() -> None:
     for label, cpu, rss in rows:
         print(f"| {label} | {cpu:.2f} | {rss:.1f} |")
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
-    print(f"\nscrapes of the 64x16 root: n={len(latencies)} p50={statistics.median(latencies):.2f} ms "
-          f"p99={p99:.2f} ms max={latencies[-1]:.2f} ms")
+    print(
+        f"\nscrapes of the 64x16 root: n={len(latencies)} p50={statistics.median(latencies):.2f} ms "
+        f"p99={p99:.2f} ms max={latencies[-1]:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,10 @@ def main() -> int:
     parser.add_argument("--sleepers", type=int, default=2000)
     parser.add_argument("--ticks", type=int, default=20)
     args = parser.parse_args()
-    sleepers = subprocess.Popen(["sh", "-c", f"i=0; while [ $i -lt {args.sleepers} ]; do sleep 86400 & i=$((i+1)); done; wait"],
-                                start_new_session=True)
+    sleepers = subprocess.Popen(
+        ["sh", "-c", f"i=0; while [ $i -lt {args.sleepers} ]; do sleep 86400 & i=$((i+1)); done; wait"],
+        start_new_session=True,
+    )
     try:
         for _ in range(600):
             if sum(1 for e in os.listdir("/proc") if e.isdigit()) >= args.sleepers:

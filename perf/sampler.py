@@ -128,9 +128,7 @@ def read_raw(files: list[str], dirs: list[str]) -> None:
 
 def record_reads(root: Path) -> dict:
     """Ask a child process which files and directories one steady-state tick opens."""
-    out = subprocess.run(
-        [sys.executable, __file__, "--record", str(root)], check=True, capture_output=True, text=True
-    )
+    out = subprocess.run([sys.executable, __file__, "--record", str(root)], check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
 
@@ -193,8 +191,13 @@ def time_variant(system: SyntheticSystem, sample, reads: dict, busy: float, seco
     wall_s, cpu_s = [w for w, _ in sampler_ms], [c for _, c in sampler_ms]
     wall_r, cpu_r = [w for w, _ in raw_ms], [c for _, c in raw_ms]
     return Timing(
-        statistics.median(wall_s), _p90(wall_s), statistics.median(wall_r), _p90(wall_r),
-        statistics.median(cpu_s), statistics.median(cpu_r), len(sampler_ms),
+        statistics.median(wall_s),
+        _p90(wall_s),
+        statistics.median(wall_r),
+        _p90(wall_r),
+        statistics.median(cpu_s),
+        statistics.median(cpu_r),
+        len(sampler_ms),
     )
 
 
@@ -285,7 +288,10 @@ def run(seconds: float, only: str | None) -> None:
             for variant, busy in VARIANTS:
                 timing = time_variant(system, sample, reads, busy, seconds)
                 rows.append((shape, variant, len(reads["files"]), first, timing))
-                print(f"  {shape.label} {variant}: {timing.sampler_median:.2f} ms vs {timing.raw_median:.2f} ms raw", file=sys.stderr)
+                print(
+                    f"  {shape.label} {variant}: {timing.sampler_median:.2f} ms vs {timing.raw_median:.2f} ms raw",
+                    file=sys.stderr,
+                )
             shutil.rmtree(system.root)
     print_table(rows, what)
     print(f"load at end {Path('/proc/loadavg').read_text().strip()}")
@@ -315,7 +321,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time per case and variant (default 3)")
     parser.add_argument("--only", help="run only cases whose label contains this")
     parser.add_argument("--profile", metavar="CASE", help="cProfile one case instead of timing")
-    parser.add_argument("--profile-busy", type=float, default=0.1, help="share of busy devices while profiling (default 0.1)")
+    parser.add_argument(
+        "--profile-busy", type=float, default=0.1, help="share of busy devices while profiling (default 0.1)"
+    )
     parser.add_argument("--record", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.record:

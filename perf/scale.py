@@ -47,7 +47,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from tui_cost import (  # noqa: E402
-    REPO,
     AppSpec,
     Measurement,
     find_glances,
@@ -112,8 +111,13 @@ class LoopFarm:
         argv = ["fio", "--output=/dev/null", "--time_based", "--runtime=86400"]
         for device, _ in self.devices[:busy]:
             argv += [
-                f"--name={Path(device).name}", f"--filename={device}", "--rw=randread", "--bs=4k",
-                "--direct=1", f"--rate_iops={BUSY_IOPS}", "--ioengine=psync",
+                f"--name={Path(device).name}",
+                f"--filename={device}",
+                "--rw=randread",
+                "--bs=4k",
+                "--direct=1",
+                f"--rate_iops={BUSY_IOPS}",
+                "--ioengine=psync",
             ]
         # Its own session, so stopping it is one signal to its own process group.
         self.fio = subprocess.Popen(argv, start_new_session=True, stdout=subprocess.DEVNULL)
@@ -123,8 +127,11 @@ class LoopFarm:
         if count <= 0:
             return
         # One shell forks them all and waits: one process group to stop on the way out.
-        self.sleepers = subprocess.Popen(["sh", "-c", f"i=0; while [ $i -lt {count} ]; do sleep 86400 & i=$((i+1)); done; wait"],
-                                         start_new_session=True, stdout=subprocess.DEVNULL)
+        self.sleepers = subprocess.Popen(
+            ["sh", "-c", f"i=0; while [ $i -lt {count} ]; do sleep 86400 & i=$((i+1)); done; wait"],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+        )
         for _ in range(600):  # bounded: forking thousands takes a few seconds on a loaded machine
             if sum(1 for e in os.listdir("/proc") if e.isdigit()) >= count:
                 break
@@ -251,8 +258,12 @@ def main() -> int:
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated, in run order (default all three)")
     parser.add_argument("--python", default=sys.executable, help="interpreter with raidtop's dependencies")
     parser.add_argument("--glances", help="path to the glances executable")
-    parser.add_argument("--hold", type=float, default=0.0, help="seconds to keep the devices after the runs (profiling)")
-    parser.add_argument("--sleepers", type=int, default=0, help="sleeping processes to start first (process lists' cost; default 0)")
+    parser.add_argument(
+        "--hold", type=float, default=0.0, help="seconds to keep the devices after the runs (profiling)"
+    )
+    parser.add_argument(
+        "--sleepers", type=int, default=0, help="sleeping processes to start first (process lists' cost; default 0)"
+    )
     args = parser.parse_args()
     if os.geteuid() != 0:
         print("scale.py attaches loop devices and mounts a tmpfs: run it as root", file=sys.stderr)
@@ -275,7 +286,9 @@ def main() -> int:
         for line in machine_lines():
             print(line)
         print(f"devices   {block_device_count()} in /sys/block ({args.devices} loops attached here, {args.busy} busy)")
-        print(f"processes {sum(1 for e in os.listdir('/proc') if e.isdigit())} in /proc ({args.sleepers} sleepers started here)")
+        print(
+            f"processes {sum(1 for e in os.listdir('/proc') if e.isdigit())} in /proc ({args.sleepers} sleepers started here)"
+        )
         for spec in specs:
             print(f"tool      {spec.name}: {' '.join(spec.argv)}")
         prewarm(args.python)

@@ -102,14 +102,18 @@ def main() -> int:
                 results[label]["sample"] += times
                 results[label]["first"].append(first)
                 results[label]["frame"].append(first_frame(smart))
-    print(f"fake smartctl delay {args.delay:g} s; {args.rounds} rounds x {args.samples} samples; "
-          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}")
+    print(
+        f"fake smartctl delay {args.delay:g} s; {args.rounds} rounds x {args.samples} samples; "
+        f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
+    )
     print(f"{'':8} {'sample median':>14} {'p95':>8} {'max':>8} {'first snapshot':>15} {'first frame':>12}")
     for label, r in results.items():
         s = sorted(r["sample"])
         p95 = s[int(0.95 * (len(s) - 1))]
-        print(f"{label:8} {statistics.median(s) * 1000:11.2f} ms {p95 * 1000:5.2f} ms {s[-1] * 1000:5.2f} ms "
-              f"{statistics.median(r['first']) * 1000:12.1f} ms {statistics.median(r['frame']) * 1000:9.0f} ms")
+        print(
+            f"{label:8} {statistics.median(s) * 1000:11.2f} ms {p95 * 1000:5.2f} ms {s[-1] * 1000:5.2f} ms "
+            f"{statistics.median(r['first']) * 1000:12.1f} ms {statistics.median(r['frame']) * 1000:9.0f} ms"
+        )
     return 0
 
 

@@ -213,11 +213,23 @@ class SyntheticSystem:
         r = self.rng
         ios_r, ios_w = r.randrange(10**4, 10**8), r.randrange(10**4, 10**8)
         return [
-            ios_r, ios_r // 10, ios_r * 16, ios_r // 2,
-            ios_w, ios_w // 5, ios_w * 24, ios_w,
-            0, (ios_r + ios_w) // 3, ios_r // 2 + ios_w,
-            r.randrange(0, 10**4), r.randrange(0, 10**4), r.randrange(0, 10**7), r.randrange(0, 10**5),
-            ios_w // 50, ios_w // 40,
+            ios_r,
+            ios_r // 10,
+            ios_r * 16,
+            ios_r // 2,
+            ios_w,
+            ios_w // 5,
+            ios_w * 24,
+            ios_w,
+            0,
+            (ios_r + ios_w) // 3,
+            ios_r // 2 + ios_w,
+            r.randrange(0, 10**4),
+            r.randrange(0, 10**4),
+            r.randrange(0, 10**7),
+            r.randrange(0, 10**5),
+            ios_w // 50,
+            ios_w // 40,
         ]
 
     # -------------------------------------------------------------- ticking
@@ -292,7 +304,9 @@ class SyntheticSystem:
         self._write("proc/meminfo", self._meminfo_text())
         self._write("proc/vmstat", self._vmstat_text())
         load = 1.0 + self.rng.random()
-        self._write("proc/loadavg", f"{load:.2f} {load * 0.9:.2f} {load * 0.8:.2f} 3/{self.shape.processes} {self.processes}\n")
+        self._write(
+            "proc/loadavg", f"{load:.2f} {load * 0.9:.2f} {load * 0.8:.2f} 3/{self.shape.processes} {self.processes}\n"
+        )
         for resource in ("cpu", "io", "memory"):
             self._write(f"proc/pressure/{resource}", self._pressure_text())
         for i, temp in enumerate(self.temps):
@@ -323,7 +337,9 @@ class SyntheticSystem:
         lines = []
         for key, value in self.meminfo.items():
             moved = value + self.rng.randrange(-64, 64) * 4 if value > 4096 else value
-            lines.append(f"{key + ':':<16}{max(0, moved):>8} kB" if key not in _MEMINFO_COUNTS else f"{key + ':':<16}{value:>8}")
+            lines.append(
+                f"{key + ':':<16}{max(0, moved):>8} kB" if key not in _MEMINFO_COUNTS else f"{key + ':':<16}{value:>8}"
+            )
         return "\n".join(lines) + "\n"
 
     def _vmstat_text(self) -> str:
@@ -474,7 +490,9 @@ class SyntheticSystem:
             self._write(f"sys/block/{array.name}/size", f"{array.array_kib * 2}\n")
             for member in array.members:
                 dev = f"{base}/dev-{member.disk}"
-                slot = "none" if member.slot is None or member.state == "spare" and not array.syncing else str(member.slot)
+                slot = (
+                    "none" if member.slot is None or member.state == "spare" and not array.syncing else str(member.slot)
+                )
                 self._write(f"{dev}/state", member.state + "\n")
                 self._write(f"{dev}/slot", slot + "\n")
                 self._write(f"{dev}/errors", "0\n")
@@ -515,7 +533,8 @@ class SyntheticSystem:
             members.append(f"{member.disk}[{number}]{flag}")
         lines = [f"{array.name} : active {array.level} " + " ".join(members)]
         status = "".join(
-            "U" if any(m.slot == s and m.state == "in_sync" for m in array.members) else "_" for s in range(array.raid_disks)
+            "U" if any(m.slot == s and m.state == "in_sync" for m in array.members) else "_"
+            for s in range(array.raid_disks)
         )
         geometry = f"[{array.raid_disks}/{array.raid_disks - array.degraded}] [{status}]"
         if array.level == "raid10":

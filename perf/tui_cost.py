@@ -48,8 +48,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 WIDTH, HEIGHT = 120, 40
-BUDGETS = ("raidtop: steady CPU ≤ 0.75× glances -t 1, output ≤ 8 KB/s, peak RSS ≤ 64 MB, first frame ≤ 0.6 s "
-           "and ≤ 1.5× the bare Textual app's in the same run")
+BUDGETS = (
+    "raidtop: steady CPU ≤ 0.75× glances -t 1, output ≤ 8 KB/s, peak RSS ≤ 64 MB, first frame ≤ 0.6 s "
+    "and ≤ 1.5× the bare Textual app's in the same run"
+)
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,10 @@ class TmuxServer:
         """Run one tmux command against this server and return its output."""
         out = subprocess.run(
             ["tmux", "-L", self.socket, "-f", str(self.config), *args],
-            check=True, capture_output=True, text=True, env=app_environment(),
+            check=True,
+            capture_output=True,
+            text=True,
+            env=app_environment(),
         )
         return out.stdout
 
@@ -119,7 +124,10 @@ def prewarm(python: str) -> None:
     """Import raidtop and Textual once so the measured launches find their bytecode cached."""
     subprocess.run(
         [python, "-c", "import raidtop.app.raidtop_app, raidtop.__main__, textual.widgets"],
-        cwd=REPO, env=app_environment(), check=False, capture_output=True,
+        cwd=REPO,
+        env=app_environment(),
+        check=False,
+        capture_output=True,
     )
 
 
@@ -178,8 +186,17 @@ def _launch(server: TmuxServer, app: AppSpec, workdir: Path) -> tuple[int, float
     # The shell waits on the FIFO so the output copy is attached before the app starts.
     launcher = ["sh", "-c", 'read _ < "$0"; cd "$1"; shift 2; exec "$@"', str(fifo), str(app.cwd), "--", *app.argv]
     server.run(
-        "new-session", "-d", "-s", app.name, "-x", str(WIDTH), "-y", str(HEIGHT),
-        "-e", "COLORTERM=truecolor", *launcher,
+        "new-session",
+        "-d",
+        "-s",
+        app.name,
+        "-x",
+        str(WIDTH),
+        "-y",
+        str(HEIGHT),
+        "-e",
+        "COLORTERM=truecolor",
+        *launcher,
     )
     server.run("pipe-pane", "-o", "-t", app.name, f"cat > {output}")
     pid = int(server.run("display-message", "-p", "-t", app.name, "#{pane_pid}").strip())
@@ -287,9 +304,15 @@ def app_specs(
 
 def find_glances(explicit: str | None) -> str | None:
     """An explicit path, else a glances venv in the usual places, else PATH."""
-    candidates = [explicit] if explicit else [
-        str(REPO / "perf/out/glances-venv/bin/glances"), "/tmp/glances-venv/bin/glances", shutil.which("glances"),
-    ]
+    candidates = (
+        [explicit]
+        if explicit
+        else [
+            str(REPO / "perf/out/glances-venv/bin/glances"),
+            "/tmp/glances-venv/bin/glances",
+            shutil.which("glances"),
+        ]
+    )
     return next((c for c in candidates if c and os.access(c, os.X_OK)), None)
 
 
@@ -377,18 +400,29 @@ def main() -> None:
     """Measure every app ``--rounds`` times, interleaved, and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=40.0, help="run length per app (default 40)")
-    parser.add_argument("--warmup", type=float, default=5.0, help="start-up window excluded from steady state (default 5)")
+    parser.add_argument(
+        "--warmup", type=float, default=5.0, help="start-up window excluded from steady state (default 5)"
+    )
     parser.add_argument("--rounds", type=int, default=1, help="interleaved rounds; medians are printed (default 1)")
-    parser.add_argument("--python", default=sys.executable, help="interpreter with Textual for raidtop and the reference")
+    parser.add_argument(
+        "--python", default=sys.executable, help="interpreter with Textual for raidtop and the reference"
+    )
     parser.add_argument("--glances", help="path to the glances executable")
     parser.add_argument("--no-comparable", action="store_true", help="skip the glances --disable-process --percpu run")
     parser.add_argument("--only", help="comma-separated app names to run")
-    parser.add_argument("--raidtop-cmd", help="command line to start raidtop with (an experiment), run from the repository")
     parser.add_argument(
-        "--also", action="append", default=[], metavar="NAME=CMD",
+        "--raidtop-cmd", help="command line to start raidtop with (an experiment), run from the repository"
+    )
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="NAME=CMD",
         help="an extra raidtop variant to measure in the same run ('python' means --python)",
     )
-    parser.add_argument("--frame-launches", type=int, default=5, help="extra launches per app timing only the first frame")
+    parser.add_argument(
+        "--frame-launches", type=int, default=5, help="extra launches per app timing only the first frame"
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("tmux is required")

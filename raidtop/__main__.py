@@ -20,20 +20,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"raidtop {__version__}")
     parser.add_argument(
-        "--root", type=Path, default=Path("/"),
+        "--root",
+        type=Path,
+        default=Path("/"),
         help="read /proc and /sys under DIR instead of / (fixtures, recordings)",
     )
     parser.add_argument(
         "--interval", type=options.INTERVAL, default=1.0, metavar="S", help="seconds between samples (default 1)"
     )
-    parser.add_argument("--theme", default=None, help="theme name (built-in: raidtop-dark, raidtop-light, raidtop-high-contrast, raidtop-16color; or a file in ~/.config/raidtop/themes/)")
+    parser.add_argument(
+        "--theme",
+        default=None,
+        help="theme name (built-in: raidtop-dark, raidtop-light, raidtop-high-contrast, raidtop-16color; or a file in ~/.config/raidtop/themes/)",
+    )
     parser.add_argument("--no-bell", action="store_true", help="do not ring the bell on Fail and DegradedArray")
-    parser.add_argument("--demo", action="store_true", help="classroom demo: a simulated array to fail, remove and add disks on (no root, no md)")
-    parser.add_argument("--web", action="store_true", help="serve the dashboard to a browser on localhost (textual-serve)")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="classroom demo: a simulated array to fail, remove and add disks on (no root, no md)",
+    )
+    parser.add_argument(
+        "--web", action="store_true", help="serve the dashboard to a browser on localhost (textual-serve)"
+    )
     parser.add_argument("--port", type=options.PORT, default=8000, help="port for --web (default 8000)")
-    parser.add_argument("--smart-interval", type=options.SMART_INTERVAL, default=600.0, metavar="S",
-                        help="ask smartctl about each disk at most every S seconds (default 600; 0 = off)")
-    parser.add_argument("--replay", type=Path, default=None, metavar="FILE", help="replay a recording made with `raidtop record` or R")
+    parser.add_argument(
+        "--smart-interval",
+        type=options.SMART_INTERVAL,
+        default=600.0,
+        metavar="S",
+        help="ask smartctl about each disk at most every S seconds (default 600; 0 = off)",
+    )
+    parser.add_argument(
+        "--replay", type=Path, default=None, metavar="FILE", help="replay a recording made with `raidtop record` or R"
+    )
     sub = parser.add_subparsers(dest="command")
     for name in SUBCOMMANDS:
         importlib.import_module(f"raidtop.cli.{name}").register(sub)
@@ -64,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.web:
         return serve_web(args)
     from raidtop.app import startup_gc
+
     startup_gc.pause()  # resumed by the app once its first frame is drawn
     from raidtop.app.raidtop_app import RaidtopApp
     from raidtop.config import Config
@@ -71,9 +91,18 @@ def main(argv: list[str] | None = None) -> int:
 
     # Only for a real terminal run: tests and --web (a browser) keep truecolor.
     theme = args.theme or (theme_for_terminal(dict(os.environ)) if sys.stdout.isatty() else None)
-    app = RaidtopApp(Config(root=args.root, interval=args.interval, theme=theme, bell=not args.no_bell, replay=args.replay, demo=args.demo,
-                            smart_interval=args.smart_interval),
-                     recording=recording)
+    app = RaidtopApp(
+        Config(
+            root=args.root,
+            interval=args.interval,
+            theme=theme,
+            bell=not args.no_bell,
+            replay=args.replay,
+            demo=args.demo,
+            smart_interval=args.smart_interval,
+        ),
+        recording=recording,
+    )
     app.run()
     # 129/143 after SIGHUP/SIGTERM, 1 after a crash: a script sees how it ended.
     return app.return_code or 0

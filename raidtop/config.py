@@ -78,6 +78,7 @@ def md_expected_members(path: Path | None = None) -> tuple[dict[str, int], list[
         if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= _MAX_MEMBERS:
             out[str(key)] = value
         else:
-            notes.append(f"{path}: md.expected_members.{str(key)[:40]} must be a whole number from 1 to "
-                         f"{_MAX_MEMBERS}; ignored")
+            notes.append(
+                f"{path}: md.expected_members.{str(key)[:40]} must be a whole number from 1 to {_MAX_MEMBERS}; ignored"
+            )
     return out, notes

@@ -14,7 +14,8 @@ from __future__ import annotations
 import itertools
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Callable, TypeVar
+from typing import TypeVar
+from collections.abc import Callable
 
 T = TypeVar("T")
 

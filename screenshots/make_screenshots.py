@@ -104,8 +104,9 @@ def loaded_rebuild_snapshots():
     return snapshots
 
 
-async def shoot(name: str, size: tuple[int, int], snapshots, keys: tuple[str, ...] = (), root: Path | None = None,
-                prepare=None) -> Path:
+async def shoot(
+    name: str, size: tuple[int, int], snapshots, keys: tuple[str, ...] = (), root: Path | None = None, prepare=None
+) -> Path:
     """Render the dashboard at ``size`` after ``snapshots``, press ``keys``, save ``name``.svg."""
     app = RaidtopApp(Config(root=root or UI_DATA / "root1", autostart_sampler=False))
     async with app.run_test(size=size) as pilot:
@@ -198,8 +199,14 @@ async def lab_screenshot() -> Path:
         shutil.copytree(FIXTURE / "lab", SNAPSHOT_LAB / "lab")
         shutil.copy(FIXTURE / "actions.log", Path(tmp) / "actions.log")
         log = ActionLog(Path(tmp) / "actions.log")
-        lab = Lab(SNAPSHOT_LAB / "lab", root=root, runner=RecordingRunner(log), euid=0,
-                  which=lambda name: f"/usr/sbin/{name}", clock=lambda: CAPTURED_AT)
+        lab = Lab(
+            SNAPSHOT_LAB / "lab",
+            root=root,
+            runner=RecordingRunner(log),
+            euid=0,
+            which=lambda name: f"/usr/sbin/{name}",
+            clock=lambda: CAPTURED_AT,
+        )
 
         async def open_it(pilot) -> None:
             screen = LabScreen(lab, environment=READY, read_only=False)
@@ -241,10 +248,15 @@ async def stack_screenshot() -> Path:
         (root / "proc/mdstat").write_text(
             "Personalities : [raid1] [raid5]\nmd1 : active raid5 sde[3] sdd[1] sdc[0]\n"
             "      1953382400 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/3] [UUU]\n\n"
-            "md0 : active raid1 sdb1[1]\n      234159104 blocks super 1.2 [2/1] [_U]\n\nunused devices: <none>\n")
+            "md0 : active raid1 sdb1[1]\n      234159104 blocks super 1.2 [2/1] [_U]\n\nunused devices: <none>\n"
+        )
         app = RaidtopApp(Config(root=root, autostart_sampler=False))
-        usage = {"/": (53687091200, 51539607552), "/boot/efi": (209715200, 31457280), "/data": (1073741824, 402653184),
-                 "/var/www": (1073741824, 402653184)}
+        usage = {
+            "/": (53687091200, 51539607552),
+            "/boot/efi": (209715200, 31457280),
+            "/data": (1073741824, 402653184),
+            "/var/www": (1073741824, 402653184),
+        }
         app.sampler.stack = StackPoller(usage=usage.get)
         async with app.run_test(size=(170, 30)) as pilot:
             await pilot.press("u")

@@ -39,18 +39,35 @@ def _section(active: bool, seconds: int) -> dict:
     ios = sum(1000 * k for k in range(1, seconds + 1)) if active else 0
     rate = ios / seconds if seconds and active else 0
     return {
-        "io_bytes": ios * 4096, "io_kbytes": ios * 4, "bw_bytes": int(rate * 4096), "bw": int(rate * 4),
-        "iops": float(rate), "runtime": seconds * 1000 if active else 0, "total_ios": ios,
-        "clat_ns": {"min": 100000 if active else 0, "max": 900000 if active else 0, "mean": 500000.0 if active else 0.0,
-                    "stddev": 1000.0, "N": ios,
-                    "percentile": {"50.000000": 495616 if active else 0, "99.000000": 880640 if active else 0}},
+        "io_bytes": ios * 4096,
+        "io_kbytes": ios * 4,
+        "bw_bytes": int(rate * 4096),
+        "bw": int(rate * 4),
+        "iops": float(rate),
+        "runtime": seconds * 1000 if active else 0,
+        "total_ios": ios,
+        "clat_ns": {
+            "min": 100000 if active else 0,
+            "max": 900000 if active else 0,
+            "mean": 500000.0 if active else 0.0,
+            "stddev": 1000.0,
+            "N": ios,
+            "percentile": {"50.000000": 495616 if active else 0, "99.000000": 880640 if active else 0},
+        },
         "lat_ns": {"min": 0, "max": 0, "mean": 510000.0 if active else 0.0, "stddev": 0.0, "N": ios},
     }
 
 
 def _document(name: str, reads: bool, writes: bool, seconds: int) -> str:
-    job = {"jobname": name, "groupid": 0, "error": 0, "elapsed": seconds,
-           "read": _section(reads, seconds), "write": _section(writes, seconds), "trim": _section(False, seconds)}
+    job = {
+        "jobname": name,
+        "groupid": 0,
+        "error": 0,
+        "elapsed": seconds,
+        "read": _section(reads, seconds),
+        "write": _section(writes, seconds),
+        "trim": _section(False, seconds),
+    }
     return json.dumps({"fio version": "fio-3.33", "timestamp": 1700000000 + seconds, "jobs": [job]}, indent=2)
 
 

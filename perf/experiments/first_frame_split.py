@@ -22,6 +22,7 @@ if which == "raidtop":
 
     entry.build_parser().parse_args([])
     from raidtop.app import startup_gc
+
     startup_gc.pause()  # as raidtop.__main__ does
     from raidtop.app.raidtop_app import RaidtopApp
     from raidtop.config import Config
@@ -46,6 +47,8 @@ def _first_refresh_done() -> None:
 # Two refreshes after the first callback: the first frame has been composed and rendered.
 app.call_later(lambda: app.call_after_refresh(lambda: app.call_after_refresh(_first_refresh_done)))
 app.run(headless=True, size=(120, 40))
-print(f"{which}: imports {imported - started:.3f} s, App() {made - imported:.3f} s, "
-      f"mount → first refresh {marks['refreshed'] - made:.3f} s, total {marks['refreshed'] - started:.3f} s, "
-      f"CPU {time.process_time():.3f} s")
+print(
+    f"{which}: imports {imported - started:.3f} s, App() {made - imported:.3f} s, "
+    f"mount → first refresh {marks['refreshed'] - made:.3f} s, total {marks['refreshed'] - started:.3f} s, "
+    f"CPU {time.process_time():.3f} s"
+)

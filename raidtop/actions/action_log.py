@@ -62,7 +62,11 @@ class ActionLog:
             try:
                 data = json.loads(line)
                 entry = LoggedAction(
-                    float(data.pop("time")), str(data.pop("kind")), str(data.pop("command")), str(data.pop("result")), data
+                    float(data.pop("time")),
+                    str(data.pop("kind")),
+                    str(data.pop("command")),
+                    str(data.pop("result")),
+                    data,
                 )
             except (ValueError, KeyError, TypeError, AttributeError):
                 continue

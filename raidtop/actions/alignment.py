@@ -61,8 +61,10 @@ class AlignmentHint:
         """``mkfs.ext4 -b 4096 -E stride=…,stripe_width=… /dev/mdN``, or ``None``."""
         if self.ext4_stride is None or self.ext4_stripe_width is None:
             return None
-        return (f"mkfs.ext4 -b {EXT4_BLOCK_KIB * 1024} -E stride={self.ext4_stride},"
-                f"stripe_width={self.ext4_stripe_width} /dev/{self.array}")
+        return (
+            f"mkfs.ext4 -b {EXT4_BLOCK_KIB * 1024} -E stride={self.ext4_stride},"
+            f"stripe_width={self.ext4_stripe_width} /dev/{self.array}"
+        )
 
     @property
     def xfs_command(self) -> str | None:
@@ -102,7 +104,10 @@ def data_disks(level: str | None, raid_disks: int | None, layout: str | None = N
         else:
             how = f"layout {layout}"
         if raid_disks % near:
-            return raid_disks, f"raid10 ({how}): {raid_disks} disks not a multiple of {near} near copies, so the kernel uses {raid_disks}"
+            return (
+                raid_disks,
+                f"raid10 ({how}): {raid_disks} disks not a multiple of {near} near copies, so the kernel uses {raid_disks}",
+            )
         return raid_disks // near, f"raid10 ({how}): {raid_disks} disks / {near} near copies"
     return None, f"no striping rule for level {level or 'unknown'}"
 
@@ -112,8 +117,9 @@ def alignment_hint(array: MdArray) -> AlignmentHint:
     return alignment_for(array.name, array.level, array.chunk_kib, array.raid_disks, array.layout)
 
 
-def alignment_for(name: str, level: str | None, chunk_kib: int | None, raid_disks: int | None,
-                  layout: str | None = None) -> AlignmentHint:
+def alignment_for(
+    name: str, level: str | None, chunk_kib: int | None, raid_disks: int | None, layout: str | None = None
+) -> AlignmentHint:
     """Alignment hints from the raw geometry (the VM harness calls this with what it created)."""
     count, how = data_disks(level, raid_disks, layout)
     notes = [how]
@@ -129,7 +135,11 @@ def alignment_for(name: str, level: str | None, chunk_kib: int | None, raid_disk
     if stride is None:
         notes.append(f"the chunk ({chunk_kib} KiB) is smaller than an ext4 block; no ext4 stride")
     return AlignmentHint(
-        name, level, chunk_kib, raid_disks, count,
+        name,
+        level,
+        chunk_kib,
+        raid_disks,
+        count,
         ext4_stride=stride,
         ext4_stripe_width=None if stride is None else stride * count,
         xfs_su_kib=chunk_kib,

@@ -5,12 +5,27 @@ from __future__ import annotations
 from textual.binding import Binding
 
 DEMO_BINDINGS = [
-    Binding("z", "demo_reset", "Reset demo", id="demo-reset",
-            tooltip="Demo: back to the start (a whole simulated array, the recording from its start)"),
-    Binding("left_square_bracket", "demo_speed(-1)", "Slower rebuild", id="demo-rebuild-slower",
-            tooltip="Demo: lower the simulated array's sync speed limit (its ETA grows)"),
-    Binding("right_square_bracket", "demo_speed(1)", "Faster rebuild", id="demo-rebuild-faster",
-            tooltip="Demo: raise the simulated array's sync speed limit (its ETA shrinks)"),
+    Binding(
+        "z",
+        "demo_reset",
+        "Reset demo",
+        id="demo-reset",
+        tooltip="Demo: back to the start (a whole simulated array, the recording from its start)",
+    ),
+    Binding(
+        "left_square_bracket",
+        "demo_speed(-1)",
+        "Slower rebuild",
+        id="demo-rebuild-slower",
+        tooltip="Demo: lower the simulated array's sync speed limit (its ETA grows)",
+    ),
+    Binding(
+        "right_square_bracket",
+        "demo_speed(1)",
+        "Faster rebuild",
+        id="demo-rebuild-faster",
+        tooltip="Demo: raise the simulated array's sync speed limit (its ETA shrinks)",
+    ),
 ]
 """Shown only with --demo (the app's check_action hides them elsewhere)."""
 DEMO_ACTIONS = frozenset({"demo_reset", "demo_speed"})

@@ -35,8 +35,9 @@ class FleetApp(App):
     TITLE = "raidtop fleet"
     BINDINGS = [
         # In the terminal's raw mode Ctrl-C is a key, not SIGINT: it leaves as q does.
-        Binding("ctrl+c", "quit", "Quit", id="fleet-interrupt", show=False, priority=True,
-                tooltip="Leave the fleet view"),
+        Binding(
+            "ctrl+c", "quit", "Quit", id="fleet-interrupt", show=False, priority=True, tooltip="Leave the fleet view"
+        ),
     ]
 
     def __init__(self, source, source_label: str, interval_s: float = 5.0, autostart: bool = True) -> None:
@@ -110,7 +111,7 @@ class FleetApp(App):
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), self.interval_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     def refresh_now(self) -> None:

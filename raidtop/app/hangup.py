@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import Callable
+from collections.abc import Callable
 
 EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 

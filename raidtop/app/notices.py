@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.untrusted import plain
 
@@ -47,7 +47,9 @@ def grouped(notices: list[Notice], array_of: Callable[[Notice], str]) -> list[No
         worst = max(group, key=lambda n: _SEVERITY_RANK.get(n.severity, 0))
         lines = "\n".join(f"{n.title.partition(': ')[2] or n.title}: {n.message}" for n in group)
         timeouts = [n.timeout for n in group if n.timeout is not None]
-        out.append(Notice(lines, f"{len(group)} events on {array}", worst.severity, max(timeouts) if timeouts else None))
+        out.append(
+            Notice(lines, f"{len(group)} events on {array}", worst.severity, max(timeouts) if timeouts else None)
+        )
     return out
 
 
@@ -129,8 +131,15 @@ class NoticesMixin:
     ToastRack { margin-bottom: 1; }
     """
 
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
-               markup: bool = False) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity="information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
         """Every notification, from every screen and widget, as plain text.
 
         Messages carry paths, device names and kernel errors; with Textual's
@@ -140,8 +149,13 @@ class NoticesMixin:
         self.notices.offer(Notice(plain(message, multiline=True), plain(title), severity, timeout))
 
     def _toast(self, notice: Notice) -> None:
-        super().notify(notice.message, title=notice.title, severity=notice.severity,  # type: ignore[misc]
-                       timeout=notice.timeout, markup=False)
+        super().notify(
+            notice.message,
+            title=notice.title,
+            severity=notice.severity,  # type: ignore[misc]
+            timeout=notice.timeout,
+            markup=False,
+        )
 
     def _on_notify(self, event) -> None:
         super()._on_notify(event)  # type: ignore[misc]
@@ -150,4 +164,6 @@ class NoticesMixin:
     def action_toggle_mute(self) -> None:
         """Mute or unmute md event pop-ups (the timeline keeps them)."""
         self.notices.muted = not self.notices.muted
-        self.notify("event pop-ups muted: e shows the timeline" if self.notices.muted else "event pop-ups on", timeout=3)
+        self.notify(
+            "event pop-ups muted: e shows the timeline" if self.notices.muted else "event pop-ups on", timeout=3
+        )

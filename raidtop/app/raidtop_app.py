@@ -8,7 +8,7 @@ import signal
 import socket
 import threading
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from textual import on
 from textual.app import App, SystemCommand
@@ -45,16 +45,53 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         Binding("question_mark,f1", "help", "Help", id="help", tooltip="List every key"),
         Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Stop or resume sampling"),
         # + and - change the interval (as in btop): named after it, not after a speed they make the opposite of.
-        Binding("plus,equals_sign", "interval(1)", "Interval +", id="interval-up", tooltip="Sample less often (longer interval)"),
-        Binding("minus,underscore", "interval(-1)", "Interval -", id="interval-down", tooltip="Sample more often (shorter interval)"),
-        Binding("M", "toggle_mute", "Mute notices", show=False, id="mute-notices",
-                tooltip="Stop or resume md event pop-ups (the event timeline, e, keeps every event)"),
+        Binding(
+            "plus,equals_sign",
+            "interval(1)",
+            "Interval +",
+            id="interval-up",
+            tooltip="Sample less often (longer interval)",
+        ),
+        Binding(
+            "minus,underscore",
+            "interval(-1)",
+            "Interval -",
+            id="interval-down",
+            tooltip="Sample more often (shorter interval)",
+        ),
+        Binding(
+            "M",
+            "toggle_mute",
+            "Mute notices",
+            show=False,
+            id="mute-notices",
+            tooltip="Stop or resume md event pop-ups (the event timeline, e, keeps every event)",
+        ),
         Binding("T", "next_theme", "Theme", show=False, id="next-theme", tooltip="Switch to the next raidtop theme"),
-        Binding("R", "toggle_recording", "Record", show=False, id="record", tooltip="Start or stop recording what raidtop reads (for --replay)"),
+        Binding(
+            "R",
+            "toggle_recording",
+            "Record",
+            show=False,
+            id="record",
+            tooltip="Start or stop recording what raidtop reads (for --replay)",
+        ),
         Binding("full_stop", "replay_step(1)", "Step", id="replay-step", tooltip="Replay: show the next sample"),
         Binding("comma", "replay_step(-1)", "Back", id="replay-back", tooltip="Replay: show the previous sample"),
-        Binding("greater_than_sign", "replay_speed(1)", "Faster", id="replay-faster", tooltip="Replay: play faster (up to 60×)"),
-        Binding("less_than_sign", "replay_speed(-1)", "Slower", id="replay-slower", tooltip="Replay: play slower (down to 1×)"),
+        Binding(
+            "greater_than_sign",
+            "replay_speed(1)",
+            "Faster",
+            id="replay-faster",
+            tooltip="Replay: play faster (up to 60×)",
+        ),
+        Binding(
+            "less_than_sign",
+            "replay_speed(-1)",
+            "Slower",
+            id="replay-slower",
+            tooltip="Replay: play slower (down to 1×)",
+        ),
         Binding("j", "replay_jump", "Jump", id="replay-jump", tooltip="Replay: jump to a time (+30s, -2m, 50%, 14:05)"),
         *DEMO_BINDINGS,
     ]
@@ -82,9 +119,14 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
             live = self.config.replay is None and self.config.autostart_sampler
             # Thousands of devices: their udev/model/serial walk is spread over the first ticks.
             expected, self.config_notes = md_expected_members() if live else ({}, [])
-            self.sampler = Sampler(self.config.root, identify_per_sample=256, smart=poller_for(
-                self.config.root, self.config.smart_interval if live else 0.0, start_delay=START_DELAY_S),
-                md_expected_members=expected)
+            self.sampler = Sampler(
+                self.config.root,
+                identify_per_sample=256,
+                smart=poller_for(
+                    self.config.root, self.config.smart_interval if live else 0.0, start_delay=START_DELAY_S
+                ),
+                md_expected_members=expected,
+            )
         self._wake = asyncio.Event()
         self.player: ReplayPlayer | None = None
         """Plays --replay's recording in the sampler's place."""
@@ -297,9 +339,14 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
 
         from raidtop.screens.dialogs import ConfirmDialog
 
-        self.push_screen(ConfirmDialog("Quit raidtop while this runs?", "\n".join(running),
-                                       "fio is stopped (its partial result is kept); an mdadm command already sent finishes in the kernel."),
-                         answered)
+        self.push_screen(
+            ConfirmDialog(
+                "Quit raidtop while this runs?",
+                "\n".join(running),
+                "fio is stopped (its partial result is kept); an mdadm command already sent finishes in the kernel.",
+            ),
+            answered,
+        )
 
     def action_next_theme(self) -> None:
         """Cycle through raidtop's themes (built-in and user files)."""

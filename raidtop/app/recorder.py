@@ -62,8 +62,9 @@ class Recorder:
             await asyncio.to_thread(writer.close)
         finally:
             self._finished.set()
-        self._announce(plain(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)"),
-                       "information")
+        self._announce(
+            plain(f"recorded {writer.frames} samples to {writer.path} ({writer.size_bytes} bytes)"), "information"
+        )
 
     async def _start(self) -> None:
         result = await asyncio.to_thread(self._open)

@@ -96,7 +96,7 @@ class ReplayPlayer:
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout=max(0.02, gap / position.speed))
                     continue  # woken by a key: handle the seek or pause first
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 await self._show_frame(position.index + 1)
             else:
@@ -112,8 +112,9 @@ class ReplayPlayer:
         except Exception as exc:  # a recorded input no reader expected must not end the replay
             self.position.index = max(0, min(index, len(self.replayer) - 1))
             self.update_time_bar()
-            self.app.notify(f"sample {index + 1} cannot be shown: {exc!r}", title="Recording",
-                            severity="error", timeout=10)
+            self.app.notify(
+                f"sample {index + 1} cannot be shown: {exc!r}", title="Recording", severity="error", timeout=10
+            )
             return
         self.position.index = self.replayer.index
         self.update_time_bar()
@@ -156,8 +157,7 @@ class ReplayPlayer:
                 return
             target = parse_jump(text, recording.start, recording.end, bar.position)
             if target is None:
-                self.app.notify(f"cannot read {text!r} as a time: try +30s, -2m, 50% or 14:05",
-                                severity="warning")
+                self.app.notify(f"cannot read {text!r} as a time: try +30s, -2m, 50% or 14:05", severity="warning")
                 return
             self._seek_to = recording.index_at(target)
             self._wake.set()

@@ -48,7 +48,7 @@ class SamplingLoop:
             if remaining > 0:
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout=remaining)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
 
     def _sample_once(self) -> Snapshot:

@@ -27,8 +27,9 @@ ERC_RAID_DS = 70
 class Context:
     """What every detector may look at for one array."""
 
-    def __init__(self, array: MdArray, facts: AuditFacts, smart: Mapping[str, SmartHealth],
-                 risks: Sequence[RebuildRisk]) -> None:
+    def __init__(
+        self, array: MdArray, facts: AuditFacts, smart: Mapping[str, SmartHealth], risks: Sequence[RebuildRisk]
+    ) -> None:
         self.array = array
         self.facts = facts
         self.smart = smart
@@ -43,11 +44,16 @@ class Context:
                 out.append(f)
         return out
 
-    def finding(self, rule: str, text: str, evidence: Sequence[str], member: str | None = None,
-                disk: str | None = None) -> Finding:
+    def finding(
+        self, rule: str, text: str, evidence: Sequence[str], member: str | None = None, disk: str | None = None
+    ) -> Finding:
         """A finding for ``rule`` with its fix filled in."""
         r = RULES[rule]
-        fix = None if r.fix is None else r.fix.format(array=self.array.name, member=member or "MEMBER", disk=disk or "DISK")
+        fix = (
+            None
+            if r.fix is None
+            else r.fix.format(array=self.array.name, member=member or "MEMBER", disk=disk or "DISK")
+        )
         return Finding(self.array.name, rule, r.severity, member, text, tuple(evidence), fix, r.source)
 
 
@@ -58,17 +64,32 @@ def survivors(ctx: Context) -> list[Finding]:
     if ctx.risk is not None:
         for s in ctx.risk.survivors:
             at_risk.add(s.disk)
-            odds = "" if s.ure_probability is None else f"; chance of an unreadable sector over what is left: {s.ure_probability:.0%}"
-            out.append(ctx.finding("survivor-failing", f"{s.member} ({s.disk}) is {s.verdict} and the array is "
-                                   f"{ctx.risk.why}{odds}", [f"SMART {s.disk}: {'; '.join(s.reasons)}"],
-                                   member=s.member))
+            odds = (
+                ""
+                if s.ure_probability is None
+                else f"; chance of an unreadable sector over what is left: {s.ure_probability:.0%}"
+            )
+            out.append(
+                ctx.finding(
+                    "survivor-failing",
+                    f"{s.member} ({s.disk}) is {s.verdict} and the array is {ctx.risk.why}{odds}",
+                    [f"SMART {s.disk}: {'; '.join(s.reasons)}"],
+                    member=s.member,
+                )
+            )
     for f in ctx.member_facts():
         h = ctx.smart.get(f.disk or "")
         if h is None or not h.worse_than_ok or (f.disk in at_risk):
             continue
         reasons = "; ".join(r.text for r in h.reasons) or "no reason given"
-        out.append(ctx.finding("member-smart", f"{f.name} ({f.disk}) is {h.verdict}: {reasons}",
-                               [f"SMART {f.disk}: verdict {h.verdict}"], member=f.name))
+        out.append(
+            ctx.finding(
+                "member-smart",
+                f"{f.name} ({f.disk}) is {h.verdict}: {reasons}",
+                [f"SMART {f.disk}: verdict {h.verdict}"],
+                member=f.name,
+            )
+        )
     return out
 
 
@@ -104,15 +125,25 @@ def bad_blocks(ctx: Context) -> list[Finding]:
     for f in ctx.member_facts():
         if not f.bad_blocks and not f.unacknowledged_bad_blocks:
             continue
-        sectors = sum(int(line.split()[1]) for line in f.bad_blocks + f.unacknowledged_bad_blocks if len(line.split()) == 2)
+        sectors = sum(
+            int(line.split()[1]) for line in f.bad_blocks + f.unacknowledged_bad_blocks if len(line.split()) == 2
+        )
         entries = len(f.bad_blocks) + len(f.unacknowledged_bad_blocks)
         base = f"/sys/block/{ctx.array.name}/md/dev-{f.name}"
-        evidence = [f"{base}/bad_blocks: {', '.join(f.bad_blocks[:4]) or 'empty'}"
-                    + (" …" if len(f.bad_blocks) > 4 else "")]
+        evidence = [
+            f"{base}/bad_blocks: {', '.join(f.bad_blocks[:4]) or 'empty'}" + (" …" if len(f.bad_blocks) > 4 else "")
+        ]
         if f.unacknowledged_bad_blocks:
             evidence.append(f"{base}/unacknowledged_bad_blocks: {', '.join(f.unacknowledged_bad_blocks[:4])}")
-        out.append(ctx.finding("bad-blocks", f"{f.name}: {entries} bad-block range{'s' if entries != 1 else ''}, "
-                               f"{sectors} sector{'s' if sectors != 1 else ''}", evidence, member=f.name))
+        out.append(
+            ctx.finding(
+                "bad-blocks",
+                f"{f.name}: {entries} bad-block range{'s' if entries != 1 else ''}, "
+                f"{sectors} sector{'s' if sectors != 1 else ''}",
+                evidence,
+                member=f.name,
+            )
+        )
     return out
 
 
@@ -124,9 +155,13 @@ def bitmap(ctx: Context) -> list[Finding]:
     size = a.component_size_kib
     if size is None or size < BITMAP_MIN_KIB:
         return []
-    return [ctx.finding("no-bitmap", f"{a.name}: no write-intent bitmap on {size / 1024 / 1024:.0f} GiB members; "
-                        "a crash means a full resync", [f"/sys/block/{a.name}/md/bitmap/location: none",
-                                                       f"component_size: {size} KiB"])]
+    return [
+        ctx.finding(
+            "no-bitmap",
+            f"{a.name}: no write-intent bitmap on {size / 1024 / 1024:.0f} GiB members; a crash means a full resync",
+            [f"/sys/block/{a.name}/md/bitmap/location: none", f"component_size: {size} KiB"],
+        )
+    ]
 
 
 def mismatches(ctx: Context) -> list[Finding]:
@@ -150,10 +185,15 @@ def write_cache(ctx: Context) -> list[Finding]:
     if not cached:
         return []
     names = ", ".join(f.disk or f.name for f in cached)
-    return [ctx.finding("write-cache", f"{a.name}: volatile write cache on {names}; consistency policy "
-                        f"{a.consistency_policy or 'unknown'}; power-loss protection unknown",
-                        [f"/sys/block/{f.disk}/queue/write_cache: write back" for f in cached[:4]]
-                        + [f"consistency_policy: {a.consistency_policy or 'unreadable'}"])]
+    return [
+        ctx.finding(
+            "write-cache",
+            f"{a.name}: volatile write cache on {names}; consistency policy "
+            f"{a.consistency_policy or 'unknown'}; power-loss protection unknown",
+            [f"/sys/block/{f.disk}/queue/write_cache: write back" for f in cached[:4]]
+            + [f"consistency_policy: {a.consistency_policy or 'unreadable'}"],
+        )
+    ]
 
 
 def alignment(ctx: Context) -> list[Finding]:
@@ -165,11 +205,19 @@ def alignment(ctx: Context) -> list[Finding]:
         start = (f.partition_start or 0) + f.offset_sectors
         if (start * 512) % f.physical_block == 0:
             continue
-        out.append(ctx.finding("misaligned", f"{f.name}: data starts at byte {start * 512}, not a multiple of "
-                               f"{f.physical_block}-byte physical blocks",
-                               [f"/sys/class/block/{f.name}/start: {f.partition_start if f.partition_start is not None else '(whole disk)'}",
-                                f"dev-{f.name}/offset: {f.offset_sectors}",
-                                f"/sys/block/{f.disk}/queue/physical_block_size: {f.physical_block}"], member=f.name))
+        out.append(
+            ctx.finding(
+                "misaligned",
+                f"{f.name}: data starts at byte {start * 512}, not a multiple of "
+                f"{f.physical_block}-byte physical blocks",
+                [
+                    f"/sys/class/block/{f.name}/start: {f.partition_start if f.partition_start is not None else '(whole disk)'}",
+                    f"dev-{f.name}/offset: {f.offset_sectors}",
+                    f"/sys/block/{f.disk}/queue/physical_block_size: {f.physical_block}",
+                ],
+                member=f.name,
+            )
+        )
     return out
 
 
@@ -180,13 +228,25 @@ def scrub(ctx: Context) -> list[Finding]:
         return []
     out = []
     if not ctx.facts.scrub_schedules:
-        out.append(ctx.finding("scrub-unscheduled", f"{a.name}: no periodic check found",
-                               ["none of /etc/cron.d/mdadm, /etc/cron.d/raid-check, an enabled mdcheck_start.timer"]))
+        out.append(
+            ctx.finding(
+                "scrub-unscheduled",
+                f"{a.name}: no periodic check found",
+                ["none of /etc/cron.d/mdadm, /etc/cron.d/raid-check, an enabled mdcheck_start.timer"],
+            )
+        )
     up = ctx.facts.uptime_s
     if up is not None and up > SCRUB_PERIOD_S and a.last_sync_action not in ("check", "repair") and not a.syncing:
-        out.append(ctx.finding("scrub-overdue", f"{a.name}: no check since assembly; up {up / 86400:.0f} days",
-                               [f"/sys/block/{a.name}/md/last_sync_action: {a.last_sync_action or 'unreadable'}",
-                                f"/proc/uptime: {up:.0f} s"]))
+        out.append(
+            ctx.finding(
+                "scrub-overdue",
+                f"{a.name}: no check since assembly; up {up / 86400:.0f} days",
+                [
+                    f"/sys/block/{a.name}/md/last_sync_action: {a.last_sync_action or 'unreadable'}",
+                    f"/proc/uptime: {up:.0f} s",
+                ],
+            )
+        )
     return out
 
 
@@ -195,17 +255,31 @@ def sparse(ctx: Context) -> list[Finding]:
     a = ctx.array
     if not a.sparse_by_design:
         return []
-    return [ctx.finding("sparse-by-design", f"{a.name}: {a.degraded} of {a.raid_disks} slots empty by configuration; "
-                        "no copy missing", [f"[{a.raid_disks}/{a.working_disks}] {a.status or ''}".strip()])]
+    return [
+        ctx.finding(
+            "sparse-by-design",
+            f"{a.name}: {a.degraded} of {a.raid_disks} slots empty by configuration; no copy missing",
+            [f"[{a.raid_disks}/{a.working_disks}] {a.status or ''}".strip()],
+        )
+    ]
 
 
 DETECTORS: tuple[Callable[[Context], list[Finding]], ...] = (
-    survivors, erc, bad_blocks, bitmap, mismatches, write_cache, alignment, scrub, sparse,
+    survivors,
+    erc,
+    bad_blocks,
+    bitmap,
+    mismatches,
+    write_cache,
+    alignment,
+    scrub,
+    sparse,
 )
 
 
-def audit(arrays: Sequence[MdArray], facts: AuditFacts, smart: Mapping[str, SmartHealth],
-          risks: Sequence[RebuildRisk] = ()) -> tuple[Finding, ...]:
+def audit(
+    arrays: Sequence[MdArray], facts: AuditFacts, smart: Mapping[str, SmartHealth], risks: Sequence[RebuildRisk] = ()
+) -> tuple[Finding, ...]:
     """Every finding for every array (containers skipped), worst first within each array."""
     found: list[Finding] = []
     for array in arrays:

@@ -94,4 +94,3 @@ def _int(text: str | None) -> int | None:
         return None
     text = text.strip()
     return int(text) if text.isdigit() and len(text) < 19 else None
-

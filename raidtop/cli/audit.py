@@ -19,11 +19,18 @@ EXIT_CRITICAL = 3
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``audit`` subcommand."""
-    audit = subparsers.add_parser("audit", help="rebuild readiness: each array's findings, the fix and the rule's source")
+    audit = subparsers.add_parser(
+        "audit", help="rebuild readiness: each array's findings, the fix and the rule's source"
+    )
     audit.add_argument("--json", action="store_true", help="print JSON: {\"findings\": [...], \"notes\": [...]}")
     audit.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
-    audit.add_argument("--smart-wait", type=options.SMART_INTERVAL, default=30.0, metavar="S",
-                       help="wait up to S seconds for every disk's SMART reading (default 30; 0 = no SMART)")
+    audit.add_argument(
+        "--smart-wait",
+        type=options.SMART_INTERVAL,
+        default=30.0,
+        metavar="S",
+        help="wait up to S seconds for every disk's SMART reading (default 30; 0 = no SMART)",
+    )
     audit.set_defaults(func=run)
 
 
@@ -43,16 +50,21 @@ def run(args: argparse.Namespace) -> int:
     snap = sampler.sample()
     if poller is not None:
         if not poller.wait_for_all(args.smart_wait):
-            print(f"raidtop: some disks gave no SMART answer within {args.smart_wait:g} s; their rules are skipped",
-                  file=sys.stderr)
+            print(
+                f"raidtop: some disks gave no SMART answer within {args.smart_wait:g} s; their rules are skipped",
+                file=sys.stderr,
+            )
         snap = sampler.sample()
     findings, notes = audit_snapshot(sampler.root if isinstance(sampler.root, Root) else Root(root), snap)
     try:
         if args.json:
             from raidtop.output.snapshot_json import audit_json
 
-            json.dump({"findings": audit_json(findings), "notes": list(notes),
-                       "md_absence": snap.md_absence}, sys.stdout, indent=1)
+            json.dump(
+                {"findings": audit_json(findings), "notes": list(notes), "md_absence": snap.md_absence},
+                sys.stdout,
+                indent=1,
+            )
             sys.stdout.write("\n")
         else:
             _print_text(findings, notes, snap.md_absence)

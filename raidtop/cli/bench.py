@@ -45,11 +45,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     bench.add_argument("preset", nargs="?", help="preset name (see --list)")
     bench.add_argument("--target", metavar="PATH", help="a directory (a test file is written there) or a block device")
-    bench.add_argument("--runs", type=options.RUNS, default=1, metavar="N", help="run N passes and report mean ± stddev (default 1)")
-    bench.add_argument("--runtime", type=options.FIO_RUNTIME, default=None, metavar="S", help="seconds per pass (default: the preset's, else 15)")
-    bench.add_argument("--size", type=options.FIO_SIZE, default=None, metavar="SIZE", help="test-file size for a directory target (default 1G)")
-    bench.add_argument("--allow-raw-device", default=None, metavar="DEV",
-                       help="allow writing to this raw device although raidtop's lab did not create it (destroys its data)")
+    bench.add_argument(
+        "--runs", type=options.RUNS, default=1, metavar="N", help="run N passes and report mean ± stddev (default 1)"
+    )
+    bench.add_argument(
+        "--runtime",
+        type=options.FIO_RUNTIME,
+        default=None,
+        metavar="S",
+        help="seconds per pass (default: the preset's, else 15)",
+    )
+    bench.add_argument(
+        "--size",
+        type=options.FIO_SIZE,
+        default=None,
+        metavar="SIZE",
+        help="test-file size for a directory target (default 1G)",
+    )
+    bench.add_argument(
+        "--allow-raw-device",
+        default=None,
+        metavar="DEV",
+        help="allow writing to this raw device although raidtop's lab did not create it (destroys its data)",
+    )
     bench.add_argument("--json", action="store_true", help="print the results as JSON")
     bench.add_argument("--list", action="store_true", help="list the presets and exit")
     bench.set_defaults(func=run)
@@ -70,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"{preset.name:<16} {preset.summary:<28} {runtime:>4} s  {preset.description}")
         return 0
     if not args.preset or not args.target:
-        print("raidtop bench: give a PRESET and --target PATH (raidtop bench --list shows the presets)", file=sys.stderr)
+        print(
+            "raidtop bench: give a PRESET and --target PATH (raidtop bench --list shows the presets)", file=sys.stderr
+        )
         return 2
     preset = presets.get(args.preset)
     if preset is None:
@@ -107,8 +127,14 @@ def _plan_and_run(args: argparse.Namespace, preset, presets, history, batch, rec
     try:
         # Where the result goes is checked before fio runs, not discovered after.
         history.ensure_writable()
-        plan = plan_run(preset, args.target, presets=presets, runtime_s=args.runtime, size=args.size,
-                        allow_raw_device=args.allow_raw_device)
+        plan = plan_run(
+            preset,
+            args.target,
+            presets=presets,
+            runtime_s=args.runtime,
+            size=args.size,
+            allow_raw_device=args.allow_raw_device,
+        )
     except (TargetRefused, FioMissing, HistoryUnavailable) as exc:
         _err(f"raidtop bench: {exc}")
         return 2
@@ -117,8 +143,10 @@ def _plan_and_run(args: argparse.Namespace, preset, presets, history, batch, rec
     if plan.command.engine_note:
         _err(f"raidtop bench: {plan.command.engine_note}")
     _err(f"running: {plan.command.display}")
-    _err(f"  fio is given /proc/self/fd/N{'/' + plan.target.test_file.rsplit('/', 1)[-1] if plan.target.test_file else ''}: "
-         f"the {plan.target.kind} raidtop opened and locked, so a link or a ':' in the name cannot redirect it")
+    _err(
+        f"  fio is given /proc/self/fd/N{'/' + plan.target.test_file.rsplit('/', 1)[-1] if plan.target.test_file else ''}: "
+        f"the {plan.target.kind} raidtop opened and locked, so a link or a ':' in the name cannot redirect it"
+    )
     show_progress = sys.stderr.isatty() and not args.json
 
     def on_point(point) -> None:
@@ -136,8 +164,11 @@ def _plan_and_run(args: argparse.Namespace, preset, presets, history, batch, rec
 
     def work() -> None:
         try:
-            records.extend(run_repeat(plan, history, args.runs, batch=batch, on_point=on_point if show_progress else None,
-                                      on_pass=on_pass))
+            records.extend(
+                run_repeat(
+                    plan, history, args.runs, batch=batch, on_point=on_point if show_progress else None, on_pass=on_pass
+                )
+            )
         finally:
             done.set()
 
@@ -164,7 +195,11 @@ def _plan_and_run(args: argparse.Namespace, preset, presets, history, batch, rec
             "failures": [r.message for r in records if r.stored is None],
         }
         if summary is not None:
-            doc["summary"] = {s.key: {"mean": s.mean, "stddev": s.stddev, "values": list(s.values)} for s in summary.stats if s.mean is not None}
+            doc["summary"] = {
+                s.key: {"mean": s.mean, "stddev": s.stddev, "values": list(s.values)}
+                for s in summary.stats
+                if s.mean is not None
+            }
         _say(json.dumps(doc, indent=1))
     else:
         for record in records:
@@ -179,7 +214,6 @@ def _plan_and_run(args: argparse.Namespace, preset, presets, history, batch, rec
             ids = ", ".join(f"#{s.id}" for s in stored)
             _say(f"stored as {ids} in {history.path}")
     return 0 if records and all(r.outcome.ok for r in records) and len(records) == args.runs else 1
-
 
 
 def _pass_line(number: int, total: int, record) -> str:

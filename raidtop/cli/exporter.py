@@ -18,27 +18,59 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from raidtop.exporter.listen import DEFAULT_LISTEN, parse_listen
 
     p = subparsers.add_parser(
-        "exporter", help="serve md metrics to Prometheus (read-only)",
+        "exporter",
+        help="serve md metrics to Prometheus (read-only)",
         description="Serve raidtop's md metrics on /metrics for Prometheus, or write them to a "
-                    "node_exporter textfile directory. Reads only; changes nothing.")
-    p.add_argument("--listen", type=parse_listen, default=None, metavar="HOST:PORT",
-                   help=f"address to serve /metrics on (default {DEFAULT_LISTEN}: this host only)")
-    p.add_argument("--interval", type=options.INTERVAL, default=argparse.SUPPRESS, metavar="S",
-                   help="seconds between samples (default 1); a scrape returns the latest")
+        "node_exporter textfile directory. Reads only; changes nothing.",
+    )
+    p.add_argument(
+        "--listen",
+        type=parse_listen,
+        default=None,
+        metavar="HOST:PORT",
+        help=f"address to serve /metrics on (default {DEFAULT_LISTEN}: this host only)",
+    )
+    p.add_argument(
+        "--interval",
+        type=options.INTERVAL,
+        default=argparse.SUPPRESS,
+        metavar="S",
+        help="seconds between samples (default 1); a scrape returns the latest",
+    )
     p.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
-    p.add_argument("--replay", type=Path, default=None, metavar="FILE",
-                   help="serve a recording made with `raidtop record` instead of this system")
-    p.add_argument("--smart-interval", type=options.SMART_INTERVAL, default=600.0, metavar="S",
-                   help="ask smartctl about each disk at most every S seconds (default 600; 0 = off)")
+    p.add_argument(
+        "--replay",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="serve a recording made with `raidtop record` instead of this system",
+    )
+    p.add_argument(
+        "--smart-interval",
+        type=options.SMART_INTERVAL,
+        default=600.0,
+        metavar="S",
+        help="ask smartctl about each disk at most every S seconds (default 600; 0 = off)",
+    )
     p.add_argument("--replay-speed", type=SPEED, default=1.0, metavar="X", help="replay X times faster (default 1)")
-    p.add_argument("--textfile", type=Path, default=None, metavar="DIR",
-                   help="write DIR/raidtop.prom atomically for node_exporter's textfile collector "
-                        "(every interval; no HTTP unless --listen is given too)")
+    p.add_argument(
+        "--textfile",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write DIR/raidtop.prom atomically for node_exporter's textfile collector "
+        "(every interval; no HTTP unless --listen is given too)",
+    )
     p.add_argument("--once", action="store_true", help="with --textfile: sample, write once and exit")
     p.add_argument("--tls-cert", type=Path, default=None, metavar="FILE", help="serve HTTPS with this certificate")
     p.add_argument("--tls-key", type=Path, default=None, metavar="FILE", help="private key for --tls-cert")
-    p.add_argument("--tls-client-ca", type=Path, default=None, metavar="FILE",
-                   help="require client certificates signed by this CA (mutual TLS)")
+    p.add_argument(
+        "--tls-client-ca",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="require client certificates signed by this CA (mutual TLS)",
+    )
     p.set_defaults(func=run)
 
 
@@ -86,8 +118,11 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
         scheme = "https" if args.tls_cert else "http"
         shown = f"[{host}]" if ":" in host else host
-        print(f"raidtop exporter: serving {scheme}://{shown}:{port}/metrics, sampling every {args.interval:g} s",
-              file=sys.stderr, flush=True)
+        print(
+            f"raidtop exporter: serving {scheme}://{shown}:{port}/metrics, sampling every {args.interval:g} s",
+            file=sys.stderr,
+            flush=True,
+        )
     exporter.start()
     stop.wait()
     exporter.stop()
@@ -105,11 +140,14 @@ def _serve(exporter, host: str, port: int, args: argparse.Namespace) -> None:
         # The library's server and TLS; its app would format the registry on every scrape, so
         # it is swapped at once for one serving the bytes the sampling thread formatted.
         server, _thread = start_http_server(
-            port, host, exporter.registry,
+            port,
+            host,
+            exporter.registry,
             certfile=str(args.tls_cert) if args.tls_cert else None,
             keyfile=str(args.tls_key) if args.tls_key else None,
             client_cafile=str(args.tls_client_ca) if args.tls_client_ca else None,
-            client_auth_required=args.tls_client_ca is not None)
+            client_auth_required=args.tls_client_ca is not None,
+        )
         server.set_app(cached_app(exporter.exposition))
     except ssl.SSLError as exc:
         raise OSError(0, f"TLS set-up failed: {exc.reason or exc}") from None

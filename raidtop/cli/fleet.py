@@ -15,23 +15,50 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``fleet`` subcommand."""
     from raidtop.exporter.listen import parse_prometheus_url
 
-    p = subparsers.add_parser("fleet", help="every host's arrays, from Prometheus or over ssh",
-                              description="A live view of many hosts' md arrays, worst first. Reads only.")
+    p = subparsers.add_parser(
+        "fleet",
+        help="every host's arrays, from Prometheus or over ssh",
+        description="A live view of many hosts' md arrays, worst first. Reads only.",
+    )
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--prometheus", type=parse_prometheus_url, metavar="URL",
-                        help="a Prometheus server that scrapes `raidtop exporter`s, e.g. http://localhost:9090")
-    source.add_argument("--ssh", nargs="+", metavar="HOST",
-                        help="run `raidtop snapshot --json` on each HOST over your own ssh")
-    p.add_argument("--bearer-token-file", type=Path, default=None, metavar="FILE",
-                   help="send the token on FILE's first line to --prometheus (Authorization: Bearer)")
-    p.add_argument("--basic-auth-file", type=Path, default=None, metavar="FILE",
-                   help="send USER:PASSWORD from FILE's first line to --prometheus (HTTP basic auth)")
-    p.add_argument("--ca-file", type=Path, default=None, metavar="FILE",
-                   help="trust only this CA bundle for an https:// --prometheus")
+    source.add_argument(
+        "--prometheus",
+        type=parse_prometheus_url,
+        metavar="URL",
+        help="a Prometheus server that scrapes `raidtop exporter`s, e.g. http://localhost:9090",
+    )
+    source.add_argument(
+        "--ssh", nargs="+", metavar="HOST", help="run `raidtop snapshot --json` on each HOST over your own ssh"
+    )
+    p.add_argument(
+        "--bearer-token-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="send the token on FILE's first line to --prometheus (Authorization: Bearer)",
+    )
+    p.add_argument(
+        "--basic-auth-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="send USER:PASSWORD from FILE's first line to --prometheus (HTTP basic auth)",
+    )
+    p.add_argument(
+        "--ca-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="trust only this CA bundle for an https:// --prometheus",
+    )
     p.add_argument("--refresh", type=REFRESH, default=5.0, metavar="S", help="seconds between refreshes (default 5)")
     p.add_argument("--ssh-config", default=None, metavar="FILE", help="ssh -F FILE (default: your ~/.ssh/config)")
-    p.add_argument("--remote-command", default=None, metavar="CMD",
-                   help="what to run on each host (default `raidtop snapshot --json`)")
+    p.add_argument(
+        "--remote-command",
+        default=None,
+        metavar="CMD",
+        help="what to run on each host (default `raidtop snapshot --json`)",
+    )
     p.set_defaults(func=run)
 
 
@@ -48,15 +75,19 @@ def run(args: argparse.Namespace) -> int:
             print("raidtop fleet: --bearer-token-file or --basic-auth-file, not both", file=sys.stderr)
             return 2
         try:
-            auth = credentials(bearer_token_file=args.bearer_token_file, basic_auth_file=args.basic_auth_file,
-                               ca_file=args.ca_file)
+            auth = credentials(
+                bearer_token_file=args.bearer_token_file, basic_auth_file=args.basic_auth_file, ca_file=args.ca_file
+            )
         except FetchError as exc:
             print(f"raidtop fleet: {exc}", file=sys.stderr)
             return 2
         source, label = PrometheusSource(args.prometheus, auth=auth), args.prometheus
     elif any(s is not None for s in secrets):
-        print("raidtop fleet: --bearer-token-file, --basic-auth-file and --ca-file are for --prometheus "
-              "(over --ssh your own ssh configuration decides)", file=sys.stderr)
+        print(
+            "raidtop fleet: --bearer-token-file, --basic-auth-file and --ca-file are for --prometheus "
+            "(over --ssh your own ssh configuration decides)",
+            file=sys.stderr,
+        )
         return 2
     else:
         from raidtop.fleet.ssh import REMOTE_COMMAND, SshSource, check_host

@@ -26,15 +26,22 @@ EXIT_UNAVAILABLE = 3
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``lab`` subcommand and its own subcommands."""
-    lab = subparsers.add_parser("lab", help="failure lab: md arrays on loop devices to fail, rebuild and compare",
-                                description=__doc__.split("\n\n")[0])
+    lab = subparsers.add_parser(
+        "lab",
+        help="failure lab: md arrays on loop devices to fail, rebuild and compare",
+        description=__doc__.split("\n\n")[0],
+    )
     _fill(lab)
 
 
 def _fill(lab: argparse.ArgumentParser) -> None:
-    lab.add_argument("--lab-dir", type=Path, default=None, metavar="DIR",
-                     help="where images, the registry and the history live "
-                          "(default $RAIDTOP_LAB_DIR or $XDG_DATA_HOME/raidtop/lab)")
+    lab.add_argument(
+        "--lab-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where images, the registry and the history live (default $RAIDTOP_LAB_DIR or $XDG_DATA_HOME/raidtop/lab)",
+    )
     lab.set_defaults(func=run, lab_command=None)
     sub = lab.add_subparsers(dest="lab_command", metavar="COMMAND")
 
@@ -42,14 +49,17 @@ def _fill(lab: argparse.ArgumentParser) -> None:
     create.add_argument("--level", required=True, help="0, 1, 4, 5, 6 or 10")
     create.add_argument("--disks", type=options.DISKS, required=True, help="number of disks")
     create.add_argument("--size", type=options.LAB_DISK_SIZE, default="64M", help="size of each disk (default 64M)")
-    create.add_argument("--chunk", type=options.CHUNK_KIB, default=None, metavar="KIB", help="chunk size in KiB (default 64)")
+    create.add_argument(
+        "--chunk", type=options.CHUNK_KIB, default=None, metavar="KIB", help="chunk size in KiB (default 64)"
+    )
     create.add_argument("--bitmap", action="store_true", help="internal write-intent bitmap (fast re-add)")
     create.add_argument("--fs", choices=("ext4", "xfs"), default=None, help="make a filesystem, aligned to the stripe")
     create.add_argument("--mount", default=None, metavar="DIR", help="mount the filesystem there")
     create.add_argument("--wait", action="store_true", help="wait for the initial resync and time it")
 
     sub.add_parser("list", help="the lab's arrays, their state and timelines").add_argument(
-        "--json", action="store_true", help="print JSON")
+        "--json", action="store_true", help="print JSON"
+    )
     sub.add_parser("doctor", help="say what this machine lacks for the lab")
 
     for verb, text in (("fail", "mark a member faulty (mdadm --fail)"), ("remove", "remove a faulty or spare member")):
@@ -135,7 +145,11 @@ def run(args: argparse.Namespace) -> int:
     lab.runner.add_listener(show)
     from raidtop.cli import lab_experiments, lab_faults
 
-    handler = lab_experiments.handler(args.lab_command) or lab_faults.handler(args.lab_command) or globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
+    handler = (
+        lab_experiments.handler(args.lab_command)
+        or lab_faults.handler(args.lab_command)
+        or globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
+    )
     try:
         return handler(lab, args)
     except BrokenPipeError:
@@ -179,8 +193,15 @@ def _cmd_create(lab, args) -> int:
     from raidtop.actions.lab.spec import DEFAULT_CHUNK_KIB, LabSpec, SpecError, level_name, parse_size
 
     try:
-        spec = LabSpec(level_name(args.level), args.disks, parse_size(args.size),
-                       args.chunk or DEFAULT_CHUNK_KIB, args.bitmap, args.fs, args.mount)
+        spec = LabSpec(
+            level_name(args.level),
+            args.disks,
+            parse_size(args.size),
+            args.chunk or DEFAULT_CHUNK_KIB,
+            args.bitmap,
+            args.fs,
+            args.mount,
+        )
         record = lab.create(spec)
     except SpecError as exc:
         print(f"raidtop lab: {exc}", file=sys.stderr)
@@ -191,8 +212,10 @@ def _cmd_create(lab, args) -> int:
     except (LabError, LabCommandFailed) as exc:
         print(f"raidtop lab: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"created /dev/{record.name}: {record.level} on "
-          + ", ".join(f"/dev/{i.loop}" for i in lab.state().images_of(record.name)))
+    print(
+        f"created /dev/{record.name}: {record.level} on "
+        + ", ".join(f"/dev/{i.loop}" for i in lab.state().images_of(record.name))
+    )
     if args.wait:
         return _wait_and_report(lab, record.name, 600.0)
     return 0
@@ -222,12 +245,15 @@ def _cmd_list(lab, args) -> int:
         md = view.md
         status = "not running" if not view.running else (md.health if md else "running")
         pattern = md.status_string if md and md.status_string else ""
-        members = ", ".join(i.loop or "?" for i in view.images
-                            if i.state == "attached" and i.loop not in view.removed_loops)
+        members = ", ".join(
+            i.loop or "?" for i in view.images if i.state == "attached" and i.loop not in view.removed_loops
+        )
         if view.removed_loops:
             members += f"; removed: {', '.join(view.removed_loops)} (still attached; teardown detaches it)"
-        print(f"{record.name}  {record.level}  {record.raid_disks} × {record.disk_size_bytes >> 20} MiB  "
-              f"{status} {pattern}  rebuild {format_rebuild(record.last_rebuild)}  disks: {members}")
+        print(
+            f"{record.name}  {record.level}  {record.raid_disks} × {record.disk_size_bytes >> 20} MiB  "
+            f"{status} {pattern}  rebuild {format_rebuild(record.last_rebuild)}  disks: {members}"
+        )
         if view.gone_loops:
             print(f"  gone: {', '.join(view.gone_loops)} no longer hold the lab's images (teardown cleans up)")
         for event in record.timeline:

@@ -23,22 +23,50 @@ EXIT_UNAVAILABLE = 3
 def fill(sub: argparse._SubParsersAction) -> None:
     """Add the experiment subcommands to ``raidtop lab``."""
     from raidtop.actions.experiments import defaults
-    study = sub.add_parser("study", help="compare RAID levels, repeated: fio IOPS, MB/s and latency, "
-                                         "writes during a rebuild, rebuild time, capacity")
+
+    study = sub.add_parser(
+        "study",
+        help="compare RAID levels, repeated: fio IOPS, MB/s and latency, "
+        "writes during a rebuild, rebuild time, capacity",
+    )
     study.add_argument("--levels", default="0,1,5", help="comma-separated levels (default 0,1,5)")
-    study.add_argument("--disks", type=options.DISKS, default=defaults.STUDY_DISKS,
-                       help=f"disks for every level, raised to a level's minimum (default {defaults.STUDY_DISKS})")
+    study.add_argument(
+        "--disks",
+        type=options.DISKS,
+        default=defaults.STUDY_DISKS,
+        help=f"disks for every level, raised to a level's minimum (default {defaults.STUDY_DISKS})",
+    )
     study.add_argument("--size", type=options.LAB_DISK_SIZE, default="64M", help="size of each disk (default 64M)")
-    study.add_argument("--runtime", type=options.FIO_RUNTIME, default=defaults.STUDY_RUNTIME_S, metavar="S",
-                       help=f"seconds per fio run (default {defaults.STUDY_RUNTIME_S})")
-    study.add_argument("--runs", type=options.integer(1, 20, "a number of runs"), default=defaults.STUDY_RUNS,
-                       metavar="N", help=f"repetitions; the table shows mean ± sd (default {defaults.STUDY_RUNS})")
-    study.add_argument("--no-fill", dest="fill", action="store_false",
-                       help="skip writing each array end to end before measuring")
-    study.add_argument("--ramp", type=options.integer(0, 600, "seconds"), default=0, metavar="S",
-                       help="fio ramp_time before each measurement (default 0)")
-    study.add_argument("--no-during-rebuild", dest="during_rebuild", action="store_false",
-                       help="skip the write load measured while the array rebuilds")
+    study.add_argument(
+        "--runtime",
+        type=options.FIO_RUNTIME,
+        default=defaults.STUDY_RUNTIME_S,
+        metavar="S",
+        help=f"seconds per fio run (default {defaults.STUDY_RUNTIME_S})",
+    )
+    study.add_argument(
+        "--runs",
+        type=options.integer(1, 20, "a number of runs"),
+        default=defaults.STUDY_RUNS,
+        metavar="N",
+        help=f"repetitions; the table shows mean ± sd (default {defaults.STUDY_RUNS})",
+    )
+    study.add_argument(
+        "--no-fill", dest="fill", action="store_false", help="skip writing each array end to end before measuring"
+    )
+    study.add_argument(
+        "--ramp",
+        type=options.integer(0, 600, "seconds"),
+        default=0,
+        metavar="S",
+        help="fio ramp_time before each measurement (default 0)",
+    )
+    study.add_argument(
+        "--no-during-rebuild",
+        dest="during_rebuild",
+        action="store_false",
+        help="skip the write load measured while the array rebuilds",
+    )
     _outputs(study)
 
     sweep = sub.add_parser("sweep", help="chunk × block-size sweep: fio throughput for every pair, per pattern")
@@ -46,20 +74,37 @@ def fill(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--disks", type=options.DISKS, default=defaults.SWEEP_DISKS, help="disks (default 3)")
     sweep.add_argument("--chunk", default="16K,64K,256K,1M", help="chunk sizes (default 16K,64K,256K,1M)")
     sweep.add_argument("--bs", default="4K,64K,1M", help="fio block sizes (default 4K,64K,1M)")
-    sweep.add_argument("--rw", default=",".join(defaults.SWEEP_PATTERNS), help="patterns (default read,write,randread,randwrite)")
-    sweep.add_argument("--runtime", type=options.FIO_RUNTIME, default=defaults.SWEEP_RUNTIME_S, metavar="S",
-                       help=f"seconds per fio job (default {defaults.SWEEP_RUNTIME_S})")
+    sweep.add_argument(
+        "--rw", default=",".join(defaults.SWEEP_PATTERNS), help="patterns (default read,write,randread,randwrite)"
+    )
+    sweep.add_argument(
+        "--runtime",
+        type=options.FIO_RUNTIME,
+        default=defaults.SWEEP_RUNTIME_S,
+        metavar="S",
+        help=f"seconds per fio job (default {defaults.SWEEP_RUNTIME_S})",
+    )
     sweep.add_argument("--size", type=options.LAB_DISK_SIZE, default="32M", help="size of each disk (default 32M)")
     _outputs(sweep)
 
     trade = sub.add_parser("tradeoff", help="rebuild time against the load's IOPS and p99 latency, per speed limit")
     trade.add_argument("--level", default="5", help="1, 4, 5, 6 or 10 (default 5)")
     trade.add_argument("--disks", type=options.DISKS, default=defaults.TRADEOFF_DISKS, help="disks (default 3)")
-    trade.add_argument("--limits", default=",".join(defaults.TRADEOFF_LIMITS),
-                       help="KiB/s per rebuild, or max (default 1000,10000,50000,max)")
-    trade.add_argument("--load", default=defaults.TRADEOFF_LOAD, help="fio preset run during each rebuild (default rand-rw)")
-    trade.add_argument("--runtime", type=options.FIO_RUNTIME, default=defaults.TRADEOFF_BASELINE_S, metavar="S",
-                       help=f"seconds of the undisturbed baseline (default {defaults.TRADEOFF_BASELINE_S})")
+    trade.add_argument(
+        "--limits",
+        default=",".join(defaults.TRADEOFF_LIMITS),
+        help="KiB/s per rebuild, or max (default 1000,10000,50000,max)",
+    )
+    trade.add_argument(
+        "--load", default=defaults.TRADEOFF_LOAD, help="fio preset run during each rebuild (default rand-rw)"
+    )
+    trade.add_argument(
+        "--runtime",
+        type=options.FIO_RUNTIME,
+        default=defaults.TRADEOFF_BASELINE_S,
+        metavar="S",
+        help=f"seconds of the undisturbed baseline (default {defaults.TRADEOFF_BASELINE_S})",
+    )
     trade.add_argument("--size", type=options.LAB_DISK_SIZE, default="32M", help="size of each disk (default 32M)")
     _outputs(trade)
 
@@ -89,8 +134,14 @@ def _outputs(parser: argparse.ArgumentParser) -> None:
 
 def handler(command: str):
     """The function for ``raidtop lab COMMAND``, or ``None`` when it is not an experiment."""
-    return {"study": _cmd_study, "sweep": _cmd_sweep, "tradeoff": _cmd_tradeoff, "bitmap": _cmd_bitmap, "grow": _cmd_grow,
-            "results": _cmd_results}.get(command)
+    return {
+        "study": _cmd_study,
+        "sweep": _cmd_sweep,
+        "tradeoff": _cmd_tradeoff,
+        "bitmap": _cmd_bitmap,
+        "grow": _cmd_grow,
+        "results": _cmd_results,
+    }.get(command)
 
 
 def _fail(text: str, code: int = EXIT_FAILED) -> int:
@@ -159,12 +210,21 @@ def _cmd_study(lab, args) -> int:
         return _fail(str(exc), EXIT_USAGE)
 
     def plan():
-        params = study.StudyParams(levels, args.disks, parse_size(args.size), args.runtime, args.runs, args.fill,
-                                   args.ramp, args.during_rebuild)
+        params = study.StudyParams(
+            levels,
+            args.disks,
+            parse_size(args.size),
+            args.runtime,
+            args.runs,
+            args.fill,
+            args.ramp,
+            args.during_rebuild,
+        )
         return study.check_params(params)[0]
 
-    return _run(lab, args, "study", list(levels), True, plan,
-                lambda params, control: study.run_study(lab, params, control))
+    return _run(
+        lab, args, "study", list(levels), True, plan, lambda params, control: study.run_study(lab, params, control)
+    )
 
 
 def _cmd_sweep(lab, args) -> int:
@@ -172,12 +232,27 @@ def _cmd_sweep(lab, args) -> int:
     from raidtop.actions.lab.spec import level_name, parse_size
 
     def plan():
-        return sweep.check_params(sweep.SweepParams(
-            level_name(args.level), args.disks, sweep.parse_chunks(args.chunk), sweep.parse_block_sizes(args.bs),
-            sweep.parse_patterns(args.rw), args.runtime, parse_size(args.size)))
+        return sweep.check_params(
+            sweep.SweepParams(
+                level_name(args.level),
+                args.disks,
+                sweep.parse_chunks(args.chunk),
+                sweep.parse_block_sizes(args.bs),
+                sweep.parse_patterns(args.rw),
+                args.runtime,
+                parse_size(args.size),
+            )
+        )
 
-    return _run(lab, args, "sweep", [_level(args.level)], True, plan,
-                lambda params, control: sweep.run_chunk_sweep(lab, params, control))
+    return _run(
+        lab,
+        args,
+        "sweep",
+        [_level(args.level)],
+        True,
+        plan,
+        lambda params, control: sweep.run_chunk_sweep(lab, params, control),
+    )
 
 
 def _cmd_tradeoff(lab, args) -> int:
@@ -185,11 +260,24 @@ def _cmd_tradeoff(lab, args) -> int:
     from raidtop.actions.lab.spec import level_name, parse_size
 
     def plan():
-        return tradeoff.TradeoffParams(level_name(args.level), args.disks, tradeoff.parse_limits(args.limits),
-                                       args.load, args.runtime, parse_size(args.size))
+        return tradeoff.TradeoffParams(
+            level_name(args.level),
+            args.disks,
+            tradeoff.parse_limits(args.limits),
+            args.load,
+            args.runtime,
+            parse_size(args.size),
+        )
 
-    return _run(lab, args, "trade-off", [_level(args.level)], True, plan,
-                lambda params, control: tradeoff.run_tradeoff(lab, params, control))
+    return _run(
+        lab,
+        args,
+        "trade-off",
+        [_level(args.level)],
+        True,
+        plan,
+        lambda params, control: tradeoff.run_tradeoff(lab, params, control),
+    )
 
 
 def _cmd_bitmap(lab, args) -> int:
@@ -197,11 +285,21 @@ def _cmd_bitmap(lab, args) -> int:
     from raidtop.actions.lab.spec import level_name, parse_size
 
     def plan():
-        return bitmap_study.check_params(bitmap_study.BitmapParams(
-            bitmap_study.parse_writes(args.writes), level_name(args.level), args.disks, parse_size(args.size)))
+        return bitmap_study.check_params(
+            bitmap_study.BitmapParams(
+                bitmap_study.parse_writes(args.writes), level_name(args.level), args.disks, parse_size(args.size)
+            )
+        )
 
-    return _run(lab, args, "bitmap study", [_level(args.level)], False, plan,
-                lambda params, control: bitmap_study.run_bitmap_study(lab, params, control))
+    return _run(
+        lab,
+        args,
+        "bitmap study",
+        [_level(args.level)],
+        False,
+        plan,
+        lambda params, control: bitmap_study.run_bitmap_study(lab, params, control),
+    )
 
 
 def _cmd_grow(lab, args) -> int:
@@ -217,12 +315,13 @@ def _cmd_grow(lab, args) -> int:
         return checked
 
     levels = [_level(args.level)] if args.level else []
-    return _run(lab, args, "grow", levels, False, plan,
-                lambda checked, control: run_grow(lab, checked, control, args.timeout))
+    return _run(
+        lab, args, "grow", levels, False, plan, lambda checked, control: run_grow(lab, checked, control, args.timeout)
+    )
 
 
 def _cmd_results(lab, args) -> int:
-    from raidtop.actions.experiments.results import json_text, result_table, stored_results, summary, write_csv
+    from raidtop.actions.experiments.results import json_text, stored_results, summary
 
     found = stored_results(lab.store, args.id)
     if args.id is not None and not found:
@@ -237,8 +336,11 @@ def _cmd_results(lab, args) -> int:
         for result in found if not args.json else ():
             print(summary(result))
         return 0
-    return _report(lab, argparse.Namespace(json=args.json, csv=args.csv), found[0]) if not found[0].stopped else \
-        _show_stopped(lab, args, found[0])
+    return (
+        _report(lab, argparse.Namespace(json=args.json, csv=args.csv), found[0])
+        if not found[0].stopped
+        else _show_stopped(lab, args, found[0])
+    )
 
 
 def _show_stopped(lab, args, result) -> int:

@@ -26,7 +26,9 @@ def fill(sub: argparse._SubParsersAction) -> None:
     fault.add_argument("member", help="a loop member of the array")
     kind = fault.add_mutually_exclusive_group(required=True)
     kind.add_argument("--delay", metavar="MS", help="every request waits MS milliseconds (a slow disk)")
-    kind.add_argument("--flakey", metavar="UP,DOWN", help="works UP seconds, fails every request DOWN seconds, repeating")
+    kind.add_argument(
+        "--flakey", metavar="UP,DOWN", help="works UP seconds, fails every request DOWN seconds, repeating"
+    )
     kind.add_argument("--error", metavar="START+LEN", help="sectors START..START+LEN-1 fail (unreadable sectors)")
     fault.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     clear = sub.add_parser("clear", help="take a member out of its dm fault and back onto its loop device")

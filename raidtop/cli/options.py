@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.presentation.format import DURATION_UNITS
 

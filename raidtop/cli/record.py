@@ -15,14 +15,36 @@ from raidtop.cli import options
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``record`` subcommand."""
     rec = subparsers.add_parser("record", help="record the raw inputs raidtop reads into a file for --replay")
-    rec.add_argument("-o", "--output", type=Path, required=True, metavar="FILE", help="recording to write (xz-compressed)")
-    rec.add_argument("--interval", type=options.INTERVAL, default=argparse.SUPPRESS, metavar="S", help="seconds between samples (default 1)")
-    rec.add_argument("--duration", type=options.DURATION, default=None, metavar="D", help="stop after D (seconds, or 5s, 2m, 1h; default: until Ctrl+C)")
+    rec.add_argument(
+        "-o", "--output", type=Path, required=True, metavar="FILE", help="recording to write (xz-compressed)"
+    )
+    rec.add_argument(
+        "--interval",
+        type=options.INTERVAL,
+        default=argparse.SUPPRESS,
+        metavar="S",
+        help="seconds between samples (default 1)",
+    )
+    rec.add_argument(
+        "--duration",
+        type=options.DURATION,
+        default=None,
+        metavar="D",
+        help="stop after D (seconds, or 5s, 2m, 1h; default: until Ctrl+C)",
+    )
     rec.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
-    rec.add_argument("--smart-interval", type=options.SMART_INTERVAL, default=600.0, metavar="S",
-                     help="record SMART, asking smartctl about each disk at most every S seconds (default 600; 0 = off)")
-    rec.add_argument("--processes", action="store_true",
-                     help="also record every process's I/O and the cgroups' per-device share (the Processes panel in replay)")
+    rec.add_argument(
+        "--smart-interval",
+        type=options.SMART_INTERVAL,
+        default=600.0,
+        metavar="S",
+        help="record SMART, asking smartctl about each disk at most every S seconds (default 600; 0 = off)",
+    )
+    rec.add_argument(
+        "--processes",
+        action="store_true",
+        help="also record every process's I/O and the cgroups' per-device share (the Processes panel in replay)",
+    )
     rec.set_defaults(func=run)
 
 
@@ -86,8 +108,11 @@ def run(args: argparse.Namespace) -> int:
         return 1
     size = writer.size_bytes
     per = size / writer.frames if writer.frames else 0
-    print(f"recorded {writer.frames} samples to {plain(str(args.output))}: {size} bytes ({per:.0f} bytes per sample, "
-          f"{writer.raw_bytes} bytes before compression)", file=sys.stderr)
+    print(
+        f"recorded {writer.frames} samples to {plain(str(args.output))}: {size} bytes ({per:.0f} bytes per sample, "
+        f"{writer.raw_bytes} bytes before compression)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -29,12 +29,24 @@ EXIT_FAILING = 3
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``smart`` subcommand."""
     smart = subparsers.add_parser("smart", help="each disk's SMART verdict (ok / watch / failing) and why")
-    smart.add_argument("devices", nargs="*", metavar="DEV", help="kernel names or /dev paths (default: every whole disk)")
-    smart.add_argument("--from-json", nargs="+", metavar="FILE", default=None,
-                       help="judge saved `smartctl --json --xall` output instead of asking smartctl")
+    smart.add_argument(
+        "devices", nargs="*", metavar="DEV", help="kernel names or /dev paths (default: every whole disk)"
+    )
+    smart.add_argument(
+        "--from-json",
+        nargs="+",
+        metavar="FILE",
+        default=None,
+        help="judge saved `smartctl --json --xall` output instead of asking smartctl",
+    )
     smart.add_argument("--json", action="store_true", help="print JSON: {\"disks\": [...], \"errors\": [...]}")
-    smart.add_argument("--timeout", type=options.TIMEOUT, default=20.0, metavar="S",
-                       help="seconds smartctl may take per disk (default 20)")
+    smart.add_argument(
+        "--timeout",
+        type=options.TIMEOUT,
+        default=20.0,
+        metavar="S",
+        help="seconds smartctl may take per disk (default 20)",
+    )
     smart.set_defaults(func=run)
 
 
@@ -77,7 +89,9 @@ def judge_files(paths: list[str]) -> tuple[list, list[dict[str, str]]]:
         try:
             data = read_bounded(path)
         except OSError as exc:
-            errors.append({"file": plain(path), "error": plain(getattr(exc, "reason", None) or exc.strerror or str(exc))})
+            errors.append(
+                {"file": plain(path), "error": plain(getattr(exc, "reason", None) or exc.strerror or str(exc))}
+            )
             continue
         try:
             doc = json.loads(data.decode("utf-8", "replace"))
@@ -119,7 +133,7 @@ def _disks_named(devices: list[str]) -> list[str] | str:
         return [n.replace("!", "/") for n in names if is_physical_disk(root, n)]
     disks: list[str] = []
     for given in devices:
-        name = given[len("/dev/"):] if given.startswith("/dev/") else given
+        name = given[len("/dev/") :] if given.startswith("/dev/") else given
         sys_name = name.replace("/", "!")
         if not valid_name(sys_name) or not root.exists(f"/sys/class/block/{sys_name}"):
             return f"{plain(given)}: no such block device"

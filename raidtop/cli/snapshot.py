@@ -15,11 +15,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``snapshot`` subcommand."""
     snap = subparsers.add_parser("snapshot", help="sample twice and print the rates as JSON")
     snap.add_argument("--json", action="store_true", required=True, help="print JSON (the only format)")
-    snap.add_argument("--interval", type=options.INTERVAL, default=argparse.SUPPRESS, metavar="S",
-                      help="seconds between the two samples (default 1)")
+    snap.add_argument(
+        "--interval",
+        type=options.INTERVAL,
+        default=argparse.SUPPRESS,
+        metavar="S",
+        help="seconds between the two samples (default 1)",
+    )
     snap.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
-    snap.add_argument("--smart-wait", type=options.SMART_INTERVAL, default=30.0, metavar="S",
-                      help="wait up to S seconds for every disk's SMART reading (default 30; 0 = no SMART)")
+    snap.add_argument(
+        "--smart-wait",
+        type=options.SMART_INTERVAL,
+        default=30.0,
+        metavar="S",
+        help="wait up to S seconds for every disk's SMART reading (default 30; 0 = no SMART)",
+    )
     snap.set_defaults(func=run)
 
 
@@ -46,8 +56,9 @@ def run(args: argparse.Namespace) -> int:
     first = sampler.sample()
     time.sleep(max(0.0, args.interval))
     if poller is not None and not poller.wait_for_all(args.smart_wait):
-        print(f"raidtop: some disks gave no SMART answer within {args.smart_wait:g} s; they are left out",
-              file=sys.stderr)
+        print(
+            f"raidtop: some disks gave no SMART answer within {args.smart_wait:g} s; they are left out", file=sys.stderr
+        )
     snap = sampler.sample()
     doc = snapshot_json(snap, first.events)
     doc["mdadm"] = mdadm_json(root, snap)

@@ -44,10 +44,12 @@ exit codes: 0 done, 1 refused or failed, 2 usage error
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``tune`` subcommand."""
     parser = subparsers.add_parser(
-        "tune", help="change a block-device or md tuning knob (validated, read back, logged)",
+        "tune",
+        help="change a block-device or md tuning knob (validated, read back, logged)",
         description="Change a block-device or md tuning knob: validated first, read back after, "
-                    "logged in the action log.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "logged in the action log.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_arguments(parser)
     parser.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
@@ -60,15 +62,20 @@ GLOBAL_TARGET = "raid"
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("words", nargs="*", metavar="DEVICE ATTR VALUE",
-                        help=f"what to change; DEVICE {GLOBAL_TARGET!r} means /proc/sys/dev/raid")
+    parser.add_argument(
+        "words",
+        nargs="*",
+        metavar="DEVICE ATTR VALUE",
+        help=f"what to change; DEVICE {GLOBAL_TARGET!r} means /proc/sys/dev/raid",
+    )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--list", action="store_true", help="list tunable devices, or DEVICE's knobs")
     mode.add_argument("--undo", action="store_true", help="revert the last logged change not undone yet")
     mode.add_argument("--log", action="store_true", help="print the tuning change log")
     parser.add_argument("--dry-run", action="store_true", help="validate and print the command; write nothing")
-    parser.add_argument("--force", action="store_true",
-                        help="allow write_cache=write through, or an undo of a knob changed since")
+    parser.add_argument(
+        "--force", action="store_true", help="allow write_cache=write through, or an undo of a knob changed since"
+    )
     parser.add_argument("--json", action="store_true", help="JSON output for --list and --log")
 
 
@@ -199,8 +206,11 @@ def _list(session, target: str | None, as_json: bool) -> int:
     if target is None:
         targets = session.targets()
         if as_json:
-            json.dump([{"name": t.name, "kind": t.kind, "detail": t.detail, "level": t.level} for t in targets],
-                      sys.stdout, indent=1)
+            json.dump(
+                [{"name": t.name, "kind": t.kind, "detail": t.detail, "level": t.level} for t in targets],
+                sys.stdout,
+                indent=1,
+            )
             sys.stdout.write("\n")
             return 0
         for t in targets:
@@ -213,9 +223,22 @@ def _list(session, target: str | None, as_json: bool) -> int:
     except TuningError as exc:
         return _fail(str(exc))
     if as_json:
-        json.dump([{"device": k.target, "attribute": k.attr, "value": k.value, "shown": k.shown,
-                    "allowed": k.allowed.describe(), "writable": k.writable, "path": k.path}
-                   for k in knobs], sys.stdout, indent=1)
+        json.dump(
+            [
+                {
+                    "device": k.target,
+                    "attribute": k.attr,
+                    "value": k.value,
+                    "shown": k.shown,
+                    "allowed": k.allowed.describe(),
+                    "writable": k.writable,
+                    "path": k.path,
+                }
+                for k in knobs
+            ],
+            sys.stdout,
+            indent=1,
+        )
         sys.stdout.write("\n")
         return 0
     print(f"{'knob':<18} {'current':<26} {'allowed':<34} command")
@@ -231,8 +254,11 @@ def _list(session, target: str | None, as_json: bool) -> int:
 def _print_log(session, as_json: bool) -> int:
     entries = session.logged_changes()
     if as_json:
-        json.dump([{"time": e.time, "command": e.command, "result": e.result, **e.details} for e in entries],
-                  sys.stdout, indent=1)
+        json.dump(
+            [{"time": e.time, "command": e.command, "result": e.result, **e.details} for e in entries],
+            sys.stdout,
+            indent=1,
+        )
         sys.stdout.write("\n")
         return 0
     if not entries:
@@ -249,8 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``raidtop tune`` on its own (``python -m raidtop.cli.tune``), for tests and scripts."""
     from raidtop.cli.options import Parser
 
-    parser = Parser(prog="raidtop tune", epilog=EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog="raidtop tune", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_arguments(parser)
     parser.add_argument("--root", type=Path, default=Path("/"), help="change files under DIR instead of /")
     return run(parser.parse_args(argv))

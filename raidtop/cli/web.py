@@ -49,12 +49,14 @@ class GuardedServer(Server):
         app = web.Application(middlewares=[self._guard])
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
         prefix = f"/{self.token}"
-        app.add_routes([
-            web.get(f"{prefix}/", self.handle_index, name="index"),
-            web.get(f"{prefix}/ws", self.handle_websocket, name="websocket"),
-            web.get(f"{prefix}/download/{{key}}", self.handle_download, name="download"),
-            web.static(f"{prefix}/static", self.statics_path, show_index=False, name="static"),
-        ])
+        app.add_routes(
+            [
+                web.get(f"{prefix}/", self.handle_index, name="index"),
+                web.get(f"{prefix}/ws", self.handle_websocket, name="websocket"),
+                web.get(f"{prefix}/download/{{key}}", self.handle_download, name="download"),
+                web.static(f"{prefix}/static", self.statics_path, show_index=False, name="static"),
+            ]
+        )
         app.on_startup.append(self.on_startup)
         app.on_shutdown.append(self.on_shutdown)
         return app

@@ -32,15 +32,26 @@ class Ran:
     """``"timeout"`` or ``"limit"`` when raidtop killed it, else ``None``."""
 
 
-def run_bounded(argv: list[str], *, timeout_s: float, limit: int, keep_stderr: bool = False,
-                started: Callable[[subprocess.Popen], None] | None = None) -> Ran:
+def run_bounded(
+    argv: list[str],
+    *,
+    timeout_s: float,
+    limit: int,
+    keep_stderr: bool = False,
+    started: Callable[[subprocess.Popen], None] | None = None,
+) -> Ran:
     """Run ``argv`` (never a shell); raises ``OSError`` when it cannot start.
 
     ``started(proc)`` is called once it runs, so an owner can kill it from
     another thread (:func:`kill`) when raidtop leaves.
     """
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE if keep_stderr else subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE if keep_stderr else subprocess.DEVNULL,
+        start_new_session=True,
+    )
     if started is not None:
         started(proc)
     out, err = bytearray(), bytearray()

@@ -83,9 +83,7 @@ class DiskstatsParser:
     def _note_devices(self, disks: list[DiskCounters], changed: list[DiskCounters]) -> None:
         """Work out :attr:`same_devices` from the lines that changed, not from every device."""
         numbers = self._numbers
-        same = len(disks) == len(self.devices) and all(
-            numbers.get(c.name) == (c.major, c.minor) for c in changed
-        )
+        same = len(disks) == len(self.devices) and all(numbers.get(c.name) == (c.major, c.minor) for c in changed)
         if not same:
             self._numbers = {d.name: (d.major, d.minor) for d in disks}
         self.devices, self.same_devices = disks, same

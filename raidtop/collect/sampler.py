@@ -13,7 +13,7 @@ from dataclasses import replace
 from itertools import compress
 from operator import and_, is_, not_
 from collections.abc import Mapping
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.collect import rates
 from raidtop.collect.blockinfo import identify, identify_kind
@@ -235,7 +235,9 @@ class Sampler:
         # Beside the md events: SmartWarning and the rebuild risk need this sample's arrays and SMART readings.
         return self.health.apply(snapshot)
 
-    def _disk_rows(self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]) -> list[DiskIO]:
+    def _disk_rows(
+        self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]
+    ) -> list[DiskIO]:
         """One ``iostat -x`` row per device, in ``raw``'s order."""
         if interval is None:
             self._idle_rows, self._last_rows = {}, None
@@ -245,7 +247,9 @@ class Sampler:
         rows = self._changed_rows(prev, raw, interval, notes)
         return rows if rows is not None else self._all_rows(prev, raw, interval, notes)
 
-    def _changed_rows(self, prev: RawSample | None, raw: RawSample, interval: float, notes: list[str]) -> list[DiskIO] | None:
+    def _changed_rows(
+        self, prev: RawSample | None, raw: RawSample, interval: float, notes: list[str]
+    ) -> list[DiskIO] | None:
         """The steady state: the same devices, in the same order, as last time.
 
         The parser hands back the same object for an unchanged line, so one
@@ -307,7 +311,9 @@ class Sampler:
         self._last_rows = (raw.disks, disks, idle)
         return disks
 
-    def _idle_row(self, cur: DiskCounters, identity: DiskIdentity | None, cached: tuple | None, interval: float) -> DiskIO:
+    def _idle_row(
+        self, cur: DiskCounters, identity: DiskIdentity | None, cached: tuple | None, interval: float
+    ) -> DiskIO:
         """The row of a device whose counters did not move, reused while what it depends on holds.
 
         An idle row has every rate 0 or unknown whatever the interval, so a
@@ -364,4 +370,4 @@ def _moved_row(old: DiskCounters | None, cur: DiskCounters, interval: float, ide
 
 def _without_rates(row: DiskIO) -> DiskIO:
     """The same device with every rate unknown (it has no previous sample)."""
-    return replace(row, **{name: None for name in rates.DISK_RATE_FIELDS})
+    return replace(row, **dict.fromkeys(rates.DISK_RATE_FIELDS))

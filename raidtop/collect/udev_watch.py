@@ -9,7 +9,7 @@ Either way a pulled disk shows within a second instead of at the next tick.
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.collect.source import Root
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.actions.member_actions import ActionRefused
 from raidtop.collect.recording.roots import ReplayRoot, read_recording
@@ -65,8 +65,14 @@ class DemoController:
     simulated = True
     """Nothing real changes, so the member keys act without a confirmation (same flow otherwise)."""
 
-    def __init__(self, level: str = "raid5", disks: int = 3, speed_limit_kib_s: int = START_SPEED_KIB_S,
-                 recording: Path | None = BUNDLED_REBUILD, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        level: str = "raid5",
+        disks: int = 3,
+        speed_limit_kib_s: int = START_SPEED_KIB_S,
+        recording: Path | None = BUNDLED_REBUILD,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._shape = (level, disks, speed_limit_kib_s)
         self._clock = clock
         self.sim = self._new_array()
@@ -93,7 +99,9 @@ class DemoController:
     def base_description(self) -> str:
         """Where the non-simulated numbers come from, in words."""
         if self.replay is not None:
-            return f"a rebuild recorded from a real kernel ({self.replay.recording.header.get('host', '?')}), played once"
+            return (
+                f"a rebuild recorded from a real kernel ({self.replay.recording.header.get('host', '?')}), played once"
+            )
         return "this machine's own /proc (no recorded rebuild is bundled)"
 
     def tick(self) -> None:
@@ -151,8 +159,10 @@ class DemoController:
         if verb == "add":
             return f"mdadm /dev/{array} --add /dev/loop{self.sim._next_loop}"
         if member and member.startswith(EMPTY_SLOT_PREFIX):
-            raise ActionRefused(f"slot {member.removeprefix(EMPTY_SLOT_PREFIX)} of {array} is empty: "
-                                f"there is no disk there to {verb} (a: add one)")
+            raise ActionRefused(
+                f"slot {member.removeprefix(EMPTY_SLOT_PREFIX)} of {array} is empty: "
+                f"there is no disk there to {verb} (a: add one)"
+            )
         if not member:
             raise ActionRefused(f"highlight a member of {array} to {verb} it")
         return f"mdadm /dev/{array} --{verb} /dev/{member}"

@@ -31,7 +31,8 @@ def sysfs_files(sim: SimulatedArray) -> tuple[dict[str, str], dict[str, str]]:
     files = {
         f"/sys/block/{sim.name}/size": f"{array_size_kib(sim) * 2}\n",
         f"{base}/level": f"{sim.level}\n",
-        f"{base}/array_state": ("broken" if sim.broken else "active" if running and not sim.reaping else "clean") + "\n",
+        f"{base}/array_state": ("broken" if sim.broken else "active" if running and not sim.reaping else "clean")
+        + "\n",
         f"{base}/raid_disks": f"{sim.disks}\n",
         f"{base}/degraded": f"{sim.degraded}\n",
         f"{base}/chunk_size": f"{sim.chunk_kib * 1024}\n",

@@ -19,9 +19,11 @@ MD_MAJOR = 9
 MD_MINOR = 9
 _KTHREAD_FLAGS = 0x00208040  # PF_KTHREAD | PF_NOFREEZE | PF_FORKNOEXEC
 _USER_FLAGS = 0x00400100
-PASSWD = "root:x:0:0:root:/root:/bin/bash\nwww-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\n" \
-         "postgres:x:113:120:PostgreSQL administrator:/var/lib/postgresql:/bin/bash\n" \
-         "backup:x:34:34:backup:/var/backups:/usr/sbin/nologin\n"
+PASSWD = (
+    "root:x:0:0:root:/root:/bin/bash\nwww-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\n"
+    "postgres:x:113:120:PostgreSQL administrator:/var/lib/postgresql:/bin/bash\n"
+    "backup:x:34:34:backup:/var/backups:/usr/sbin/nologin\n"
+)
 
 
 @dataclass
@@ -45,11 +47,20 @@ def cast(md: str, level: str = "raid5") -> list[DemoProcess]:
     """Who runs on the demo host: a busy database, a nightly backup, quiet services, md's threads."""
     return [
         DemoProcess(1, "systemd", 0, "/init.scope"),
-        DemoProcess(412, "systemd-journal", 0, "/system.slice/systemd-journald.service", write_b_s=48_000, calls_per_byte=1 / 4096),
+        DemoProcess(
+            412,
+            "systemd-journal",
+            0,
+            "/system.slice/systemd-journald.service",
+            write_b_s=48_000,
+            calls_per_byte=1 / 4096,
+        ),
         DemoProcess(688, "sshd", 0, "/system.slice/ssh.service"),
         DemoProcess(905, "nginx", 33, "/system.slice/nginx.service", read_b_s=180_000),
         DemoProcess(1412, "postgres", 113, "/system.slice/postgresql.service", read_b_s=2_400_000, write_b_s=5_600_000),
-        DemoProcess(1418, "postgres", 113, "/system.slice/postgresql.service", write_b_s=1_300_000, calls_per_byte=1 / 65536),
+        DemoProcess(
+            1418, "postgres", 113, "/system.slice/postgresql.service", write_b_s=1_300_000, calls_per_byte=1 / 65536
+        ),
         DemoProcess(2231, "restic", 34, "/system.slice/backup.service", read_b_s=7_800_000, calls_per_byte=1 / 131072),
         DemoProcess(3007, "bash", 0, "/user.slice/user-0.slice/session-3.scope"),
         DemoProcess(188, f"{md}_{level}", 0, "/", kernel=True),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.collect.source import Root, SourceError
 from raidtop.demo.files import diskstats_lines, mdstat_block, sysfs_files
@@ -21,8 +21,14 @@ class DemoRoot(Root):
     while the base recording loops.
     """
 
-    def __init__(self, base: Root, sim: SimulatedArray, clock: Callable[[], float] = time.monotonic,
-                 smart: DemoSmart | None = None, load: DemoLoad | None = None) -> None:
+    def __init__(
+        self,
+        base: Root,
+        sim: SimulatedArray,
+        clock: Callable[[], float] = time.monotonic,
+        smart: DemoSmart | None = None,
+        load: DemoLoad | None = None,
+    ) -> None:
         super().__init__("demo")
         self.base = base
         self.smart = smart

@@ -109,8 +109,10 @@ class SimulatedArray:
         self._reap()
         working = [m for m in self.members if m.roles == ["in_sync"]]
         if self.level == "raid1" and member.roles == ["in_sync"] and len(working) == 1:
-            raise SimulationRefused(f"mdadm: set device faulty failed for {name}: Device or resource busy "
-                                    "(md keeps the last working mirror)")
+            raise SimulationRefused(
+                f"mdadm: set device faulty failed for {name}: Device or resource busy "
+                "(md keeps the last working mirror)"
+            )
         member.roles = ["faulty"]
         member.slot = None
         if self.sync_action is not None:

@@ -37,22 +37,45 @@ def healthy(disk: str, index: int, read_at: float) -> SmartHealth:
         SmartAttribute(198, "Offline_Uncorrectable", 100, 253, 0, 0, "0", False),
         SmartAttribute(199, "UDMA_CRC_Error_Count", 200, 200, 0, 0, "0", False),
     )
-    return judge(SmartHealth(
-        disk=disk, read_at=read_at, state="read", verdict="ok", protocol="ATA",
-        model="DEMO simulated 1TB disk", serial=f"DEMO{index:04d}", firmware="DM01",
-        capacity_bytes=1024**3, rotation_rate=7200, passed=True, exit_status=0,
-        temperature_c=36.0, power_on_hours=_HOURS + index, reallocated_sectors=0, reported_uncorrect=0,
-        command_timeouts=0, pending_sectors=0, offline_uncorrectable=0, udma_crc_errors=0,
-        last_self_test="completed without error", last_self_test_passed=True, attributes=attributes,
-        sct_erc_supported=True, sct_erc_read_ds=0 if index == DESKTOP_INDEX else 70,
-        sct_erc_write_ds=0 if index == DESKTOP_INDEX else 70, write_cache_enabled=True,
-    ))
+    return judge(
+        SmartHealth(
+            disk=disk,
+            read_at=read_at,
+            state="read",
+            verdict="ok",
+            protocol="ATA",
+            model="DEMO simulated 1TB disk",
+            serial=f"DEMO{index:04d}",
+            firmware="DM01",
+            capacity_bytes=1024**3,
+            rotation_rate=7200,
+            passed=True,
+            exit_status=0,
+            temperature_c=36.0,
+            power_on_hours=_HOURS + index,
+            reallocated_sectors=0,
+            reported_uncorrect=0,
+            command_timeouts=0,
+            pending_sectors=0,
+            offline_uncorrectable=0,
+            udma_crc_errors=0,
+            last_self_test="completed without error",
+            last_self_test_passed=True,
+            attributes=attributes,
+            sct_erc_supported=True,
+            sct_erc_read_ds=0 if index == DESKTOP_INDEX else 70,
+            sct_erc_write_ds=0 if index == DESKTOP_INDEX else 70,
+            write_cache_enabled=True,
+        )
+    )
 
 
 def gone_bad(health: SmartHealth) -> SmartHealth:
     """``health`` with :data:`PENDING` pending sectors, judged by the same rules as a real disk."""
-    attributes = tuple(replace(a, value=100, raw_value=PENDING, raw_string=str(PENDING)) if a.id == 197 else a
-                       for a in health.attributes)
+    attributes = tuple(
+        replace(a, value=100, raw_value=PENDING, raw_string=str(PENDING)) if a.id == 197 else a
+        for a in health.attributes
+    )
     return judge(replace(health, pending_sectors=PENDING, attributes=attributes, read_at=time.time()))
 
 
@@ -83,5 +106,7 @@ class DemoSmart:
             return "no healthy survivor left to make go bad"
         self._bad = self._bad | {survivors[0]}
         array = self.sim.name
-        return (f"{survivors[0]} now has {PENDING} pending sectors. Fail another member of {array} (f) if it is "
-                "whole: the red banner says its last copy of the data sits on a disk that is not ok.")
+        return (
+            f"{survivors[0]} now has {PENDING} pending sectors. Fail another member of {array} (f) if it is "
+            "whole: the red banner says its last copy of the data sits on a disk that is not ok."
+        )

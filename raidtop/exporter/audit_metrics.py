@@ -23,7 +23,8 @@ def audit_families(arrays: Iterable[str], findings: Iterable[Finding]) -> list[M
         "raidtop_audit_findings",
         "Findings of raidtop's rebuild-readiness audit (raidtop audit), per array and rule (kind); "
         "severity is the rule's (info, warning, critical). 0: checked, not found.",
-        labels=["array", "kind", "severity"])
+        labels=["array", "kind", "severity"],
+    )
     counts: dict[tuple[str, str], int] = {}
     for f in findings:
         counts[(f.array, f.rule)] = counts.get((f.array, f.rule), 0) + 1

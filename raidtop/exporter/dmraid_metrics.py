@@ -22,16 +22,29 @@ def dmraid_families(snapshot: Snapshot) -> list[Metric]:
     """Every raidtop_dmraid_* family for the snapshot's dm-raid volumes."""
     v = ["volume"]
     volumes = GaugeMetricFamily("raidtop_dmraid_volumes", "dm-raid (LVM RAID) volumes present.", labels=[])
-    level = GaugeMetricFamily("raidtop_dmraid_info", "1, with the volume's level and layout.", labels=v + ["level", "layout"])
+    level = GaugeMetricFamily(
+        "raidtop_dmraid_info", "1, with the volume's level and layout.", labels=v + ["level", "layout"]
+    )
     legs = GaugeMetricFamily("raidtop_dmraid_legs", "Legs (images) of the volume.", labels=v)
-    degraded = GaugeMetricFamily("raidtop_dmraid_degraded_legs", "Legs not alive and in sync (dm-raid's a or D).", labels=v)
-    health = GaugeMetricFamily("raidtop_dmraid_leg_health", "1 for the leg's health character, 0 for the others.",
-                               labels=v + ["leg", "health"])
+    degraded = GaugeMetricFamily(
+        "raidtop_dmraid_degraded_legs", "Legs not alive and in sync (dm-raid's a or D).", labels=v
+    )
+    health = GaugeMetricFamily(
+        "raidtop_dmraid_leg_health", "1 for the leg's health character, 0 for the others.", labels=v + ["leg", "health"]
+    )
     size = GaugeMetricFamily("raidtop_dmraid_size_bytes", "The volume's size.", labels=v)
-    mismatch = GaugeMetricFamily("raidtop_dmraid_mismatch_sectors", "Sectors found inconsistent by the last check/repair.", labels=v)
-    done = GaugeMetricFamily("raidtop_dmraid_sync_completed_bytes", "Per-leg bytes done of the running sync.", labels=v + ["action"])
-    total = GaugeMetricFamily("raidtop_dmraid_sync_total_bytes", "Per-leg bytes the running sync covers.", labels=v + ["action"])
-    eta = GaugeMetricFamily("raidtop_dmraid_sync_eta_seconds", "raidtop's estimate of the running sync's time left.", labels=v)
+    mismatch = GaugeMetricFamily(
+        "raidtop_dmraid_mismatch_sectors", "Sectors found inconsistent by the last check/repair.", labels=v
+    )
+    done = GaugeMetricFamily(
+        "raidtop_dmraid_sync_completed_bytes", "Per-leg bytes done of the running sync.", labels=v + ["action"]
+    )
+    total = GaugeMetricFamily(
+        "raidtop_dmraid_sync_total_bytes", "Per-leg bytes the running sync covers.", labels=v + ["action"]
+    )
+    eta = GaugeMetricFamily(
+        "raidtop_dmraid_sync_eta_seconds", "raidtop's estimate of the running sync's time left.", labels=v
+    )
     ours = [a for a in snapshot.arrays if a.source == "dm-raid"]
     volumes.add_metric([], len(ours))
     for array in ours:

@@ -22,20 +22,29 @@ MEMBER_FLAGS = ("write_mostly", "want_replacement", "replacement", "blocked", "w
 
 def inventory_families(snapshot: Snapshot, nodename: str) -> list[Metric]:
     """Driver presence, the node's name, member -> disk, member flags and chunk sizes for one snapshot."""
-    driver = GaugeMetricFamily("raidtop_md_driver_loaded",
-                               "1 when the kernel has the md driver (/proc/mdstat or md_mod present), else 0.",
-                               value=0.0 if snapshot.md_absence == NO_MD_DRIVER else 1.0)
-    node = InfoMetricFamily("raidtop_exporter_node", "The name of the host the exporter reads (uname -n).",
-                            value={"nodename": nodename})
+    driver = GaugeMetricFamily(
+        "raidtop_md_driver_loaded",
+        "1 when the kernel has the md driver (/proc/mdstat or md_mod present), else 0.",
+        value=0.0 if snapshot.md_absence == NO_MD_DRIVER else 1.0,
+    )
+    node = InfoMetricFamily(
+        "raidtop_exporter_node", "The name of the host the exporter reads (uname -n).", value={"nodename": nodename}
+    )
     member_disk = InfoMetricFamily(
         "raidtop_md_member_disk",
         "The whole disk under each md member (device as node_exporter and smartctl_exporter name it), with its "
-        "/dev/disk/by-id name where known.", labels=["array", "member", "device", "by_id"])
-    flags = GaugeMetricFamily("raidtop_md_member_flag",
-                              "1 when dev-*/state lists the flag for the member (write_mostly, want_replacement, "
-                              "replacement, blocked, write_error), else 0.", labels=["array", "member", "flag"])
-    chunk = GaugeMetricFamily("raidtop_md_chunk_size_bytes", "The array's chunk size (striped levels only).",
-                              labels=["array"])
+        "/dev/disk/by-id name where known.",
+        labels=["array", "member", "device", "by_id"],
+    )
+    flags = GaugeMetricFamily(
+        "raidtop_md_member_flag",
+        "1 when dev-*/state lists the flag for the member (write_mostly, want_replacement, "
+        "replacement, blocked, write_error), else 0.",
+        labels=["array", "member", "flag"],
+    )
+    chunk = GaugeMetricFamily(
+        "raidtop_md_chunk_size_bytes", "The array's chunk size (striped levels only).", labels=["array"]
+    )
     disks = {d.name: d for d in snapshot.disks}
     for array in snapshot.arrays:
         if array.chunk_kib:

@@ -26,15 +26,23 @@ def io_families(snapshot: Snapshot, top: int = TOP_UNITS) -> list[Metric]:
     io = snapshot.io
     if io is None:
         return []
-    level = GaugeMetricFamily("raidtop_io_attribution", "1 for the level of I/O attribution raidtop has "
-                              "(per device: cgroup accounting; totals: per process only).", labels=["level", "source"])
+    level = GaugeMetricFamily(
+        "raidtop_io_attribution",
+        "1 for the level of I/O attribution raidtop has (per device: cgroup accounting; totals: per process only).",
+        labels=["level", "source"],
+    )
     level.add_metric([io.level, io.source], 1.0)
-    reads = GaugeMetricFamily("raidtop_md_cgroup_read_bytes_per_second",
-                              "Bytes/s a cgroup read from the array's members (top cgroups per array, rest as other; "
-                              "cgroup=\"/\" is the root: md's own resync and kernel threads).", labels=["array", "cgroup"])
-    writes = GaugeMetricFamily("raidtop_md_cgroup_write_bytes_per_second",
-                               "Bytes/s a cgroup wrote to the array's members (top cgroups per array, rest as other).",
-                               labels=["array", "cgroup"])
+    reads = GaugeMetricFamily(
+        "raidtop_md_cgroup_read_bytes_per_second",
+        "Bytes/s a cgroup read from the array's members (top cgroups per array, rest as other; "
+        "cgroup=\"/\" is the root: md's own resync and kernel threads).",
+        labels=["array", "cgroup"],
+    )
+    writes = GaugeMetricFamily(
+        "raidtop_md_cgroup_write_bytes_per_second",
+        "Bytes/s a cgroup wrote to the array's members (top cgroups per array, rest as other).",
+        labels=["array", "cgroup"],
+    )
     if io.by_device is not None:
         for array in snapshot.arrays:
             shares = array_shares(snapshot, array)

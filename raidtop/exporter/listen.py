@@ -33,7 +33,8 @@ def parse_listen(text: str) -> tuple[str, int]:
     match = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\]:([0-9]{1,5})|([^\[\]:]+):([0-9]{1,5})", value, re.ASCII)
     if match is None:
         raise argparse.ArgumentTypeError(
-            f"{_short(value)}: give HOST:PORT, e.g. {DEFAULT_LISTEN}, 0.0.0.0:{DEFAULT_PORT} or [::1]:{DEFAULT_PORT}")
+            f"{_short(value)}: give HOST:PORT, e.g. {DEFAULT_LISTEN}, 0.0.0.0:{DEFAULT_PORT} or [::1]:{DEFAULT_PORT}"
+        )
     host = match.group(1) or match.group(3)
     port = int(match.group(2) or match.group(4))
     if not 1 <= port <= 65535:
@@ -48,7 +49,9 @@ def parse_listen(text: str) -> tuple[str, int]:
             ipaddress.IPv4Address(host)
         except ValueError:
             if _HOSTNAME.fullmatch(host) is None:
-                raise argparse.ArgumentTypeError(f"{_short(value)}: {_short(host)} is no host name or address") from None
+                raise argparse.ArgumentTypeError(
+                    f"{_short(value)}: {_short(host)} is no host name or address"
+                ) from None
     return host, port
 
 
@@ -61,8 +64,7 @@ def parse_prometheus_url(text: str) -> str:
     except ValueError:
         port = -1
     if parts.scheme not in ("http", "https") or not parts.hostname or port == -1 or parts.query or parts.fragment:
-        raise argparse.ArgumentTypeError(
-            f"{_short(value)}: give the server's address, e.g. http://localhost:9090")
+        raise argparse.ArgumentTypeError(f"{_short(value)}: give the server's address, e.g. http://localhost:9090")
     if any(ord(c) < 33 or ord(c) == 127 for c in value):
         raise argparse.ArgumentTypeError(f"{_short(value)}: spaces or control characters in the URL")
     return value.rstrip("/")

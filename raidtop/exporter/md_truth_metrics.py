@@ -18,15 +18,21 @@ def md_truth_families(snapshot: Snapshot) -> list[Metric]:
     stalled = GaugeMetricFamily(
         "raidtop_md_sync_stalled",
         "1 while a running sync's completed count has not moved for raidtop's stall threshold "
-        "(60 s with /proc/mdstat) and no limit of 0, frozen sync or read-only array explains it.", labels=a)
+        "(60 s with /proc/mdstat) and no limit of 0, frozen sync or read-only array explains it.",
+        labels=a,
+    )
     since = GaugeMetricFamily(
         "raidtop_md_degraded_since_seconds",
         "Unix time the array lost redundancy, as raidtop saw it (or raidtop's start when already so); "
-        "absent while whole.", labels=a)
+        "absent while whole.",
+        labels=a,
+    )
     sparse = GaugeMetricFamily(
         "raidtop_md_sparse_by_design",
         "1 for a mirror whose empty slots are configuration (QNAP [24/4]): raidtop_md_degraded_disks "
-        "counts them, but no copy is missing.", labels=a)
+        "counts them, but no copy is missing.",
+        labels=a,
+    )
     for array in snapshot.arrays:
         sync = array.sync
         if sync is not None and sync.running:

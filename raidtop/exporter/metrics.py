@@ -72,8 +72,14 @@ class MdMetrics:
             self._causes[cause] = self._causes.get(cause, 0) + 1
             self._families = self._families[:-2] + self._error_families()
 
-    def update(self, snapshot: Snapshot, duration_s: float, now: float,
-               queues: Mapping[str, QueueSettings] | None = None, findings: tuple = ()) -> None:
+    def update(
+        self,
+        snapshot: Snapshot,
+        duration_s: float,
+        now: float,
+        queues: Mapping[str, QueueSettings] | None = None,
+        findings: tuple = (),
+    ) -> None:
         """Build every family from ``snapshot``; ``now`` is the wall-clock time of the sample.
 
         ``findings``: the audit's, for ``snapshot`` (:mod:`raidtop.exporter.audit_metrics`).
@@ -86,7 +92,9 @@ class MdMetrics:
         self._unreadable += len(snapshot.raw.notes) if snapshot.raw is not None else 0
         # dm-raid volumes have their own block (dmraid_metrics); md's families count md arrays only.
         md_only = replace(snapshot, arrays=tuple(a for a in snapshot.arrays if a.source != "dm-raid"))
-        families = md_families(md_only) + smart_families(snapshot) + md_truth_families(md_only) + dmraid_families(snapshot)
+        families = (
+            md_families(md_only) + smart_families(snapshot) + md_truth_families(md_only) + dmraid_families(snapshot)
+        )
         families += io_families(snapshot)
         # Joins (member -> whole disk, node name), member flags, chunk size, driver presence.
         families += inventory_families(md_only, self.nodename)
@@ -100,26 +108,34 @@ class MdMetrics:
 
     def _exporter_families(self, duration_s: float, now: float) -> list[Metric]:
         build = InfoMetricFamily("raidtop_exporter_build", "raidtop's version.", value={"version": __version__})
-        duration = GaugeMetricFamily("raidtop_exporter_sample_duration_seconds",
-                                     "Seconds the last sample took to read and compute.", value=duration_s)
-        stamp = GaugeMetricFamily("raidtop_exporter_last_sample_timestamp_seconds",
-                                  "Unix time of the last completed sample.", value=now)
-        samples = CounterMetricFamily("raidtop_exporter_samples", "Samples taken since the exporter started.",
-                                      value=self._samples)
+        duration = GaugeMetricFamily(
+            "raidtop_exporter_sample_duration_seconds",
+            "Seconds the last sample took to read and compute.",
+            value=duration_s,
+        )
+        stamp = GaugeMetricFamily(
+            "raidtop_exporter_last_sample_timestamp_seconds", "Unix time of the last completed sample.", value=now
+        )
+        samples = CounterMetricFamily(
+            "raidtop_exporter_samples", "Samples taken since the exporter started.", value=self._samples
+        )
         unreadable = CounterMetricFamily(
             "raidtop_exporter_unreadable_inputs",
             "Inputs (files under /proc and /sys) that could not be read or parsed, summed over samples.",
-            value=self._unreadable)
+            value=self._unreadable,
+        )
         return [build, duration, stamp, samples, unreadable]
 
     def _error_families(self) -> list[Metric]:
         """The last two families, always: :meth:`record_error` replaces them in place."""
-        errors = CounterMetricFamily("raidtop_exporter_sample_errors", "Samples that failed as a whole.",
-                                     value=self._errors)
+        errors = CounterMetricFamily(
+            "raidtop_exporter_sample_errors", "Samples that failed as a whole.", value=self._errors
+        )
         causes = CounterMetricFamily(
             "raidtop_exporter_errors",
             "Failures by cause: sample (reading the system), format (preparing the scrape), textfile (writing it).",
-            labels=["cause"])
+            labels=["cause"],
+        )
         for cause in ERROR_CAUSES:
             causes.add_metric([cause], self._causes.get(cause, 0))
         return [errors, causes]
@@ -134,10 +150,16 @@ def md_families(snapshot: Snapshot) -> list[Metric]:
     for array in snapshot.arrays:
         name = array.name
         labels = [name]
-        fam.info.add_metric(labels, {
-            "level": array.level or "", "metadata": array.metadata or "", "uuid": array.uuid or "",
-            "layout": array.layout or "", "bitmap": array.bitmap or "",
-        })
+        fam.info.add_metric(
+            labels,
+            {
+                "level": array.level or "",
+                "metadata": array.metadata or "",
+                "uuid": array.uuid or "",
+                "layout": array.layout or "",
+                "bitmap": array.bitmap or "",
+            },
+        )
         state = array_state(array)
         for candidate in MD_STATES:
             fam.state.add_metric([name, candidate], 1.0 if candidate == state else 0.0)
@@ -178,9 +200,11 @@ def md_families(snapshot: Snapshot) -> list[Metric]:
 
 def thread_cpu(snapshot: Snapshot) -> Metric:
     """CPU seconds of each md kernel thread since it started, summed per (array, thread)."""
-    family = CounterMetricFamily("raidtop_md_thread_cpu_seconds",
-                                 "CPU time used by an md kernel thread (mdX_raid5, mdX_resync...).",
-                                 labels=["array", "thread"])
+    family = CounterMetricFamily(
+        "raidtop_md_thread_cpu_seconds",
+        "CPU time used by an md kernel thread (mdX_raid5, mdX_resync...).",
+        labels=["array", "thread"],
+    )
     raw = snapshot.raw
     if raw is None:
         return family
@@ -196,28 +220,34 @@ def thread_cpu(snapshot: Snapshot) -> Metric:
 
 def queue_info(queues: Mapping[str, QueueSettings]) -> Metric:
     """The queue tuning in force on each array and member device, as labels."""
-    family = InfoMetricFamily("raidtop_block_queue", "Block queue settings in force on a device.",
-                              labels=["device"])
+    family = InfoMetricFamily("raidtop_block_queue", "Block queue settings in force on a device.", labels=["device"])
     for device, q in sorted(queues.items()):
-        family.add_metric([device], {
-            "scheduler": q.scheduler or "",
-            "read_ahead_kb": "" if q.read_ahead_kb is None else str(q.read_ahead_kb),
-            "nr_requests": "" if q.nr_requests is None else str(q.nr_requests),
-        })
+        family.add_metric(
+            [device],
+            {
+                "scheduler": q.scheduler or "",
+                "read_ahead_kb": "" if q.read_ahead_kb is None else str(q.read_ahead_kb),
+                "nr_requests": "" if q.nr_requests is None else str(q.nr_requests),
+            },
+        )
     return family
 
 
 def _events_total(counts: Mapping[tuple[str, str], int]) -> Metric:
-    family = CounterMetricFamily("raidtop_md_events", "md events (mdadm --monitor's names) seen by this exporter.",
-                                 labels=["array", "event"])
+    family = CounterMetricFamily(
+        "raidtop_md_events", "md events (mdadm --monitor's names) seen by this exporter.", labels=["array", "event"]
+    )
     for (array, event), count in sorted(counts.items()):
         family.add_metric([array, event], count)
     return family
 
 
 def _last_event(times: Mapping[tuple[str, str], float]) -> Metric:
-    family = GaugeMetricFamily("raidtop_md_last_event_timestamp_seconds",
-                               "Unix time of the last md event of each type.", labels=["array", "event"])
+    family = GaugeMetricFamily(
+        "raidtop_md_last_event_timestamp_seconds",
+        "Unix time of the last md event of each type.",
+        labels=["array", "event"],
+    )
     for (array, event), when in sorted(times.items()):
         family.add_metric([array, event], when)
     return family
@@ -236,43 +266,62 @@ class _Families:
         a, m = ["array"], ["array", "member"]
         self.arrays = GaugeMetricFamily("raidtop_md_arrays", "md arrays present.", labels=[])
         self.info = InfoMetricFamily("raidtop_md", "An md array's level, metadata, uuid, layout and bitmap.", labels=a)
-        self.state = GaugeMetricFamily("raidtop_md_state", "1 for the array's state, 0 for the others.",
-                                       labels=a + ["state"])
+        self.state = GaugeMetricFamily(
+            "raidtop_md_state", "1 for the array's state, 0 for the others.", labels=a + ["state"]
+        )
         self.raid_disks = GaugeMetricFamily("raidtop_md_raid_disks", "Slots in the array.", labels=a)
         self.degraded = GaugeMetricFamily("raidtop_md_degraded_disks", "Slots without a working device.", labels=a)
         self.spares = GaugeMetricFamily("raidtop_md_spare_disks", "Idle spares (no slot, not faulty).", labels=a)
         self.size = GaugeMetricFamily("raidtop_md_size_bytes", "Usable array size.", labels=a)
-        self.mismatch = GaugeMetricFamily("raidtop_md_mismatch_sectors",
-                                          "Sectors the last check or repair found inconsistent (mismatch_cnt).",
-                                          labels=a)
-        self.limit_min = GaugeMetricFamily("raidtop_md_sync_speed_limit_min_bytes_per_second",
-                                           "Sync speed floor in force per device (the array's, else the system's).",
-                                           labels=a)
-        self.limit_max = GaugeMetricFamily("raidtop_md_sync_speed_limit_max_bytes_per_second",
-                                           "Sync speed ceiling in force per device (the array's, else the system's).",
-                                           labels=a)
-        self.done = GaugeMetricFamily("raidtop_md_sync_completed_bytes",
-                                      "Per-device bytes the running sync has done (kernel sectors x 512).",
-                                      labels=a + ["action"])
-        self.total = GaugeMetricFamily("raidtop_md_sync_total_bytes",
-                                       "Per-device bytes the running sync must do (same denominator as completed).",
-                                       labels=a + ["action"])
-        self.speed = GaugeMetricFamily("raidtop_md_sync_speed_bytes_per_second",
-                                       "The kernel's sync_speed, per device.", labels=a)
+        self.mismatch = GaugeMetricFamily(
+            "raidtop_md_mismatch_sectors",
+            "Sectors the last check or repair found inconsistent (mismatch_cnt).",
+            labels=a,
+        )
+        self.limit_min = GaugeMetricFamily(
+            "raidtop_md_sync_speed_limit_min_bytes_per_second",
+            "Sync speed floor in force per device (the array's, else the system's).",
+            labels=a,
+        )
+        self.limit_max = GaugeMetricFamily(
+            "raidtop_md_sync_speed_limit_max_bytes_per_second",
+            "Sync speed ceiling in force per device (the array's, else the system's).",
+            labels=a,
+        )
+        self.done = GaugeMetricFamily(
+            "raidtop_md_sync_completed_bytes",
+            "Per-device bytes the running sync has done (kernel sectors x 512).",
+            labels=a + ["action"],
+        )
+        self.total = GaugeMetricFamily(
+            "raidtop_md_sync_total_bytes",
+            "Per-device bytes the running sync must do (same denominator as completed).",
+            labels=a + ["action"],
+        )
+        self.speed = GaugeMetricFamily(
+            "raidtop_md_sync_speed_bytes_per_second", "The kernel's sync_speed, per device.", labels=a
+        )
         self.eta = GaugeMetricFamily("raidtop_md_sync_eta_seconds", "raidtop's smoothed time to finish.", labels=a)
-        self.finish = GaugeMetricFamily("raidtop_md_sync_kernel_finish_seconds",
-                                        "The kernel's finish= estimate from /proc/mdstat.", labels=a)
-        self.role = GaugeMetricFamily("raidtop_md_member_role", "1 for the member's role, 0 for the others.",
-                                      labels=m + ["role"])
-        self.errors = GaugeMetricFamily("raidtop_md_member_corrected_read_errors",
-                                        "Read errors md corrected on this member (dev-*/errors).", labels=m)
-        self.slow = GaugeMetricFamily("raidtop_md_member_slow",
-                                      "1 when the member's await is far above its siblings' (raidtop's rule).",
-                                      labels=m)
-        self.system_min = GaugeMetricFamily("raidtop_md_system_sync_speed_limit_min_bytes_per_second",
-                                            "/proc/sys/dev/raid/speed_limit_min.", labels=[])
-        self.system_max = GaugeMetricFamily("raidtop_md_system_sync_speed_limit_max_bytes_per_second",
-                                            "/proc/sys/dev/raid/speed_limit_max.", labels=[])
+        self.finish = GaugeMetricFamily(
+            "raidtop_md_sync_kernel_finish_seconds", "The kernel's finish= estimate from /proc/mdstat.", labels=a
+        )
+        self.role = GaugeMetricFamily(
+            "raidtop_md_member_role", "1 for the member's role, 0 for the others.", labels=m + ["role"]
+        )
+        self.errors = GaugeMetricFamily(
+            "raidtop_md_member_corrected_read_errors",
+            "Read errors md corrected on this member (dev-*/errors).",
+            labels=m,
+        )
+        self.slow = GaugeMetricFamily(
+            "raidtop_md_member_slow", "1 when the member's await is far above its siblings' (raidtop's rule).", labels=m
+        )
+        self.system_min = GaugeMetricFamily(
+            "raidtop_md_system_sync_speed_limit_min_bytes_per_second", "/proc/sys/dev/raid/speed_limit_min.", labels=[]
+        )
+        self.system_max = GaugeMetricFamily(
+            "raidtop_md_system_sync_speed_limit_max_bytes_per_second", "/proc/sys/dev/raid/speed_limit_max.", labels=[]
+        )
 
     def all(self) -> list[Metric]:
         return list(vars(self).values())

@@ -50,8 +50,9 @@ class LiveSource:
         expected, notes = md_expected_members()
         for note in notes:
             print(f"raidtop exporter: {note}", file=sys.stderr)
-        self.sampler = Sampler(root, smart=poller_for(root, smart_interval, start_delay=START_DELAY_S),
-                               md_expected_members=expected)
+        self.sampler = Sampler(
+            root, smart=poller_for(root, smart_interval, start_delay=START_DELAY_S), md_expected_members=expected
+        )
         # Who loads each array: the cgroup tree only (no /proc walk), for raidtop_md_cgroup_*.
         self.sampler.processes.want_units = True
         self.root = self.sampler.root
@@ -120,8 +121,9 @@ def _queue_devices(snapshot: Snapshot) -> tuple[str, ...]:
 class Exporter:
     """Owns the metrics and the sampling thread."""
 
-    def __init__(self, source, interval_s: float, textfile_dir: Path | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, source, interval_s: float, textfile_dir: Path | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
         self.source = source
         self.interval_s = interval_s
         self.textfile_dir = textfile_dir
@@ -186,8 +188,10 @@ class Exporter:
             pass
         if self._logged.get(cause) != sentence:
             self._logged[cause] = sentence
-            self._log(f"{sentence} (counted in raidtop_exporter_errors_total{{cause=\"{cause}\"}}; "
-                      f"retried every {self.interval_s:g} s, said once)")
+            self._log(
+                f"{sentence} (counted in raidtop_exporter_errors_total{{cause=\"{cause}\"}}; "
+                f"retried every {self.interval_s:g} s, said once)"
+            )
 
     def _recovered(self, cause: str, sentence: str) -> None:
         self.failing.pop(cause, None)

@@ -9,8 +9,19 @@ from __future__ import annotations
 from raidtop.model.md import MdArray, MdMember
 
 MD_STATES = (
-    "clean", "active", "degraded", "resyncing", "recovering", "checking", "repairing",
-    "reshaping", "delayed", "pending", "inactive", "read-only", "broken",
+    "clean",
+    "active",
+    "degraded",
+    "resyncing",
+    "recovering",
+    "checking",
+    "repairing",
+    "reshaping",
+    "delayed",
+    "pending",
+    "inactive",
+    "read-only",
+    "broken",
 )
 """Every value of the ``state`` label of ``raidtop_md_state``; exactly one is 1."""
 
@@ -18,8 +29,13 @@ MEMBER_ROLES = ("in_sync", "rebuilding", "spare", "faulty", "journal", "unknown"
 """Every value of the ``role`` label of ``raidtop_md_member_role``; exactly one is 1."""
 
 _ACTION_STATE = {
-    "resync": "resyncing", "recover": "recovering", "check": "checking", "repair": "repairing",
-    "reshape": "reshaping", "delayed": "delayed", "pending": "pending",
+    "resync": "resyncing",
+    "recover": "recovering",
+    "check": "checking",
+    "repair": "repairing",
+    "reshape": "reshaping",
+    "delayed": "delayed",
+    "pending": "pending",
 }
 
 

@@ -77,8 +77,9 @@ def read_secret(path: str | os.PathLike[str], what: str) -> str:
     return secret
 
 
-def credentials(*, bearer_token_file: Path | None = None, basic_auth_file: Path | None = None,
-                ca_file: Path | None = None) -> Credentials:
+def credentials(
+    *, bearer_token_file: Path | None = None, basic_auth_file: Path | None = None, ca_file: Path | None = None
+) -> Credentials:
     """Credentials from files, as Prometheus's own ``bearer_token_file`` / ``password_file`` do."""
     authorization = None
     if bearer_token_file is not None:
@@ -106,7 +107,8 @@ def get(url: str, *, timeout_s: float, limit: int, auth: Credentials = Credentia
     host = parts.hostname or ""
     if parts.scheme == "https":
         conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-            host, parts.port, timeout=timeout_s, context=auth.ssl_context())
+            host, parts.port, timeout=timeout_s, context=auth.ssl_context()
+        )
     else:
         conn = http.client.HTTPConnection(host, parts.port, timeout=timeout_s)
     expired = threading.Event()

@@ -5,8 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 STATE_RANK = {
-    "broken": 0, "inactive": 1, "degraded": 2, "recovering": 3, "resyncing": 4, "reshaping": 4,
-    "repairing": 5, "checking": 5, "delayed": 6, "pending": 6, "read-only": 7, "active": 8, "clean": 8,
+    "broken": 0,
+    "inactive": 1,
+    "degraded": 2,
+    "recovering": 3,
+    "resyncing": 4,
+    "reshaping": 4,
+    "repairing": 5,
+    "checking": 5,
+    "delayed": 6,
+    "pending": 6,
+    "read-only": 7,
+    "active": 8,
+    "clean": 8,
 }
 """Worst first: the order arrays and hosts are listed in."""
 

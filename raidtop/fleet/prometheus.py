@@ -16,8 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from raidtop.fleet.http_get import Credentials, FetchError, TimedOut, get
-from raidtop.fleet.model import (NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, UnusableValue,
-                                 worst_first)
+from raidtop.fleet.model import NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, UnusableValue, worst_first
 from raidtop.untrusted import COUNT_LIMIT, count, finite, plain
 
 RESPONSE_LIMIT = 16 * 1024 * 1024
@@ -34,9 +33,11 @@ MAX_DISKS = 65536
 KNOWN_HOSTS = f"max by (instance) (last_over_time(raidtop_exporter_build_info[{SEEN_WINDOW}]))"
 UP = "up"
 SAMPLE_AGE = "time() - raidtop_exporter_last_sample_timestamp_seconds"
-MD_SERIES = ('{__name__=~"raidtop_md_(state|info|raid_disks|degraded_disks|mismatch_sectors|sync_completed_bytes|'
-             'sync_total_bytes|sync_speed_bytes_per_second|sync_eta_seconds|member_role|member_slow|'
-             'member_corrected_read_errors)"}')
+MD_SERIES = (
+    '{__name__=~"raidtop_md_(state|info|raid_disks|degraded_disks|mismatch_sectors|sync_completed_bytes|'
+    'sync_total_bytes|sync_speed_bytes_per_second|sync_eta_seconds|member_role|member_slow|'
+    'member_corrected_read_errors)"}'
+)
 NODENAMES = "raidtop_exporter_node_info"
 QUERIES = (KNOWN_HOSTS, UP, SAMPLE_AGE, MD_SERIES, NODENAMES)
 """Every PromQL expression the fleet view runs (the tests run them on a real Prometheus)."""
@@ -60,8 +61,13 @@ class PrometheusError(Exception):
 class PrometheusSource:
     """Fetch :class:`FleetReading` from Prometheus at ``url`` (``http://host:9090``)."""
 
-    def __init__(self, url: str, timeout_s: float = TIMEOUT_S, clock: Callable[[], float] = time.time,
-                 auth: Credentials = Credentials()) -> None:
+    def __init__(
+        self,
+        url: str,
+        timeout_s: float = TIMEOUT_S,
+        clock: Callable[[], float] = time.time,
+        auth: Credentials = Credentials(),
+    ) -> None:
         self.url = url.rstrip("/")
         self.timeout_s = timeout_s
         self.auth = auth
@@ -72,13 +78,15 @@ class PrometheusSource:
         address = f"{self.url}/api/v1/{path}" + (f"?{urllib.parse.urlencode(params)}" if params else "")
         left = self.timeout_s if self._deadline is None else self._deadline - time.monotonic()
         if left <= 0:
-            raise PrometheusError(f"Prometheus at {plain(self.url)} is unreachable: "
-                                  f"no complete answer within {self.timeout_s:g} s")
+            raise PrometheusError(
+                f"Prometheus at {plain(self.url)} is unreachable: no complete answer within {self.timeout_s:g} s"
+            )
         try:
             answer = get(address, timeout_s=left, limit=RESPONSE_LIMIT, auth=self.auth)
         except TimedOut:
-            raise PrometheusError(f"Prometheus at {plain(self.url)} is unreachable: "
-                                  f"no complete answer within {self.timeout_s:g} s") from None
+            raise PrometheusError(
+                f"Prometheus at {plain(self.url)} is unreachable: no complete answer within {self.timeout_s:g} s"
+            ) from None
         except FetchError as exc:
             raise PrometheusError(f"Prometheus at {plain(self.url)} is unreachable: {exc}") from None
         try:
@@ -87,8 +95,10 @@ class PrometheusSource:
             doc = None
         if answer.status != 200:
             said = doc.get("error") if isinstance(doc, dict) else None
-            raise PrometheusError(f"Prometheus at {plain(self.url)} answered HTTP {answer.status}: "
-                                  f"{plain(said if isinstance(said, str) else 'no reason given')[:200]}")
+            raise PrometheusError(
+                f"Prometheus at {plain(self.url)} answered HTTP {answer.status}: "
+                f"{plain(said if isinstance(said, str) else 'no reason given')[:200]}"
+            )
         if not isinstance(doc, dict) or doc.get("status") != "success" or not isinstance(doc.get("data"), dict):
             raise PrometheusError(f"Prometheus at {plain(self.url)} sent no usable answer")
         return doc["data"]
@@ -120,8 +130,11 @@ class PrometheusSource:
             known = {_label(r, "instance") for r in self.query(KNOWN_HOSTS)}
             known.discard("")
             if not known:
-                return FleetReading(problem=f"Prometheus at {plain(self.url)} has no raidtop metrics: "
-                                            "is a `raidtop exporter` in its scrape configuration?", time=now)
+                return FleetReading(
+                    problem=f"Prometheus at {plain(self.url)} has no raidtop metrics: "
+                    "is a `raidtop exporter` in its scrape configuration?",
+                    time=now,
+                )
             up = {_label(r, "instance"): finite(_raw(r)) for r in self.query(UP)}
             age = {_label(r, "instance"): finite(_raw(r)) for r in self.query(SAMPLE_AGE)}
             names = {_label(r, "instance"): _label(r, "nodename") for r in self.query(NODENAMES)}
@@ -134,9 +147,14 @@ class PrometheusSource:
         return FleetReading(hosts=worst_first(build_hosts(known, up, age, series, names, alerts)), time=now)
 
 
-def build_hosts(known: set[str], up: dict[str, float | None], age: dict[str, float | None], series: list[dict],
-                names: dict[str, str] | None = None,
-                alerts: dict[str, tuple[str, ...]] | None = None) -> list[FleetHost]:
+def build_hosts(
+    known: set[str],
+    up: dict[str, float | None],
+    age: dict[str, float | None],
+    series: list[dict],
+    names: dict[str, str] | None = None,
+    alerts: dict[str, tuple[str, ...]] | None = None,
+) -> list[FleetHost]:
     """Turn query results into hosts (pure, for tests); a host with an unusable value is marked unreadable."""
     by_instance: dict[str, list[dict]] = defaultdict(list)
     for r in series:
@@ -144,13 +162,14 @@ def build_hosts(known: set[str], up: dict[str, float | None], age: dict[str, flo
     shown = host_names(known, names or {})
     hosts = []
     for instance in sorted(known):
-        problem = _host_problem(up.get(instance, None) if instance in up else "missing", age.get(instance))
+        problem = _host_problem(up.get(instance) if instance in up else "missing", age.get(instance))
         try:
             arrays = _arrays(by_instance.get(instance, []))
         except UnusableValue as exc:
             arrays, problem = (), problem or f"sent a value raidtop cannot use: {exc}"
-        hosts.append(FleetHost(instance, arrays, problem, shown=shown[instance],
-                               alerts=(alerts or {}).get(instance, ())))
+        hosts.append(
+            FleetHost(instance, arrays, problem, shown=shown[instance], alerts=(alerts or {}).get(instance, ()))
+        )
     return hosts
 
 
@@ -193,8 +212,10 @@ def _arrays(series: list[dict]) -> tuple[FleetArray, ...]:
     for name, fields in arrays.items():
         if "state" not in fields:
             continue
-        mem = tuple(FleetMember(m, f.get("role", "unknown"), f.get("slow", False), f.get("errors"))
-                    for m, f in sorted(members.get(name, {}).items()))
+        mem = tuple(
+            FleetMember(m, f.get("role", "unknown"), f.get("slow", False), f.get("errors"))
+            for m, f in sorted(members.get(name, {}).items())
+        )
         found.append(FleetArray(name=name, members=mem, **fields))
     return tuple(found)
 

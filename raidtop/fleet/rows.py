@@ -12,8 +12,16 @@ BAR_WIDTH = 16
 FLEET_COLUMNS = ("Host", "Array", "Level", "State", "Disks", "Progress", "Speed", "ETA", "Alerts firing")
 HOST_COLUMNS = ("Array", "Member", "Role", "Slow", "Errors")
 _TONE = {
-    "broken": "crit", "inactive": "crit", "degraded": "warn", "recovering": "warn", "resyncing": "accent",
-    "reshaping": "accent", "checking": "accent", "repairing": "accent", "faulty": "crit", "rebuilding": "warn",
+    "broken": "crit",
+    "inactive": "crit",
+    "degraded": "warn",
+    "recovering": "warn",
+    "resyncing": "accent",
+    "reshaping": "accent",
+    "checking": "accent",
+    "repairing": "accent",
+    "faulty": "crit",
+    "rebuilding": "warn",
 }
 
 
@@ -69,8 +77,13 @@ def host_rows(host: FleetHost) -> list[Row]:
         for member in array.members:
             errors = "" if member.errors is None else str(member.errors)
             tone = _TONE.get(member.role) or ("warn" if member.slow else None)
-            rows.append(Row(array.name, (label, plain(member.name), plain(member.role), "slow" if member.slow else "",
-                                         errors), tone))
+            rows.append(
+                Row(
+                    array.name,
+                    (label, plain(member.name), plain(member.role), "slow" if member.slow else "", errors),
+                    tone,
+                )
+            )
     return rows
 
 

@@ -47,8 +47,15 @@ def check_host(name: str) -> str | None:
 class SshSource:
     """Fetch :class:`FleetReading` by running ``remote_command`` on every host, in parallel."""
 
-    def __init__(self, hosts: Sequence[str], *, ssh_config: str | None = None, remote_command: str = REMOTE_COMMAND,
-                 timeout_s: float = 30.0, ssh: str = "ssh") -> None:
+    def __init__(
+        self,
+        hosts: Sequence[str],
+        *,
+        ssh_config: str | None = None,
+        remote_command: str = REMOTE_COMMAND,
+        timeout_s: float = 30.0,
+        ssh: str = "ssh",
+    ) -> None:
         self.hosts = tuple(hosts)
         self.ssh_config = ssh_config
         self.remote_command = remote_command
@@ -132,36 +139,65 @@ class SshSource:
 
 def arrays_from_snapshot(doc: dict[str, Any]) -> list[FleetArray]:
     """The fleet's arrays from one ``raidtop snapshot --json`` document (raises on a wrong shape)."""
-    waits = {_name(d["name"]): SimpleNamespace(r_await_ms=_num(d.get("r_await_ms"), "r_await_ms"),
-                                                w_await_ms=_num(d.get("w_await_ms"), "w_await_ms"))
-             for d in doc.get("disks") or [] if isinstance(d, dict) and isinstance(d.get("name"), str)}
+    waits = {
+        _name(d["name"]): SimpleNamespace(
+            r_await_ms=_num(d.get("r_await_ms"), "r_await_ms"), w_await_ms=_num(d.get("w_await_ms"), "w_await_ms")
+        )
+        for d in doc.get("disks") or []
+        if isinstance(d, dict) and isinstance(d.get("name"), str)
+    }
     out = []
     for a in doc["arrays"]:
-        members = tuple(MdMember(_name(m["name"]), slot=_int(m.get("slot"), "slot", MAX_DISKS),
-                                 roles=tuple(map(_name, m.get("roles") or ())), errors=_int(m.get("errors"), "errors"))
-                        for m in a.get("members") or [])
+        members = tuple(
+            MdMember(
+                _name(m["name"]),
+                slot=_int(m.get("slot"), "slot", MAX_DISKS),
+                roles=tuple(map(_name, m.get("roles") or ())),
+                errors=_int(m.get("errors"), "errors"),
+            )
+            for m in a.get("members") or []
+        )
         sync_doc = a.get("sync")
         sync = None
         if isinstance(sync_doc, dict):
-            sync = MdSync(_name(sync_doc["action"]), done_kib=_int(sync_doc.get("done_kib"), "done_kib", _KIB_LIMIT),
-                          total_kib=_int(sync_doc.get("total_kib"), "total_kib", _KIB_LIMIT),
-                          speed_kib_s=_int(sync_doc.get("speed_kib_s"), "speed_kib_s", _KIB_LIMIT),
-                          eta_s=_num(sync_doc.get("eta_s"), "eta_s"))
-        array = MdArray(_name(a["name"]), _str(a.get("level")), _str(a.get("state")), _name(a.get("health") or "ok"),
-                        raid_disks=_int(a.get("raid_disks"), "raid_disks", MAX_DISKS),
-                        degraded=_int(a.get("degraded"), "degraded", MAX_DISKS), members=members,
-                        sync=sync, mismatch_cnt=_int(a.get("mismatch_cnt"), "mismatch_cnt"),
-                        read_only=a.get("read_only") is True, auto_read_only=a.get("auto_read_only") is True)
+            sync = MdSync(
+                _name(sync_doc["action"]),
+                done_kib=_int(sync_doc.get("done_kib"), "done_kib", _KIB_LIMIT),
+                total_kib=_int(sync_doc.get("total_kib"), "total_kib", _KIB_LIMIT),
+                speed_kib_s=_int(sync_doc.get("speed_kib_s"), "speed_kib_s", _KIB_LIMIT),
+                eta_s=_num(sync_doc.get("eta_s"), "eta_s"),
+            )
+        array = MdArray(
+            _name(a["name"]),
+            _str(a.get("level")),
+            _str(a.get("state")),
+            _name(a.get("health") or "ok"),
+            raid_disks=_int(a.get("raid_disks"), "raid_disks", MAX_DISKS),
+            degraded=_int(a.get("degraded"), "degraded", MAX_DISKS),
+            members=members,
+            sync=sync,
+            mismatch_cnt=_int(a.get("mismatch_cnt"), "mismatch_cnt"),
+            read_only=a.get("read_only") is True,
+            auto_read_only=a.get("auto_read_only") is True,
+        )
         slow = slow_members(array, waits)
         running = sync is not None and sync.running
-        out.append(FleetArray(
-            name=array.name, state=array_state(array), level=array.level, raid_disks=array.raid_disks,
-            degraded=array.degraded, action=sync.action if running else None,
-            done_bytes=_bytes(sync.done_kib) if running else None,
-            total_bytes=_bytes(sync.total_kib) if running else None,
-            speed_bytes_s=_bytes(sync.speed_kib_s) if running else None, eta_s=sync.eta_s if running else None,
-            mismatch_sectors=array.mismatch_cnt,
-            members=tuple(FleetMember(m.name, member_role(m), m.name in slow, m.errors) for m in members)))
+        out.append(
+            FleetArray(
+                name=array.name,
+                state=array_state(array),
+                level=array.level,
+                raid_disks=array.raid_disks,
+                degraded=array.degraded,
+                action=sync.action if running else None,
+                done_bytes=_bytes(sync.done_kib) if running else None,
+                total_bytes=_bytes(sync.total_kib) if running else None,
+                speed_bytes_s=_bytes(sync.speed_kib_s) if running else None,
+                eta_s=sync.eta_s if running else None,
+                mismatch_sectors=array.mismatch_cnt,
+                members=tuple(FleetMember(m.name, member_role(m), m.name in slow, m.errors) for m in members),
+            )
+        )
     return out
 
 

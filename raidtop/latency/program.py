@@ -13,9 +13,11 @@ is the kernel's internal dev_t: ``major << 20 | minor``.
 
 from __future__ import annotations
 
-WHAT_IT_LOADS = ("raidtop loads a bpftrace program into the kernel: two block tracepoints "
-                 "(block_rq_issue, block_rq_complete) on {devices}, to build each member's latency "
-                 "histogram (p50/p99/max); it is unloaded when the member view closes.")
+WHAT_IT_LOADS = (
+    "raidtop loads a bpftrace program into the kernel: two block tracepoints "
+    "(block_rq_issue, block_rq_complete) on {devices}, to build each member's latency "
+    "histogram (p50/p99/max); it is unloaded when the member view closes."
+)
 
 
 def kernel_dev(major: int, minor: int) -> int:
@@ -27,8 +29,9 @@ def program(devs: list[tuple[str, int, int]], interval_s: int = 1) -> str:
     """The bpftrace source for the devices ``[(name, major, minor), ...]``, printing every ``interval_s``."""
     if not devs or not 1 <= interval_s <= 60:
         raise ValueError("at least one device and an interval of 1 to 60 s")
-    numbers = sorted({kernel_dev(major, minor) for _name, major, minor in devs
-                      if 0 <= major < 4096 and 0 <= minor < (1 << 20)})
+    numbers = sorted(
+        {kernel_dev(major, minor) for _name, major, minor in devs if 0 <= major < 4096 and 0 <= minor < (1 << 20)}
+    )
     if not numbers:
         raise ValueError("no valid device numbers")
     cond = " || ".join(f"args->dev == {n}" for n in numbers)

@@ -47,8 +47,19 @@ def parse_jump(text: str, start: float, end: float, current: float) -> float | N
     match = re.fullmatch(r"(\d{1,2}):(\d{2})(?::(\d{2}))?", text)
     if match:
         day = time.localtime(start)
-        target = time.mktime((day.tm_year, day.tm_mon, day.tm_mday, int(match.group(1)), int(match.group(2)),
-                              int(match.group(3) or 0), 0, 0, -1))
+        target = time.mktime(
+            (
+                day.tm_year,
+                day.tm_mon,
+                day.tm_mday,
+                int(match.group(1)),
+                int(match.group(2)),
+                int(match.group(3) or 0),
+                0,
+                0,
+                -1,
+            )
+        )
         return _clamp(target, start, end)
     match = re.fullmatch(r"\d+(?:\.\d+)?", text)
     if match:

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-NEEDS_MDADM = ("uuid (as mdadm prints it)", "array name", "creation time", "update time", "event count",
-               "per-member superblock roles and event counts")
+NEEDS_MDADM = (
+    "uuid (as mdadm prints it)",
+    "array name",
+    "creation time",
+    "update time",
+    "event count",
+    "per-member superblock roles and event counts",
+)
 """The fields raidtop shows only where mdadm is installed."""
 
 

@@ -41,7 +41,9 @@ MEMBER_KEYS = (
     MemberKey("add_spare", "w", "Spare", "Add a fresh disk as a spare (mdadm --add-spare)"),
     MemberKey("replace", "c", "Replace", "Copy the highlighted member onto a spare, then fail it (mdadm --replace)"),
     MemberKey("check", "k", "Check", "Start a check: read everything, count mismatches (md/sync_action)"),
-    MemberKey("repair", "K", "Repair", "Start a repair: rewrite mismatched parity or copies (md/sync_action)", show=False),
+    MemberKey(
+        "repair", "K", "Repair", "Start a repair: rewrite mismatched parity or copies (md/sync_action)", show=False
+    ),
     MemberKey("speed_limit", "L", "Speed", "Cycle the rebuild speed limit: 1, 10, 50 MB/s, system default"),
 )
 """One key per verb, used by the demo, the dashboard and the Lab screen alike.
@@ -53,8 +55,14 @@ kept for the verbs users reach for first (f, r, a).
 """
 
 VERB_WORDS = {
-    "fail": "Fail", "remove": "Remove", "add": "Add a fresh disk to", "re_add": "Re-add to",
-    "add_spare": "Add a spare to", "replace": "Replace", "check": "Check", "repair": "Repair",
+    "fail": "Fail",
+    "remove": "Remove",
+    "add": "Add a fresh disk to",
+    "re_add": "Re-add to",
+    "add_spare": "Add a spare to",
+    "replace": "Replace",
+    "check": "Check",
+    "repair": "Repair",
     "speed_limit": "Change the rebuild speed limit of",
 }
 """How a confirmation's title starts for each verb."""

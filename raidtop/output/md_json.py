@@ -71,10 +71,16 @@ def snapshot_array_to_json(array: MdArray) -> dict[str, Any]:
     entry = array_to_json(array) | {"read_only": array.read_only, "auto_read_only": array.auto_read_only}
     # Issue 23's additions: the stall, the limit holding a sync, slots empty by design, since when degraded.
     if array.sync is not None:
-        entry["sync"] |= {"stalled_s": array.sync.stalled_s, "held_by": array.sync.held_by,
-                          "held_limit_kib_s": array.sync.held_limit_kib_s}
-    return entry | {"sparse_by_design": array.sparse_by_design, "degraded_since": array.degraded_since,
-                    "degraded_since_basis": array.degraded_since_basis}
+        entry["sync"] |= {
+            "stalled_s": array.sync.stalled_s,
+            "held_by": array.sync.held_by,
+            "held_limit_kib_s": array.sync.held_limit_kib_s,
+        }
+    return entry | {
+        "sparse_by_design": array.sparse_by_design,
+        "degraded_since": array.degraded_since,
+        "degraded_since_basis": array.degraded_since_basis,
+    }
 
 
 def speed_limit_to_json(limit: RaidSpeedLimit | None) -> dict[str, Any]:
@@ -86,8 +92,13 @@ def speed_limit_to_json(limit: RaidSpeedLimit | None) -> dict[str, Any]:
 
 def event_to_json(event: MdEvent) -> dict[str, Any]:
     """One entry of ``events``."""
-    return {"time": event.time, "array": event.array, "event": event.event, "member": event.member,
-            "expected": event.expected}
+    return {
+        "time": event.time,
+        "array": event.array,
+        "event": event.event,
+        "member": event.member,
+        "expected": event.expected,
+    }
 
 
 def md_to_json(

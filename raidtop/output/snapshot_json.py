@@ -12,14 +12,48 @@ from raidtop.model.processes import IoAttribution
 from raidtop.model.smart import RebuildRisk, SmartHealth
 
 _DISK_KEYS = (
-    "r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "rrqm_pct", "wrqm_pct", "r_await_ms",
-    "w_await_ms", "aqu_sz", "rareq_sz_kb", "wareq_sz_kb", "util_pct", "d_s", "dkb_s", "drqm_s",
-    "drqm_pct", "d_await_ms", "dareq_sz_kb", "f_s", "f_await_ms",
+    "r_s",
+    "w_s",
+    "rkb_s",
+    "wkb_s",
+    "rrqm_s",
+    "wrqm_s",
+    "rrqm_pct",
+    "wrqm_pct",
+    "r_await_ms",
+    "w_await_ms",
+    "aqu_sz",
+    "rareq_sz_kb",
+    "wareq_sz_kb",
+    "util_pct",
+    "d_s",
+    "dkb_s",
+    "drqm_s",
+    "drqm_pct",
+    "d_await_ms",
+    "dareq_sz_kb",
+    "f_s",
+    "f_await_ms",
 )
 _CPU_KEYS = ("usr", "nice", "sys", "iowait", "irq", "soft", "steal", "guest", "gnice", "idle")
 _VM_KEYS = (
-    "r", "b", "swpd_kb", "free_kb", "buff_kb", "cache_kb", "si_kb_s", "so_kb_s", "bi_kb_s",
-    "bo_kb_s", "in_s", "cs_s", "us", "sy", "id", "wa", "st",
+    "r",
+    "b",
+    "swpd_kb",
+    "free_kb",
+    "buff_kb",
+    "cache_kb",
+    "si_kb_s",
+    "so_kb_s",
+    "bi_kb_s",
+    "bo_kb_s",
+    "in_s",
+    "cs_s",
+    "us",
+    "sy",
+    "id",
+    "wa",
+    "st",
 )
 
 
@@ -45,8 +79,12 @@ def vm_json(v: VmStat | None) -> dict[str, Any] | None:
     out["loadavg"] = list(v.loadavg) if v.loadavg else None
     out["pressure"] = {
         p.resource: {
-            "some_avg10": p.some_avg10, "some_avg60": p.some_avg60, "some_avg300": p.some_avg300,
-            "full_avg10": p.full_avg10, "full_avg60": p.full_avg60, "full_avg300": p.full_avg300,
+            "some_avg10": p.some_avg10,
+            "some_avg60": p.some_avg60,
+            "some_avg300": p.some_avg300,
+            "full_avg10": p.full_avg10,
+            "full_avg60": p.full_avg60,
+            "full_avg300": p.full_avg300,
         }
         for p in v.pressure
     }
@@ -56,8 +94,13 @@ def vm_json(v: VmStat | None) -> dict[str, Any] | None:
 def sensor_json(s: Sensor) -> dict[str, Any]:
     """One hwmon reading."""
     return {
-        "chip": s.chip, "label": s.label, "kind": s.kind, "value": s.value,
-        "high": s.high, "crit": s.crit, "device": s.device,
+        "chip": s.chip,
+        "label": s.label,
+        "kind": s.kind,
+        "value": s.value,
+        "high": s.high,
+        "crit": s.crit,
+        "device": s.device,
     }
 
 
@@ -103,7 +146,9 @@ def snapshot_json(snap: Snapshot, earlier_events: tuple[MdEvent, ...] = ()) -> d
         **io_json(snap.io),
         "full_filesystems": list(snap.full_filesystems),
         # Present only when this sample read it (a view showed it, or an array is degraded).
-        "stack": {name: asdict(node) for name, node in sorted(snap.stack.nodes.items())} if snap.stack is not None else None,
+        "stack": {name: asdict(node) for name, node in sorted(snap.stack.nodes.items())}
+        if snap.stack is not None
+        else None,
         "notes": list(snap.notes),
     }
 
@@ -115,9 +160,17 @@ def io_json(io: IoAttribution | None) -> dict[str, Any]:
     return {
         "io_attribution": {"level": io.level, "source": io.source},
         "processes": [
-            {"pid": p.pid, "comm": p.comm, "user": p.user, "unit": p.unit, "kernel": p.kernel,
-             "read_b_s": _round(p.read_b_s), "write_b_s": _round(p.write_b_s),
-             "syscr_s": _round(p.syscr_s), "syscw_s": _round(p.syscw_s)}
+            {
+                "pid": p.pid,
+                "comm": p.comm,
+                "user": p.user,
+                "unit": p.unit,
+                "kernel": p.kernel,
+                "read_b_s": _round(p.read_b_s),
+                "write_b_s": _round(p.write_b_s),
+                "syscr_s": _round(p.syscr_s),
+                "syscw_s": _round(p.syscw_s),
+            }
             for p in io.processes
         ],
     }
@@ -128,11 +181,20 @@ def _with_units(rows: list[dict[str, Any]], io: IoAttribution | None) -> list[di
     by_device = io.by_device if io is not None else None
     for row in rows:
         units = by_device.get(row["name"], ()) if by_device is not None else None
-        row["io_by_unit"] = None if units is None else [
-            {"unit": u.unit, "read_b_s": _round(u.read_b_s), "write_b_s": _round(u.write_b_s),
-             "reads_s": _round(u.reads_s), "writes_s": _round(u.writes_s)}
-            for u in units
-        ]
+        row["io_by_unit"] = (
+            None
+            if units is None
+            else [
+                {
+                    "unit": u.unit,
+                    "read_b_s": _round(u.read_b_s),
+                    "write_b_s": _round(u.write_b_s),
+                    "reads_s": _round(u.reads_s),
+                    "writes_s": _round(u.writes_s),
+                }
+                for u in units
+            ]
+        )
     return rows
 
 

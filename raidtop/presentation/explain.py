@@ -62,19 +62,42 @@ def explain_disk(snap: Snapshot, name: str) -> Explanation | None:
 
     lines: list[Line] = []
     for prefix, label in (("rd", "r"), ("wr", "w"), ("dc", "d")):
-        ios, merges, sectors, ticks = d(f"{prefix}_ios"), d(f"{prefix}_merges"), d(f"{prefix}_sectors"), d(f"{prefix}_ticks")
+        ios, merges, sectors, ticks = (
+            d(f"{prefix}_ios"),
+            d(f"{prefix}_merges"),
+            d(f"{prefix}_sectors"),
+            d(f"{prefix}_ticks"),
+        )
         if ios is None:
             continue
         key = {"rd": "r", "wr": "w", "dc": "d"}[prefix]
         lines += [
             Line(f"{label}/s", f"Δ{prefix}_ios / Δt", f"{ios} / {dt:.2f} s", num(getattr(row, f"{key}_s"))),
-            Line(f"{label}kB/s", f"Δ{prefix}_sectors / 2 / Δt", f"{sectors} / 2 / {dt:.2f} s", num(getattr(row, f"{key}kb_s"))),
+            Line(
+                f"{label}kB/s",
+                f"Δ{prefix}_sectors / 2 / Δt",
+                f"{sectors} / 2 / {dt:.2f} s",
+                num(getattr(row, f"{key}kb_s")),
+            ),
             Line(f"{label}rqm/s", f"Δ{prefix}_merges / Δt", f"{merges} / {dt:.2f} s", num(getattr(row, f"{key}rqm_s"))),
-            Line(f"%{label}rqm", f"Δ{prefix}_merges / (Δ{prefix}_merges + Δ{prefix}_ios) × 100",
-                 f"{merges} / ({merges} + {ios}) × 100", num(getattr(row, f"{key}rqm_pct"))),
-            Line(f"{label}_await", f"Δ{prefix}_ticks / Δ{prefix}_ios", f"{ticks} ms / {ios}", num(getattr(row, f"{key}_await_ms"))),
-            Line(f"{label}areq-sz", f"Δ{prefix}_sectors / 2 / Δ{prefix}_ios", f"{sectors} / 2 / {ios}",
-                 num(getattr(row, f"{key}areq_sz_kb"))),
+            Line(
+                f"%{label}rqm",
+                f"Δ{prefix}_merges / (Δ{prefix}_merges + Δ{prefix}_ios) × 100",
+                f"{merges} / ({merges} + {ios}) × 100",
+                num(getattr(row, f"{key}rqm_pct")),
+            ),
+            Line(
+                f"{label}_await",
+                f"Δ{prefix}_ticks / Δ{prefix}_ios",
+                f"{ticks} ms / {ios}",
+                num(getattr(row, f"{key}_await_ms")),
+            ),
+            Line(
+                f"{label}areq-sz",
+                f"Δ{prefix}_sectors / 2 / Δ{prefix}_ios",
+                f"{sectors} / 2 / {ios}",
+                num(getattr(row, f"{key}areq_sz_kb")),
+            ),
         ]
     fl_ios, fl_ticks = d("fl_ios"), d("fl_ticks")
     if fl_ios is not None:
@@ -84,7 +107,12 @@ def explain_disk(snap: Snapshot, name: str) -> Explanation | None:
         ]
     lines += [
         Line("aqu-sz", "Δrq_ticks / (Δt × 1000)", f"{d('rq_ticks')} ms / {dt * 1000:.0f} ms", num(row.aqu_sz)),
-        Line("%util", "Δio_ticks / (Δt × 1000) × 100", f"{d('tot_ticks')} ms / {dt * 1000:.0f} ms × 100", num(row.util_pct)),
+        Line(
+            "%util",
+            "Δio_ticks / (Δt × 1000) × 100",
+            f"{d('tot_ticks')} ms / {dt * 1000:.0f} ms × 100",
+            num(row.util_pct),
+        ),
     ]
     caveats = [f"Δt = {dt:.2f} s, from /proc/uptime as sysstat measures it; sectors are 512 bytes; ticks are ms."]
     if row.kind in ("md", "dm") or name.startswith("nvme"):
@@ -169,23 +197,49 @@ def explain_array(snap: Snapshot, name: str) -> Explanation | None:
     array = next((a for a in snap.arrays if a.name == name), None)
     if array is None:
         return None
-    lines: list[Line] = [Line("[n/m]", "raid_disks / (raid_disks − degraded)", f"{array.raid_disks} / ({array.raid_disks} − {array.degraded})",
-                              array.counts_string or "—")]
+    lines: list[Line] = [
+        Line(
+            "[n/m]",
+            "raid_disks / (raid_disks − degraded)",
+            f"{array.raid_disks} / ({array.raid_disks} − {array.degraded})",
+            array.counts_string or "—",
+        )
+    ]
     sync = array.sync
     if sync is not None:
         held = held_text(sync) or "nothing: the disks set the pace"
         lines += [
-            Line("progress", "sync_completed: done / total (512-byte sectors)", f"{sync.done_kib} KiB / {sync.total_kib} KiB",
-                 num(sync.percent, 1) + "%"),
+            Line(
+                "progress",
+                "sync_completed: done / total (512-byte sectors)",
+                f"{sync.done_kib} KiB / {sync.total_kib} KiB",
+                num(sync.percent, 1) + "%",
+            ),
             Line("Speed", SPEED_METHOD, held, sync_speed_cell(sync)),
-            Line("ETA", ETA_METHOD, "steady where finish= jumps; " + (sync.eta_basis or "no estimate"),
-                 num(sync.eta_s, 0) + " s"),
-            Line("STALLED", STALL_METHOD, f"{num(sync.stalled_s, 0)} s without progress" if sync.stalled else "moving",
-                 "yes" if sync.stalled else "no"),
-            Line("sync_speed", "the kernel's instant figure: work since md's mark / whole seconds since it",
-                 "md's own ~30 s average, KiB/s per device", num(sync.speed_kib_s, 0)),
-            Line("finish=", "the kernel's: remaining / sync_speed (from /proc/mdstat)",
-                 "off by the old rate for up to 30 s after a limit change", num(sync.eta_s_kernel, 0) + " s"),
+            Line(
+                "ETA",
+                ETA_METHOD,
+                "steady where finish= jumps; " + (sync.eta_basis or "no estimate"),
+                num(sync.eta_s, 0) + " s",
+            ),
+            Line(
+                "STALLED",
+                STALL_METHOD,
+                f"{num(sync.stalled_s, 0)} s without progress" if sync.stalled else "moving",
+                "yes" if sync.stalled else "no",
+            ),
+            Line(
+                "sync_speed",
+                "the kernel's instant figure: work since md's mark / whole seconds since it",
+                "md's own ~30 s average, KiB/s per device",
+                num(sync.speed_kib_s, 0),
+            ),
+            Line(
+                "finish=",
+                "the kernel's: remaining / sync_speed (from /proc/mdstat)",
+                "off by the old rate for up to 30 s after a limit change",
+                num(sync.eta_s_kernel, 0) + " s",
+            ),
         ]
     caveats = ["For raid4/5/6 recovery the total is the per-device size, not the array size."]
     load = rebuild_vs_load(snap, array)
@@ -231,11 +285,22 @@ def explain_rebuild_risk(array: MdArray, risk: RebuildRisk) -> tuple[list[Line],
         size = "—" if s.bytes_to_read is None else str(s.bytes_to_read)
         lines.append(Line(f"{s.disk} left", source[0], source[1], f"{size} B"))
         bits = "—" if s.bytes_to_read is None else f"{s.bytes_to_read * 8:.4g}"
-        lines.append(Line(f"{s.disk} URE", "1 − exp(−bytes × 8 / rate)", f"1 − exp(−{bits} / {s.error_rate_bits:.3g})",
-                          percent(s.ure_probability)))
-        lines.append(Line(f"{s.disk} rate", "rated bits per unrecoverable error", rate_text(s.error_rate_bits, s.rate_assumed), ""))
+        lines.append(
+            Line(
+                f"{s.disk} URE",
+                "1 − exp(−bytes × 8 / rate)",
+                f"1 − exp(−{bits} / {s.error_rate_bits:.3g})",
+                percent(s.ure_probability),
+            )
+        )
+        lines.append(
+            Line(
+                f"{s.disk} rate", "rated bits per unrecoverable error", rate_text(s.error_rate_bits, s.rate_assumed), ""
+            )
+        )
     why = f"{risk.array} is {risk.why}; survivors that are not ok: " + ", ".join(
-        f"{s.disk} ({s.verdict}: {', '.join(s.reasons) or 'no reason given'})" for s in risk.survivors)
+        f"{s.disk} ({s.verdict}: {', '.join(s.reasons) or 'no reason given'})" for s in risk.survivors
+    )
     return lines, [why, *URE_ASSUMPTIONS]
 
 

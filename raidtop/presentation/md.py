@@ -183,7 +183,9 @@ def sparse_text(array: MdArray) -> str:
     return f"{array.working_disks}/{array.raid_disks} slots, by design"
 
 
-def row_marks(array: MdArray, now: float | None, slow: set[str], member_verdicts: dict[str, str]) -> list[tuple[str, str]]:
+def row_marks(
+    array: MdArray, now: float | None, slow: set[str], member_verdicts: dict[str, str]
+) -> list[tuple[str, str]]:
     """What the array's own row must say beyond its state: (text, tone), most urgent first.
 
     A stalled sync, a member whose disk SMART calls failing or watch, a slow

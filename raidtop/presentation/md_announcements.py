@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.collect.md.events import mismatch_verdict, rings_bell
 from raidtop.model.snapshot import Snapshot
@@ -50,12 +50,15 @@ def describe_event(event: MdEvent) -> str:
         "SmartWarning": f"disk{member} health worsened",
         "SyncStalled": "sync STALLED: no progress; look for a member that hangs (dmesg, member await)",
     }
-    text = words.get(event.event) or (f"rebuild passed {event.event[7:]}%" if event.event.startswith("Rebuild") else event.event)
+    text = words.get(event.event) or (
+        f"rebuild passed {event.event[7:]}%" if event.event.startswith("Rebuild") else event.event
+    )
     return text + (f" — {event.detail}" if event.detail else "")
 
 
-def announcements(snapshot: Snapshot, previous_alerts: frozenset[str],
-                  heard: Callable[[str], bool] | None = None) -> tuple[list[Announcement], bool]:
+def announcements(
+    snapshot: Snapshot, previous_alerts: frozenset[str], heard: Callable[[str], bool] | None = None
+) -> tuple[list[Announcement], bool]:
     """The notifications ``snapshot``'s md events call for, and whether a failure rings the bell.
 
     ``previous_alerts`` are the degraded alerts of the sample before: an array

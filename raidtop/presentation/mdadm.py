@@ -16,8 +16,11 @@ def mdadm_pairs(detail: MdadmDetail | None) -> list[tuple[str, str, str | None]]
     if detail is None:
         return [("mdadm", "reading (mdadm --detail, --examine)…", "dim")]
     if detail.unavailable is not None:
-        return [("mdadm", detail.unavailable, "dim"), ("", "needs mdadm: " + ", ".join(NEEDS_MDADM[:3]), "dim"),
-                ("", ", ".join(NEEDS_MDADM[3:]), "dim")]
+        return [
+            ("mdadm", detail.unavailable, "dim"),
+            ("", "needs mdadm: " + ", ".join(NEEDS_MDADM[:3]), "dim"),
+            ("", ", ".join(NEEDS_MDADM[3:]), "dim"),
+        ]
     pairs: list[tuple[str, str, str | None]] = [
         ("Name (mdadm)", detail.name or "—", None),
         ("UUID (mdadm)", detail.uuid or "—", None),
@@ -28,6 +31,8 @@ def mdadm_pairs(detail: MdadmDetail | None) -> list[tuple[str, str, str | None]]
     top = detail.events
     for m in detail.members:
         behind = top is not None and m.events is not None and m.events < top
-        events = "events ?" if m.events is None else f"events {m.events}" + (f" ({top - m.events} behind)" if behind else "")
+        events = (
+            "events ?" if m.events is None else f"events {m.events}" + (f" ({top - m.events} behind)" if behind else "")
+        )
         pairs.append((f"  {m.name}", f"role {m.role or '?'} · {events}", "warn" if behind else None))
     return pairs

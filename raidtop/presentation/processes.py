@@ -82,7 +82,14 @@ def _shares(totals: dict[str, list[float]], array: MdArray | None) -> list[UnitS
     all_r = sum(v[0] for v in totals.values())
     all_w = sum(v[1] for v in totals.values())
     shares = [
-        UnitShare(unit_label(unit, array), unit, r, w, r / all_r * 100.0 if all_r else None, w / all_w * 100.0 if all_w else None)
+        UnitShare(
+            unit_label(unit, array),
+            unit,
+            r,
+            w,
+            r / all_r * 100.0 if all_r else None,
+            w / all_w * 100.0 if all_w else None,
+        )
         for unit, (r, w) in totals.items()
     ]
     shares.sort(key=lambda s: (-(s.read_b_s + s.write_b_s), s.unit))
@@ -99,13 +106,16 @@ def unit_label(unit: str, array: MdArray | None = None) -> str:
 
 
 def shares_sentence(name: str, shares: list[UnitShare], limit: int = 2) -> str:
-    """"md0: 92 % of writes from postgresql.service, 6 % md0_resync (root cgroup)" — or reads when none."""
+    """ "md0: 92 % of writes from postgresql.service, 6 % md0_resync (root cgroup)" — or reads when none."""
     writes = [s for s in shares if s.write_pct]
     key = "write_pct" if writes else "read_pct"
     ranked = sorted((s for s in shares if getattr(s, key)), key=lambda s: -getattr(s, key))
     if not ranked:
         return f"{name}: no member I/O this interval"
-    parts = [_pct(getattr(s, key)) + (f" of {key[:-4]}s from " if i == 0 else " ") + s.label for i, s in enumerate(ranked[:limit])]
+    parts = [
+        _pct(getattr(s, key)) + (f" of {key[:-4]}s from " if i == 0 else " ") + s.label
+        for i, s in enumerate(ranked[:limit])
+    ]
     return f"{name}: " + ", ".join(parts)
 
 
@@ -145,13 +155,21 @@ def rebuild_vs_load(snap: Snapshot, array: MdArray) -> tuple[str, list[str]] | N
     other, own = load
     shares = [s for s in array_shares(snap, array) if s.unit != ROOT_UNIT]
     who = ", ".join(f"{s.label} {(s.read_b_s + s.write_b_s) / 1e6:.1f} MB/s" for s in shares[:2]) or "nothing else"
-    limit_min = array.sync_speed_min if array.sync_speed_min is not None else (
-        snap.raid_speed_limit.min if snap.raid_speed_limit else None)
-    limit_max = array.sync_speed_max if array.sync_speed_max is not None else (
-        snap.raid_speed_limit.max if snap.raid_speed_limit else None)
+    limit_min = (
+        array.sync_speed_min
+        if array.sync_speed_min is not None
+        else (snap.raid_speed_limit.min if snap.raid_speed_limit else None)
+    )
+    limit_max = (
+        array.sync_speed_max
+        if array.sync_speed_max is not None
+        else (snap.raid_speed_limit.max if snap.raid_speed_limit else None)
+    )
     speed = f"{sync.speed_kib_s} KiB/s per device" if sync.speed_kib_s is not None else "unknown speed"
-    line = (f"{_SYNC_WORDS.get(sync.action, sync.action)} {own / 1e6:.1f} MB/s on the members ({speed}) "
-            f"vs load {other / 1e6:.1f} MB/s: {who}")
+    line = (
+        f"{_SYNC_WORDS.get(sync.action, sync.action)} {own / 1e6:.1f} MB/s on the members ({speed}) "
+        f"vs load {other / 1e6:.1f} MB/s: {who}"
+    )
     floor = f"{limit_min} KiB/s" if limit_min is not None else "sync_speed_min"
     explain = [
         f"While other I/O reaches the members, md slows its {sync.action} toward sync_speed_min ({floor} per device) "

@@ -138,16 +138,18 @@ def rebuild_risks(
                 if health is None or not health.worse_than_ok:
                     continue
                 rate, assumed = error_rate_of(health)
-                survivors.append(SurvivorRisk(
-                    member=member.name,
-                    disk=disk,
-                    verdict=health.verdict,
-                    reasons=tuple(r.text for r in health.reasons),
-                    bytes_to_read=remaining,
-                    ure_probability=None if remaining is None else ure_probability(remaining, rate),
-                    error_rate_bits=rate,
-                    rate_assumed=assumed,
-                ))
+                survivors.append(
+                    SurvivorRisk(
+                        member=member.name,
+                        disk=disk,
+                        verdict=health.verdict,
+                        reasons=tuple(r.text for r in health.reasons),
+                        bytes_to_read=remaining,
+                        ure_probability=None if remaining is None else ure_probability(remaining, rate),
+                        error_rate_bits=rate,
+                        rate_assumed=assumed,
+                    )
+                )
         if survivors:
             risks.append(RebuildRisk(array.name, why, tuple(survivors), ADVICE))
     return tuple(risks)

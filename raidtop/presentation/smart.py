@@ -40,7 +40,9 @@ def health_cell(health: SmartHealth | None) -> tuple[str, str]:
     return STANDBY_CELL if health.state == "standby" else UNKNOWN_CELL
 
 
-def health_of(device: str, smart: Mapping[str, SmartHealth], disk_of: Mapping[str, tuple[str, ...]]) -> SmartHealth | None:
+def health_of(
+    device: str, smart: Mapping[str, SmartHealth], disk_of: Mapping[str, tuple[str, ...]]
+) -> SmartHealth | None:
     """The health that speaks for ``device``: its own, else the worst of the whole disks under it."""
     own = smart.get(device)
     if own is not None:
@@ -123,9 +125,18 @@ def summary_rows(health: SmartHealth) -> list[Row3]:
         ("Firmware", _val(health.firmware), None),
         ("Protocol", _val(health.protocol), None),
         ("Capacity", size_bytes(health.capacity_bytes), None),
-        ("Rotation", DASH if health.rotation_rate is None else ("solid state" if health.rotation_rate == 0 else f"{health.rotation_rate} rpm"), None),
-        ("Self-assessment", DASH if health.passed is None else ("PASSED" if health.passed else "FAILED"),
-         None if health.passed is None else "good" if health.passed else "crit"),
+        (
+            "Rotation",
+            DASH
+            if health.rotation_rate is None
+            else ("solid state" if health.rotation_rate == 0 else f"{health.rotation_rate} rpm"),
+            None,
+        ),
+        (
+            "Self-assessment",
+            DASH if health.passed is None else ("PASSED" if health.passed else "FAILED"),
+            None if health.passed is None else "good" if health.passed else "crit",
+        ),
         ("Temperature", _val(None if health.temperature_c is None else f"{health.temperature_c:.0f}", "°C"), None),
         ("Power-on hours", _val(health.power_on_hours), None),
         ("Last self-test", _val(health.last_self_test), None if health.last_self_test_passed is not False else "crit"),
@@ -136,7 +147,12 @@ def summary_rows(health: SmartHealth) -> list[Row3]:
         ("Critical warning", None if health.critical_warning is None else f"0x{health.critical_warning:02x}"),
         ("Percentage used", None if health.percentage_used is None else f"{health.percentage_used} %"),
         ("Media errors", health.media_errors),
-        ("Available spare", None if health.available_spare is None else f"{health.available_spare} % (threshold {_val(health.available_spare_threshold, ' %')})"),
+        (
+            "Available spare",
+            None
+            if health.available_spare is None
+            else f"{health.available_spare} % (threshold {_val(health.available_spare_threshold, ' %')})",
+        ),
         ("Unsafe shutdowns", health.unsafe_shutdowns),
     )
     scsi = (("Grown defects", health.grown_defects), ("Uncorrected errors", health.scsi_uncorrected_errors))
@@ -149,7 +165,11 @@ def summary_rows(health: SmartHealth) -> list[Row3]:
     rows += [("  bit means", plain(m), "dim") for m in health.exit_meanings]
     rows += [
         ("State", state_words(health), "dim" if health.state == "read" else "warn"),
-        ("Read at", time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(health.read_at)) if health.read_at else DASH, "dim"),
+        (
+            "Read at",
+            time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(health.read_at)) if health.read_at else DASH,
+            "dim",
+        ),
     ]
     if health.unrecoverable_error_bits is not None or health.unrecoverable_error_basis:
         rate = DASH if health.unrecoverable_error_bits is None else rate_text(health.unrecoverable_error_bits, False)
@@ -162,15 +182,17 @@ def attribute_cells(health: SmartHealth) -> list[tuple[str, ...]]:
     out = []
     for attr in health.attributes:
         raw = plain(attr.raw_string) if attr.raw_string else _val(attr.raw_value)
-        out.append((
-            str(attr.id) if attr.id else "",
-            plain(attr.name),
-            _val(attr.value),
-            _val(attr.worst),
-            _val(attr.thresh),
-            raw,
-            plain(attr.when_failed) if attr.when_failed else "",
-        ))
+        out.append(
+            (
+                str(attr.id) if attr.id else "",
+                plain(attr.name),
+                _val(attr.value),
+                _val(attr.worst),
+                _val(attr.thresh),
+                raw,
+                plain(attr.when_failed) if attr.when_failed else "",
+            )
+        )
     return out
 
 
@@ -207,7 +229,9 @@ def banner_lines(risks: tuple[RebuildRisk, ...]) -> list[str]:
             if s.bytes_to_read is None:
                 numbers = "how much is left to read is unknown"
             else:
-                numbers = (f"{size_bytes(s.bytes_to_read)} left to read · {percent(s.ure_probability)} chance of a read "
-                           f"error at {rate_text(s.error_rate_bits, s.rate_assumed)}")
+                numbers = (
+                    f"{size_bytes(s.bytes_to_read)} left to read · {percent(s.ure_probability)} chance of a read "
+                    f"error at {rate_text(s.error_rate_bits, s.rate_assumed)}"
+                )
             lines.append(f"⚠ {head} — back up now; prefer mdadm --replace · {numbers} · x explains")
     return lines

@@ -40,41 +40,88 @@ class Rule:
     threshold: str
 
 
-RULES: dict[str, Rule] = {r.id: r for r in (
-    Rule("smart-status-failed", "failing", SMARTCTL_8,
-         "smart_status.passed is false: the drive itself says it is failing."),
-    Rule("exit-disk-failing", "failing", SMARTCTL_8, "exit status bit 3 (DISK FAILING)."),
-    Rule("exit-prefail-now", "failing", SMARTCTL_8,
-         "exit status bit 4: a pre-failure attribute is at or below its threshold now."),
-    Rule("exit-threshold-past", "watch", SMARTCTL_8,
-         "exit status bit 5: an attribute was at or below its threshold in the past."),
-    Rule("exit-error-log", "watch", SMARTCTL_8,
-         "exit status bit 6: the drive's error log has entries (old ones are common on healthy drives)."),
-    Rule("exit-self-test-log", "watch", SMARTCTL_8, "exit status bit 7: the self-test log has errors."),
-    Rule("ata-pending", "failing", BACKBLAZE_2016,
-         "197 > 0: sectors the drive cannot read right now; a rebuild that reads them fails there."),
-    Rule("ata-offline-uncorrectable", "failing", BACKBLAZE_2016,
-         "198 > 0: sectors an offline scan could not read; same risk as pending sectors."),
-    Rule("ata-reallocated", "watch", BACKBLAZE_2016,
-         "5 > 0: remapped sectors predict failure, but drives run for years with a few; "
-         "failing from 100 on, where the spare area is being used up fast."),
-    Rule("ata-reallocated-many", "failing", BACKBLAZE_2016, "5 >= 100 (our threshold: see ata-reallocated)."),
-    Rule("ata-reported-uncorrect", "watch", BACKBLAZE_2016, "187 > 0: reads the drive's ECC could not correct."),
-    Rule("ata-command-timeout", "watch", BACKBLAZE_2016,
-         "188 > 0 on a rotating disk (Backblaze studied hard drives; SSDs report other events in 188)."),
-    Rule("ata-crc", "watch", "smartmontools FAQ / vendor notes: 199 counts interface CRC errors",
-         "199 > 0: errors on the link, usually the cable or backplane, not the media; never failing."),
-    Rule("self-test-failed", "failing", SMARTCTL_8, "the newest self-test in the log did not pass."),
-    Rule("nvme-spare", "failing", NVME_SPEC, "available_spare below available_spare_threshold."),
-    Rule("nvme-critical", "failing", NVME_SPEC,
-         "critical_warning bits 0 (spare), 2 (reliability), 3 (read-only), 4 (volatile backup), 5 (PMR read-only)."),
-    Rule("nvme-temperature", "watch", NVME_SPEC, "critical_warning bit 1: temperature outside its thresholds."),
-    Rule("nvme-worn-out", "watch", NVME_SPEC,
-         "percentage_used >= 100: past the vendor's rated endurance (the drive may go on working)."),
-    Rule("nvme-media-errors", "watch", NVME_SPEC, "media_errors > 0: unrecovered data integrity errors."),
-    Rule("scsi-grown-defects", "watch", SCSI_SPC, "grown defect list > 0: sectors remapped since manufacture."),
-    Rule("scsi-uncorrected", "watch", SCSI_SPC, "total uncorrected read/write/verify errors > 0."),
-)}
+RULES: dict[str, Rule] = {
+    r.id: r
+    for r in (
+        Rule(
+            "smart-status-failed",
+            "failing",
+            SMARTCTL_8,
+            "smart_status.passed is false: the drive itself says it is failing.",
+        ),
+        Rule("exit-disk-failing", "failing", SMARTCTL_8, "exit status bit 3 (DISK FAILING)."),
+        Rule(
+            "exit-prefail-now",
+            "failing",
+            SMARTCTL_8,
+            "exit status bit 4: a pre-failure attribute is at or below its threshold now.",
+        ),
+        Rule(
+            "exit-threshold-past",
+            "watch",
+            SMARTCTL_8,
+            "exit status bit 5: an attribute was at or below its threshold in the past.",
+        ),
+        Rule(
+            "exit-error-log",
+            "watch",
+            SMARTCTL_8,
+            "exit status bit 6: the drive's error log has entries (old ones are common on healthy drives).",
+        ),
+        Rule("exit-self-test-log", "watch", SMARTCTL_8, "exit status bit 7: the self-test log has errors."),
+        Rule(
+            "ata-pending",
+            "failing",
+            BACKBLAZE_2016,
+            "197 > 0: sectors the drive cannot read right now; a rebuild that reads them fails there.",
+        ),
+        Rule(
+            "ata-offline-uncorrectable",
+            "failing",
+            BACKBLAZE_2016,
+            "198 > 0: sectors an offline scan could not read; same risk as pending sectors.",
+        ),
+        Rule(
+            "ata-reallocated",
+            "watch",
+            BACKBLAZE_2016,
+            "5 > 0: remapped sectors predict failure, but drives run for years with a few; "
+            "failing from 100 on, where the spare area is being used up fast.",
+        ),
+        Rule("ata-reallocated-many", "failing", BACKBLAZE_2016, "5 >= 100 (our threshold: see ata-reallocated)."),
+        Rule("ata-reported-uncorrect", "watch", BACKBLAZE_2016, "187 > 0: reads the drive's ECC could not correct."),
+        Rule(
+            "ata-command-timeout",
+            "watch",
+            BACKBLAZE_2016,
+            "188 > 0 on a rotating disk (Backblaze studied hard drives; SSDs report other events in 188).",
+        ),
+        Rule(
+            "ata-crc",
+            "watch",
+            "smartmontools FAQ / vendor notes: 199 counts interface CRC errors",
+            "199 > 0: errors on the link, usually the cable or backplane, not the media; never failing.",
+        ),
+        Rule("self-test-failed", "failing", SMARTCTL_8, "the newest self-test in the log did not pass."),
+        Rule("nvme-spare", "failing", NVME_SPEC, "available_spare below available_spare_threshold."),
+        Rule(
+            "nvme-critical",
+            "failing",
+            NVME_SPEC,
+            "critical_warning bits 0 (spare), 2 (reliability), 3 (read-only), 4 (volatile backup), 5 (PMR read-only).",
+        ),
+        Rule("nvme-temperature", "watch", NVME_SPEC, "critical_warning bit 1: temperature outside its thresholds."),
+        Rule(
+            "nvme-worn-out",
+            "watch",
+            NVME_SPEC,
+            "percentage_used >= 100: past the vendor's rated endurance (the drive may go on working).",
+        ),
+        Rule("nvme-media-errors", "watch", NVME_SPEC, "media_errors > 0: unrecovered data integrity errors."),
+        Rule("scsi-grown-defects", "watch", SCSI_SPC, "grown defect list > 0: sectors remapped since manufacture."),
+        Rule("scsi-uncorrected", "watch", SCSI_SPC, "total uncorrected read/write/verify errors > 0."),
+    )
+}
 
 REALLOCATED_FAILING = 100
 
@@ -94,13 +141,17 @@ def judge(health: SmartHealth) -> SmartHealth:
     """``health`` with its verdict, reasons and error-rate class filled in."""
     bits, basis = error_rate(health)
     if health.state != "read":
-        return replace(health, verdict="unknown", reasons=(), unrecoverable_error_bits=bits, unrecoverable_error_basis=basis)
+        return replace(
+            health, verdict="unknown", reasons=(), unrecoverable_error_bits=bits, unrecoverable_error_basis=basis
+        )
     reasons = tuple(_reasons(health))
     verdict = "ok"
     for reason in reasons:
         if VERDICT_RANK[reason.severity] > VERDICT_RANK[verdict]:
             verdict = reason.severity
-    return replace(health, verdict=verdict, reasons=reasons, unrecoverable_error_bits=bits, unrecoverable_error_basis=basis)
+    return replace(
+        health, verdict=verdict, reasons=reasons, unrecoverable_error_bits=bits, unrecoverable_error_basis=basis
+    )
 
 
 def error_rate(health: SmartHealth) -> tuple[float, str]:
@@ -154,13 +205,20 @@ def _ata(h: SmartHealth):
     if h.pending_sectors:
         yield SmartReason("failing", _count(h.pending_sectors, "pending sector"), "ata-pending")
     if h.offline_uncorrectable:
-        yield SmartReason("failing", _count(h.offline_uncorrectable, "offline uncorrectable sector"), "ata-offline-uncorrectable")
+        yield SmartReason(
+            "failing", _count(h.offline_uncorrectable, "offline uncorrectable sector"), "ata-offline-uncorrectable"
+        )
     if h.reallocated_sectors:
         many = h.reallocated_sectors >= REALLOCATED_FAILING
-        yield SmartReason("failing" if many else "watch", _count(h.reallocated_sectors, "reallocated sector"),
-                          "ata-reallocated-many" if many else "ata-reallocated")
+        yield SmartReason(
+            "failing" if many else "watch",
+            _count(h.reallocated_sectors, "reallocated sector"),
+            "ata-reallocated-many" if many else "ata-reallocated",
+        )
     if h.reported_uncorrect:
-        yield SmartReason("watch", _count(h.reported_uncorrect, "reported uncorrectable error"), "ata-reported-uncorrect")
+        yield SmartReason(
+            "watch", _count(h.reported_uncorrect, "reported uncorrectable error"), "ata-reported-uncorrect"
+        )
     if h.command_timeouts and h.rotation_rate != 0:
         yield SmartReason("watch", _count(h.command_timeouts, "command timeout"), "ata-command-timeout")
     if h.udma_crc_errors:
@@ -173,8 +231,11 @@ def _nvme(h: SmartHealth):
     if spare_low:
         yield SmartReason("failing", f"NVMe spare {spare} % below its {threshold} % threshold", "nvme-spare")
     warning = h.critical_warning or 0
-    serious = [meaning for bit, meaning in enumerate(NVME_CRITICAL_WARNING_BITS)
-               if warning >> bit & 1 and bit != 1 and not (bit == 0 and spare_low)]
+    serious = [
+        meaning
+        for bit, meaning in enumerate(NVME_CRITICAL_WARNING_BITS)
+        if warning >> bit & 1 and bit != 1 and not (bit == 0 and spare_low)
+    ]
     if serious:
         yield SmartReason("failing", "NVMe critical warning: " + "; ".join(serious), "nvme-critical")
     if warning & 2:

@@ -16,8 +16,17 @@ from raidtop.presentation.format import DASH, kib
 from raidtop.presentation.md import state_badge
 from raidtop.model.md import MdArray
 
-_KINDS = {"raid": "raid", "lvm": "lvm", "crypt": "crypt", "mpath": "mpath", "dm": "dm",
-          "part": "part", "disk": "disk", "loop": "loop", "ram": "ram"}
+_KINDS = {
+    "raid": "raid",
+    "lvm": "lvm",
+    "crypt": "crypt",
+    "mpath": "mpath",
+    "dm": "dm",
+    "part": "part",
+    "disk": "disk",
+    "loop": "loop",
+    "ram": "ram",
+}
 
 
 @dataclass(frozen=True)
@@ -73,12 +82,23 @@ def tree_rows(stack: Stack, arrays: dict[str, MdArray], roots: list[str] | None 
     for root in roots if roots is not None else stack.roots():
         _draw(stack, arrays, root, "", "", root, rows, drawn, 0)
     notes = misalignments(stack, arrays)
-    return [replace(r, note="! " + notes[r.key.rsplit("/", 1)[-1]]) if r.key.rsplit("/", 1)[-1] in notes else r
-            for r in rows]
+    return [
+        replace(r, note="! " + notes[r.key.rsplit("/", 1)[-1]]) if r.key.rsplit("/", 1)[-1] in notes else r
+        for r in rows
+    ]
 
 
-def _draw(stack: Stack, arrays: dict[str, MdArray], name: str, lead: str, branch: str, key: str,
-          rows: list[StackRow], drawn: set[str], depth: int) -> None:
+def _draw(
+    stack: Stack,
+    arrays: dict[str, MdArray],
+    name: str,
+    lead: str,
+    branch: str,
+    key: str,
+    rows: list[StackRow],
+    drawn: set[str],
+    depth: int,
+) -> None:
     node = stack.nodes.get(name)
     if node is None or depth > 16:
         return
@@ -87,19 +107,26 @@ def _draw(stack: Stack, arrays: dict[str, MdArray], name: str, lead: str, branch
     state, tone = node_state(node, arrays)
     used, used_tone = used_text(node)
     label = node.label + ("  (above)" if again and node.holders else "")
-    rows.append(StackRow(
-        key=key, name=lead + branch + label, kind=_KINDS.get(node.kind, node.kind),
-        size=kib(node.size_bytes / 1024) if node.size_bytes is not None else DASH,
-        state=state, state_tone=tone, fs=node.fstype or "", used=used, used_tone=used_tone,
-        mount=", ".join(node.mountpoints),
-    ))
+    rows.append(
+        StackRow(
+            key=key,
+            name=lead + branch + label,
+            kind=_KINDS.get(node.kind, node.kind),
+            size=kib(node.size_bytes / 1024) if node.size_bytes is not None else DASH,
+            state=state,
+            state_tone=tone,
+            fs=node.fstype or "",
+            used=used,
+            used_tone=used_tone,
+            mount=", ".join(node.mountpoints),
+        )
+    )
     if again:
         return
     child_lead = lead + ("│ " if branch == "├─" else "  " if branch else "")
     for i, holder in enumerate(node.holders):
         last = i == len(node.holders) - 1
         _draw(stack, arrays, holder, child_lead, "└─" if last else "├─", f"{key}/{holder}", rows, drawn, depth + 1)
-
 
 
 def below_text(stack: Stack, name: str) -> str:

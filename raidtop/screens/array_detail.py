@@ -19,8 +19,16 @@ from textual.widgets import Static
 from raidtop.collect.md.events import mismatch_verdict
 from raidtop.presentation.format import DASH, kib, num
 from raidtop.live.history import History, SyncPoint
-from raidtop.presentation.md import (counting_action, degraded_since_text, eta_text, kernel_figures_text, sparse_text, state_badge,
-                            sync_action_text, sync_speed_text)
+from raidtop.presentation.md import (
+    counting_action,
+    degraded_since_text,
+    eta_text,
+    kernel_figures_text,
+    sparse_text,
+    state_badge,
+    sync_action_text,
+    sync_speed_text,
+)
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.screens.events import event_keys, show_newest_first
@@ -40,7 +48,9 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None 
     ``now`` (the snapshot's time) puts wall-clock times beside the ETA and the degraded-since age.
     """
     badge, tone = state_badge(array)
-    verdict = mismatch_verdict(array.level, array.mismatch_cnt, size_kib=array.size_kib, last_sync_action=counting_action(array))
+    verdict = mismatch_verdict(
+        array.level, array.mismatch_cnt, size_kib=array.size_kib, last_sync_action=counting_action(array)
+    )
 
     def val(value, unit: str = "") -> str:
         return DASH if value is None else f"{value}{unit}"
@@ -50,10 +60,16 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None 
         ("State", f"{badge} ({array.state or '?'})", tone),
         ("Health", array.health, {"ok": "good", "degraded": "warn", "failed": "crit"}.get(array.health)),
         ("Devices", f"{array.counts_string or '?'} {array.status_string or ''}", None),
-        *([("Slots", sparse_text(array) + ": the empty ones are configuration, no copy is missing", "dim")]
-          if array.sparse_by_design else []),
-        *([("Degraded", degraded_since_text(array, now), "warn")]
-          if now is not None and array.degraded_since is not None else []),
+        *(
+            [("Slots", sparse_text(array) + ": the empty ones are configuration, no copy is missing", "dim")]
+            if array.sparse_by_design
+            else []
+        ),
+        *(
+            [("Degraded", degraded_since_text(array, now), "warn")]
+            if now is not None and array.degraded_since is not None
+            else []
+        ),
         ("Array size", kib(array.size_kib), None),
         ("Component size", kib(array.component_size_kib), None),
         ("Chunk", val(array.chunk_kib, "K"), None),
@@ -62,9 +78,17 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None 
         ("UUID", val(array.uuid), None),
         ("Bitmap", val(array.bitmap), None),
         ("Consistency policy", val(array.consistency_policy), None),
-        ("Events", val(array.events) if array.events is not None else "not in sysfs (mdadm --detail)", "dim" if array.events is None else None),
+        (
+            "Events",
+            val(array.events) if array.events is not None else "not in sysfs (mdadm --detail)",
+            "dim" if array.events is None else None,
+        ),
         ("Last sync action", sync_action_text(array), None),
-        ("mismatch_cnt", val(array.mismatch_cnt), {"warning": "warn", "info": None, "ok": "good"}.get(verdict.severity) if verdict else None),
+        (
+            "mismatch_cnt",
+            val(array.mismatch_cnt),
+            {"warning": "warn", "info": None, "ok": "good"}.get(verdict.severity) if verdict else None,
+        ),
         ("Stripe cache", val(array.stripe_cache_size, " pages"), None),
         ("sync_speed_min", val(array.sync_speed_min, " K/s"), None),
         ("sync_speed_max", val(array.sync_speed_max, " K/s"), None),
@@ -76,7 +100,11 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None 
     if array.sync is not None:
         sync = array.sync
         pairs[4:4] = [
-            ("Sync", f"{sync.action} {num(sync.percent, 1)}%" if sync.running else f"{sync.action} (waiting to start)", "accent"),
+            (
+                "Sync",
+                f"{sync.action} {num(sync.percent, 1)}%" if sync.running else f"{sync.action} (waiting to start)",
+                "accent",
+            ),
             ("Sync speed", sync_speed_text(sync), "warn" if sync.stalled else None),
             ("ETA (raidtop)", eta_text(sync, now), "good"),
             ("Kernel, instant", kernel_figures_text(sync), "dim"),
@@ -90,8 +118,15 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None 
     return rows
 
 
-def sync_plot(points: list[SyncPoint], width: int, height: int, speed_rgb: tuple, progress_rgb: tuple,
-              events: list[MdEvent] | None = None, marker_rgb: tuple = (200, 80, 80)) -> Text:
+def sync_plot(
+    points: list[SyncPoint],
+    width: int,
+    height: int,
+    speed_rgb: tuple,
+    progress_rgb: tuple,
+    events: list[MdEvent] | None = None,
+    marker_rgb: tuple = (200, 80, 80),
+) -> Text:
     """Sync speed (MiB/s, left axis) and progress (%, right axis) over the session.
 
     Events (a failure, an added disk, a rebuild milestone) are vertical lines,
@@ -122,8 +157,11 @@ def sync_plot(points: list[SyncPoint], width: int, height: int, speed_rgb: tuple
             plt.vline(at, color=marker_rgb)
     plt.xlabel("seconds  (| marks an md event)" if events else "seconds")
     # A Style object, not "rgb(78, 161, 211)": Rich splits a style string at its spaces.
-    legend = Text.assemble(("━ speed MiB/s (left axis)", RichStyle(color=RichColor.from_rgb(*speed_rgb))), "   ",
-                           ("━ progress % (right axis)", RichStyle(color=RichColor.from_rgb(*progress_rgb))))
+    legend = Text.assemble(
+        ("━ speed MiB/s (left axis)", RichStyle(color=RichColor.from_rgb(*speed_rgb))),
+        "   ",
+        ("━ progress % (right axis)", RichStyle(color=RichColor.from_rgb(*progress_rgb))),
+    )
     return Text("\n").join([legend, Text.from_ansi(plt.build())])
 
 
@@ -173,7 +211,9 @@ class ArrayDetailScreen(Screen[None]):
                 panel = Panel(id="detail-attrs-panel")
                 panel.border_title = "mdadm --detail (from sysfs)"
                 with panel:
-                    yield TextTable([Column("k", "", 20, "left"), Column("v", "", 40, "left")], id="detail-attrs", show_header=False)
+                    yield TextTable(
+                        [Column("k", "", 20, "left"), Column("v", "", 40, "left")], id="detail-attrs", show_header=False
+                    )
                 yield _smart_panel()
                 yield _stack_panel()
             with Vertical(id="detail-right"):
@@ -184,14 +224,24 @@ class ArrayDetailScreen(Screen[None]):
                 threads = Panel(id="threads-panel")
                 threads.border_title = "md kernel threads"
                 with threads:
-                    table = TextTable([Column("thread", "Thread", 16, "left"), Column("pid", "PID", 8), Column("cpu", "%CPU", 8)], id="thread-table")
+                    table = TextTable(
+                        [Column("thread", "Thread", 16, "left"), Column("pid", "PID", 8), Column("cpu", "%CPU", 8)],
+                        id="thread-table",
+                    )
                     table.placeholder = "no md kernel threads visible in /proc"
                     yield table
                 yield ArrayLoadPanel(id="detail-load")
                 events = Panel(id="detail-events-panel")
                 events.border_title = "Events"
                 with events:
-                    table = TextTable([Column("time", "Time", 10, "left"), Column("event", "Event", 18, "left"), Column("member", "Member", 12, "left")], id="detail-events")
+                    table = TextTable(
+                        [
+                            Column("time", "Time", 10, "left"),
+                            Column("event", "Event", 18, "left"),
+                            Column("member", "Member", 12, "left"),
+                        ],
+                        id="detail-events",
+                    )
                     table.placeholder = "no events for this array yet"
                     yield table
         yield KeyFooter()
@@ -241,12 +291,21 @@ class ArrayDetailScreen(Screen[None]):
             return
         badge, _ = state_badge(array)
         title.update(content(f" {array.name}  {array.level or '?'}  {badge}  {array.status_string or ''}"))
-        mdadm = [Row(f"mdadm{i}", (label, value), ("dim", tone)) for i, (label, value, tone) in enumerate(mdadm_pairs(self._mdadm))]
-        self.query_one("#detail-attrs", TextTable).set_rows(detail_rows(array, snap.raid_speed_limit, snap.time) + mdadm)
+        mdadm = [
+            Row(f"mdadm{i}", (label, value), ("dim", tone))
+            for i, (label, value, tone) in enumerate(mdadm_pairs(self._mdadm))
+        ]
+        self.query_one("#detail-attrs", TextTable).set_rows(
+            detail_rows(array, snap.raid_speed_limit, snap.time) + mdadm
+        )
         self._draw_plot(history.sync(array.name), history.events_of(array.name))
         self.query_one(ArrayLoadPanel).show(snap, array)
-        self.query_one("#detail-smart", TextTable).set_rows(smart_rows(array, snap), "no SMART readings (yet) for this array's disks")
-        self.query_one("#detail-stack", TextTable).set_rows(stack_rows(array, snap), "the storage stack arrives with the next sample")
+        self.query_one("#detail-smart", TextTable).set_rows(
+            smart_rows(array, snap), "no SMART readings (yet) for this array's disks"
+        )
+        self.query_one("#detail-stack", TextTable).set_rows(
+            stack_rows(array, snap), "the storage stack arrives with the next sample"
+        )
         threads = [
             Row(str(t.pid), (t.thread, str(t.pid), num(t.cpu_pct)), (None, "dim", None))
             for t in snap.md_threads
@@ -271,16 +330,30 @@ class ArrayDetailScreen(Screen[None]):
 
 
 def _smart_panel() -> Panel:
-    table = TextTable([Column("member", "Member", 10, "left"), Column("disk", "Disk", 9, "left"),
-                       Column("health", "Health", 9, "left"), Column("why", "Why · key numbers", 60, "left")], id="detail-smart")
+    table = TextTable(
+        [
+            Column("member", "Member", 10, "left"),
+            Column("disk", "Disk", 9, "left"),
+            Column("health", "Health", 9, "left"),
+            Column("why", "Why · key numbers", 60, "left"),
+        ],
+        id="detail-smart",
+    )
     panel = Panel(table, id="detail-smart-panel")
     panel.border_title = "SMART of the members' disks"
     return panel
 
 
 def _stack_panel() -> Panel:
-    table = TextTable([Column("name", "On it", 22, "left"), Column("fs", "FS", 6, "left"), Column("used", "Used ", 15),
-                       Column("mount", "Mountpoint", 18, "left")], id="detail-stack")
+    table = TextTable(
+        [
+            Column("name", "On it", 22, "left"),
+            Column("fs", "FS", 6, "left"),
+            Column("used", "Used ", 15),
+            Column("mount", "Mountpoint", 18, "left"),
+        ],
+        id="detail-stack",
+    )
     panel = Panel(table, id="detail-stack-panel")
     panel.border_title = "Stack"
     return panel
@@ -291,8 +364,10 @@ def stack_rows(array: MdArray, snap: Snapshot) -> list[Row]:
     if snap.stack is None:
         return []
     # "Used" is right-aligned: its trailing space keeps it off the mountpoint.
-    rows = [Row(r.key, (r.name, r.fs, r.used + " " if r.used else "", r.mount), (r.state_tone, None, r.used_tone, None))
-            for r in tree_rows(snap.stack, {array.name: array}, roots=[array.name])[1:]]
+    rows = [
+        Row(r.key, (r.name, r.fs, r.used + " " if r.used else "", r.mount), (r.state_tone, None, r.used_tone, None))
+        for r in tree_rows(snap.stack, {array.name: array}, roots=[array.name])[1:]
+    ]
     if not rows:
         rows.append(Row("nothing", ("nothing on it", "", "", ""), ("dim", None, None, None)))
     rows.append(Row("under", ("on " + below_text(snap.stack, array.name), "", "", ""), ("dim", None, None, None)))
@@ -302,5 +377,11 @@ def stack_rows(array: MdArray, snap: Snapshot) -> list[Row]:
 def smart_rows(array: MdArray, snap: Snapshot) -> list[Row]:
     """Each member's disk: verdict, reasons and the key numbers."""
     members = [(m.name, snap.smart_disk_of.get(m.name, ())) for m in array.members]
-    return [Row(f"{member}/{disk}", (member, disk, verdict, why), (None, "dim", tone, tone if tone in ("warn", "crit") else None))
-            for member, disk, verdict, why, tone in member_health_rows(members, snap.smart)]
+    return [
+        Row(
+            f"{member}/{disk}",
+            (member, disk, verdict, why),
+            (None, "dim", tone, tone if tone in ("warn", "crit") else None),
+        )
+        for member, disk, verdict, why, tone in member_health_rows(members, snap.smart)
+    ]

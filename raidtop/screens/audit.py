@@ -22,8 +22,12 @@ from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 _TONES = {"critical": "crit", "warning": "warn", "info": "dim"}
-COLUMNS = [Column("sev", "Severity", 9, "left"), Column("array", "Array", 8, "left"),
-           Column("member", "Member", 10, "left"), Column("text", "Finding · evidence · fix · source", 110, "left")]
+COLUMNS = [
+    Column("sev", "Severity", 9, "left"),
+    Column("array", "Array", 8, "left"),
+    Column("member", "Member", 10, "left"),
+    Column("text", "Finding · evidence · fix · source", 110, "left"),
+]
 
 
 def finding_rows(findings: tuple[Finding, ...]) -> list[Row]:
@@ -31,7 +35,9 @@ def finding_rows(findings: tuple[Finding, ...]) -> list[Row]:
     rows: list[Row] = []
     for i, f in enumerate(findings):
         tone = _TONES.get(f.severity)
-        rows.append(Row(f"{i}", (f.severity.upper(), f.array, f.member or "", f"{f.text} [{f.rule}]"), (tone, None, None, tone)))
+        rows.append(
+            Row(f"{i}", (f.severity.upper(), f.array, f.member or "", f"{f.text} [{f.rule}]"), (tone, None, None, tone))
+        )
         for j, line in enumerate(f.evidence):
             rows.append(Row(f"{i}/e{j}", ("", "", "", f"  {line}"), (None, None, None, "dim")))
         if f.fix:
@@ -103,4 +109,5 @@ class AuditScreen(Screen[None]):
         worst = max(message.findings, key=lambda f: f.rank).severity if message.findings else None
         counts = f"{len(message.findings)} finding{'s' if len(message.findings) != 1 else ''}"
         self.query_one("#audit-title", Static).update(
-            content(f" Audit: will the next rebuild succeed?  {counts}" + (f", worst {worst}" if worst else "")))
+            content(f" Audit: will the next rebuild succeed?  {counts}" + (f", worst {worst}" if worst else ""))
+        )

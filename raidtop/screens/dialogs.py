@@ -12,7 +12,8 @@ Every text a caller passes in is shown literally (no markup, control characters 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from textual import on
 from textual.app import ComposeResult
@@ -106,8 +107,13 @@ class FormDialog(ModalScreen[Any]):
     FormDialog Label.-spaced { margin-top: 1; }
     """
 
-    def __init__(self, lines: Sequence[InputLine], *, validate: Callable[[tuple[str, ...]], str | None] | None = None,
-                 width: int = 70) -> None:
+    def __init__(
+        self,
+        lines: Sequence[InputLine],
+        *,
+        validate: Callable[[tuple[str, ...]], str | None] | None = None,
+        width: int = 70,
+    ) -> None:
         super().__init__()
         self._lines = tuple(lines)
         self._validate = validate
@@ -146,9 +152,17 @@ class AskDialog(FormDialog):
     or ``None``; ``input_type="integer"`` lets only digits be typed.
     """
 
-    def __init__(self, question: str, placeholder: str = "", *, value: str = "",
-                 validate: Callable[[str], str | None] | None = None, input_type: str = "text",
-                 width: int = 70, input_id: str = "ask-input") -> None:
+    def __init__(
+        self,
+        question: str,
+        placeholder: str = "",
+        *,
+        value: str = "",
+        validate: Callable[[str], str | None] | None = None,
+        input_type: str = "text",
+        width: int = 70,
+        input_id: str = "ask-input",
+    ) -> None:
         check = (lambda answers: validate(answers[0])) if validate else None
         super().__init__([InputLine(question, value, placeholder, input_id, input_type)], validate=check, width=width)
 
@@ -211,7 +225,9 @@ class SweepDialog(ModalScreen[tuple[str, list[str]] | None]):
                 for knob in self._knobs:
                     devices = self._defaults[knob][0]
                     where = f" on {', '.join(devices)}" if devices else " (no device offers it)"
-                    yield RadioButton(content(f"{knob}{where}"), value=knob == self._knob, name=knob, disabled=not devices)
+                    yield RadioButton(
+                        content(f"{knob}{where}"), value=knob == self._knob, name=knob, disabled=not devices
+                    )
             yield Label("Values (space-separated), Enter to continue:")
             yield Input(value=" ".join(self._defaults.get(self._knob, ([], []))[1]), id="bench-sweep-values")
 

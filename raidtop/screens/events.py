@@ -12,8 +12,16 @@ from raidtop.model.md import MdEvent
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
-_TONES = {"Fail": "crit", "FailSpare": "crit", "DegradedArray": "crit", "DeviceDisappeared": "crit",
-          "SmartWarning": "warn", "RebuildFinished": "good", "SpareActive": "good", "CheckFinished": "good"}
+_TONES = {
+    "Fail": "crit",
+    "FailSpare": "crit",
+    "DegradedArray": "crit",
+    "DeviceDisappeared": "crit",
+    "SmartWarning": "warn",
+    "RebuildFinished": "good",
+    "SpareActive": "good",
+    "CheckFinished": "good",
+}
 
 
 class EventsScreen(ModalScreen[None]):
@@ -30,9 +38,13 @@ class EventsScreen(ModalScreen[None]):
         panel.border_title = "md events"
         with panel:
             table = TextTable(
-                [Column("time", "Time", 10, "left"), Column("array", "Array", 9, "left"),
-                 Column("event", "Event", 18, "left"), Column("member", "Member", 12, "left"),
-                 Column("detail", "Detail", 38, "left")],
+                [
+                    Column("time", "Time", 10, "left"),
+                    Column("array", "Array", 9, "left"),
+                    Column("event", "Event", 18, "left"),
+                    Column("member", "Member", 12, "left"),
+                    Column("detail", "Detail", 38, "left"),
+                ],
                 id="events-table",
             )
             table.placeholder = "no md events yet"
@@ -50,8 +62,11 @@ class EventsScreen(ModalScreen[None]):
         """Show the session's events."""
         events = self.app.dashboard.history.events_of()
         rows = [
-            Row(key, (time.strftime("%H:%M:%S", time.localtime(e.time)), e.array, e.event, e.member or "", e.detail or ""),
-                ("dim", None, _TONES.get(e.event), None, "dim"))
+            Row(
+                key,
+                (time.strftime("%H:%M:%S", time.localtime(e.time)), e.array, e.event, e.member or "", e.detail or ""),
+                ("dim", None, _TONES.get(e.event), None, "dim"),
+            )
             for key, e in zip(event_keys(events), events)
         ]
         show_newest_first(self.query_one(TextTable), rows, "no md events yet")

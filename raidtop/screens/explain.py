@@ -8,7 +8,7 @@ goes away, the last figures stay and the title says so.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -29,6 +29,7 @@ Build = Callable[[Snapshot], Explanation | None]
 def explanation_for(panel: str | None, table: str | None, key: str | None) -> Build | None:
     """What the highlighted row of a dashboard panel explains, as a function of the snapshot (it follows live samples)."""
     from raidtop.presentation import explain
+
     if table == "member-table" and key:
         # A member row explains that member's disk; its array if the disk has no counters.
         array, _, member = key.partition("/")
@@ -56,8 +57,12 @@ class ExplainScreen(ModalScreen[None]):
     ExplainScreen .explain-caveat { color: $text-warning; margin-top: 1; }
     """
 
-    def __init__(self, explanation: Explanation, rebuild: Callable[[Snapshot], Explanation | None] | None = None,
-                 taken_at: float | None = None) -> None:
+    def __init__(
+        self,
+        explanation: Explanation,
+        rebuild: Callable[[Snapshot], Explanation | None] | None = None,
+        taken_at: float | None = None,
+    ) -> None:
         """``rebuild`` makes the explanation again from a newer snapshot; ``taken_at`` is its sample's time."""
         super().__init__()
         self.explanation = explanation
@@ -79,8 +84,12 @@ class ExplainScreen(ModalScreen[None]):
             yield Static(content(self._title()), id="explain-title")
             yield TextTable(
                 # Formula and deltas give up width on narrow terminals, so the result stays in view.
-                [Column("name", "Value", 10, "left"), Column("formula", "Formula", 44, "left", min_width=18),
-                 Column("numbers", "With this interval's deltas", 36, "left", min_width=14), Column("result", "=", 12)],
+                [
+                    Column("name", "Value", 10, "left"),
+                    Column("formula", "Formula", 44, "left", min_width=18),
+                    Column("numbers", "With this interval's deltas", 36, "left", min_width=14),
+                    Column("result", "=", 12),
+                ],
                 id="explain-table",
             )
             for caveat in self.explanation.caveats:
@@ -92,8 +101,10 @@ class ExplainScreen(ModalScreen[None]):
 
     def _show_rows(self) -> None:
         table = self.query_one(TextTable)
-        rows = [Row(line.name, (line.name, line.formula, line.numbers, line.result), ("accent", None, "dim", "good"))
-                for line in self.explanation.lines]
+        rows = [
+            Row(line.name, (line.name, line.formula, line.numbers, line.result), ("accent", None, "dim", "good"))
+            for line in self.explanation.lines
+        ]
         table.set_rows(rows)
         table.styles.height = len(rows) + 1
 

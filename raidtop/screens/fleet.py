@@ -33,7 +33,9 @@ class FleetScreen(Screen):
         self.source_label = source_label
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"raidtop fleet · {plain(self.source_label)} · waiting for the first answer…"), id="fleet-status")
+        yield Static(
+            Text(f"raidtop fleet · {plain(self.source_label)} · waiting for the first answer…"), id="fleet-status"
+        )
         yield FleetTable(FLEET_COLUMNS, id="fleet-table")
         yield KeyFooter()
 

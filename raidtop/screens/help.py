@@ -23,8 +23,13 @@ COLUMN_MIN_WIDTH = 56
 """Narrower than this, a column of key, action and details no longer reads: one column fewer."""
 ENTER_OPENS = Binding("enter", "select", "Open row", id="table-open", tooltip="Expand or open the highlighted row")
 ENTER_FOLDS = Binding("enter", "fold", "Fold grid", id="members-fold", tooltip="Fold the grid away, back to the arrays")
-BACK = Binding("escape,q", "back", "Back", id="back-anywhere",
-               tooltip="On every other screen: back (q quits only from the dashboard)")
+BACK = Binding(
+    "escape,q",
+    "back",
+    "Back",
+    id="back-anywhere",
+    tooltip="On every other screen: back (q quits only from the dashboard)",
+)
 BACK_ACTIONS = {"back", "app.pop_screen", "dismiss"}
 
 
@@ -41,8 +46,12 @@ def context_sections(app_bindings: list[Binding]) -> list[Section]:
     replay = [b for b in app_bindings if (b.id or "").startswith("replay-")]
     sections = [
         # Every table moves and opens alike on every screen: those keys are global too.
-        ("Global", [b for b in app_bindings if b not in replay] + [BACK]
-         + [_one_row(TextTable.BINDINGS, "Move, Home/End", "↑ ↓ PgUp PgDn"), ENTER_OPENS]),
+        (
+            "Global",
+            [b for b in app_bindings if b not in replay]
+            + [BACK]
+            + [_one_row(TextTable.BINDINGS, "Move, Home/End", "↑ ↓ PgUp PgDn"), ENTER_OPENS],
+        ),
         ("Dashboard", _one_row_for_digits(DashboardScreen.BINDINGS, "Focus panel")),
         ("Member grid (Enter on an array; demo and lab arrays)", [*ArraysPanel.BINDINGS, ENTER_FOLDS]),
         ("Replay (--replay)", replay),
@@ -72,11 +81,17 @@ def _paired(bindings: list[Binding]) -> list[Binding]:
         opposite = previous is not None and (
             (_step_of(binding) and previous.action.split("(")[0] == binding.action.split("(")[0])
             or binding.action == previous.action + "_reverse"  # s / S: sort, sort the other way
-            or (previous.action, binding.action) in SHARED_ROWS)
+            or (previous.action, binding.action) in SHARED_ROWS
+        )
         if previous is not None and opposite:
-            out[-1] = Binding(f"{previous.key},{binding.key}", previous.action, _pair_words(previous.description, binding.description),
-                              id=f"{previous.id}+{binding.id}", tooltip=previous.tooltip,
-                              key_display=f"{_first_key(previous)} / {_first_key(binding)}")
+            out[-1] = Binding(
+                f"{previous.key},{binding.key}",
+                previous.action,
+                _pair_words(previous.description, binding.description),
+                id=f"{previous.id}+{binding.id}",
+                tooltip=previous.tooltip,
+                key_display=f"{_first_key(previous)} / {_first_key(binding)}",
+            )
         else:
             out.append(binding)
     return out
@@ -110,17 +125,28 @@ def _one_row_for_digits(bindings: list[Binding], description: str) -> list[Bindi
     if not digits:
         return rest
     tooltip = " · ".join(f"{b.key} {b.description}" for b in digits)
-    joined = Binding(",".join(b.key for b in digits), digits[0].action, description,
-                     id="+".join(b.id or b.action for b in digits), tooltip=tooltip,
-                     key_display=f"{digits[0].key}…{digits[-1].key}")
+    joined = Binding(
+        ",".join(b.key for b in digits),
+        digits[0].action,
+        description,
+        id="+".join(b.id or b.action for b in digits),
+        tooltip=tooltip,
+        key_display=f"{digits[0].key}…{digits[-1].key}",
+    )
     return [*rest, joined]
 
 
 def _one_row(bindings: list[Binding], description: str, display: str) -> Binding:
     """Several movement keys as one row (their ids joined, so the list stays checkable)."""
     tooltip = " · ".join(f"{_first_key(b)} {b.description}" for b in bindings)
-    return Binding(",".join(b.key for b in bindings), bindings[0].action, description,
-                   id="+".join(b.id or b.action for b in bindings), tooltip=tooltip, key_display=display)
+    return Binding(
+        ",".join(b.key for b in bindings),
+        bindings[0].action,
+        description,
+        id="+".join(b.id or b.action for b in bindings),
+        tooltip=tooltip,
+        key_display=display,
+    )
 
 
 def _unique(bindings: list[Binding]) -> list[Binding]:
@@ -158,8 +184,11 @@ class HelpScreen(ModalScreen[None]):
         count = max(1, min(3, (self.app.size.width - 4) // COLUMN_MIN_WIDTH))
         # Two cells of gap between columns, so one column's details never run into the next one's keys.
         details = max(8, (self.app.size.width - 4) // count - KEY_WIDTH - ACTION_WIDTH - 3)
-        columns = [Column("key", "Key", KEY_WIDTH, "left"), Column("what", "Action", ACTION_WIDTH, "left"),
-                   Column("more", "Details", details, "left")]
+        columns = [
+            Column("key", "Key", KEY_WIDTH, "left"),
+            Column("what", "Action", ACTION_WIDTH, "left"),
+            Column("more", "Details", details, "left"),
+        ]
         with Vertical() as frame:
             # In the border, not a line of its own: every line counts for fitting 120×40.
             frame.border_title = "Every key raidtop knows · all are in the command palette (Ctrl+P)"
@@ -208,8 +237,10 @@ class HelpScreen(ModalScreen[None]):
         return [column for column in columns if column]
 
     def _rows(self, bindings: list[Binding]) -> list[Row]:
-        return [Row(b.id or b.action, (self.key_text(b), b.description, b.tooltip or ""), ("good", None, "dim"))
-                for b in bindings]
+        return [
+            Row(b.id or b.action, (self.key_text(b), b.description, b.tooltip or ""), ("good", None, "dim"))
+            for b in bindings
+        ]
 
     def key_text(self, binding: Binding) -> str:
         """A binding's keys as the footer shows them (``full_stop`` → ``.``, ``question_mark,f1`` → ``? / f1``)."""
@@ -235,10 +266,10 @@ def _fill(sections: list[Section], count: int, height: int) -> list[list[Section
                     return None
                 columns.append([])
                 room = height
-            take = rest[:room - 1]
+            take = rest[: room - 1]
             columns[-1].append((title, take))
             room -= len(take) + 1
-            rest = rest[len(take):]
+            rest = rest[len(take) :]
             title = title.split(" (")[0] + " (cont.)"
     return columns
 

@@ -14,7 +14,7 @@ screen it serves.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual import on, work
 from textual.message import Message

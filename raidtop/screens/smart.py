@@ -69,7 +69,9 @@ class SmartScreen(Screen[None]):
             summary = Panel(id="smart-summary-panel")
             summary.border_title = "Health"
             with summary:
-                yield TextTable([Column("k", "", 22, "left"), Column("v", "", 90, "left")], id="smart-summary", show_header=False)
+                yield TextTable(
+                    [Column("k", "", 22, "left"), Column("v", "", 90, "left")], id="smart-summary", show_header=False
+                )
             attributes = Panel(id="smart-attributes-panel")
             attributes.border_title = "Attributes (smartctl -A; NVMe and SCSI log fields)"
             with attributes:
@@ -90,17 +92,26 @@ class SmartScreen(Screen[None]):
         attributes = self.query_one("#smart-attributes", TextTable)
         if health is None:
             title.update(content(f" SMART {self.disk}: no reading"))
-            summary.set_rows([], "raidtop has no SMART reading for this disk (not read yet, not root, or no smartctl: see notes)")
+            summary.set_rows(
+                [], "raidtop has no SMART reading for this disk (not read yet, not root, or no smartctl: see notes)"
+            )
             attributes.set_rows([], "no attributes")
             return
         verdict, _tone = health_cell(health)
         model = f"  {health.model}" if health.model else ""
         title.update(content(f" SMART {self.disk}  {verdict}{model}"))
-        rows = [Row(f"{i}", (label, value), ("dim", tone)) for i, (label, value, tone) in enumerate(summary_rows(health))]
+        rows = [
+            Row(f"{i}", (label, value), ("dim", tone)) for i, (label, value, tone) in enumerate(summary_rows(health))
+        ]
         summary.set_rows(rows)
         cells = attribute_cells(health)
         failed = {"now": "crit", "past": "warn"}
         attributes.set_rows(
-            [Row(f"{i}", c, ("dim", None, None, "dim", "dim", "accent", failed.get(c[6]))) for i, c in enumerate(cells)],
-            "no ATA attributes (NVMe and SCSI drives report the health log fields above)" if health.state == "read" else "nothing read",
+            [
+                Row(f"{i}", c, ("dim", None, None, "dim", "dim", "accent", failed.get(c[6])))
+                for i, c in enumerate(cells)
+            ],
+            "no ATA attributes (NVMe and SCSI drives report the health log fields above)"
+            if health.state == "read"
+            else "nothing read",
         )

@@ -16,9 +16,14 @@ from raidtop.widgets.text_table import Column, Row, TextTable
 
 WAITING = "reading the storage stack (it arrives with the next sample)"
 COLUMNS = [
-    Column("name", "Name", 32, "left"), Column("type", "Type", 7, "left"), Column("size", "Size ", 9),
-    Column("state", "State", 21, "left"), Column("fs", "FS", 7, "left"), Column("used", "Used ", 15),
-    Column("mount", "Mountpoint", 24, "left"), Column("note", "Notes", 60, "left"),
+    Column("name", "Name", 32, "left"),
+    Column("type", "Type", 7, "left"),
+    Column("size", "Size ", 9),
+    Column("state", "State", 21, "left"),
+    Column("fs", "FS", 7, "left"),
+    Column("used", "Used ", 15),
+    Column("mount", "Mountpoint", 24, "left"),
+    Column("note", "Notes", 60, "left"),
 ]
 
 
@@ -27,8 +32,14 @@ def stack_table_rows(rows: list[StackRow]) -> list[Row]:
 
     A right-aligned cell ends in a space so it never touches the left-aligned cell after it.
     """
-    return [Row(r.key, (r.name, r.kind, r.size + " ", r.state, r.fs, r.used + " " if r.used else "", r.mount, r.note),
-                (None, "dim", None, r.state_tone, None, r.used_tone, None, "warn")) for r in rows]
+    return [
+        Row(
+            r.key,
+            (r.name, r.kind, r.size + " ", r.state, r.fs, r.used + " " if r.used else "", r.mount, r.note),
+            (None, "dim", None, r.state_tone, None, r.used_tone, None, "warn"),
+        )
+        for r in rows
+    ]
 
 
 class StackScreen(Screen[None]):
@@ -41,7 +52,9 @@ class StackScreen(Screen[None]):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static(content(" Storage stack: disks up to mountpoints (lsblk, with md state and usage)"), id="stack-title")
+        yield Static(
+            content(" Storage stack: disks up to mountpoints (lsblk, with md state and usage)"), id="stack-title"
+        )
         panel = Panel(id="stack-panel")
         panel.border_title = "Stack"
         with panel:

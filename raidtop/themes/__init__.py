@@ -27,8 +27,19 @@ BUILTIN_DIR: Traversable = resources.files(f"{__name__}.builtin")
 """The built-in themes' folder: a directory on disk, or a folder inside a zip."""
 DEFAULT_THEME = "raidtop-dark"
 SIXTEEN_COLOUR_THEME = "raidtop-16color"
-_COLOUR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel", "boost",
-                "success", "warning", "error")
+_COLOUR_KEYS = (
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+    "success",
+    "warning",
+    "error",
+)
 _NON_COLOUR_VARIABLES = {"input-cursor-text-style", "footer-key-style", "button-focus-text-style"}
 _THEME_KEYS = {"name", "dark", "ansi", "luminosity_spread", "text_alpha", "variables", *_COLOUR_KEYS}
 _THEME_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}")
@@ -98,7 +109,9 @@ def theme_from_toml(raw: bytes, shown: str) -> Theme:
             raise ValueError(f"{shown}: {plain(key)} = {plain(repr(value))} is not a colour") from None
     for key in _NON_COLOUR_VARIABLES & set(variables):
         if not variables[key].split() or not set(variables[key].split()) <= VALID_STYLE_FLAGS:
-            raise ValueError(f"{shown}: {key} = {plain(repr(variables[key]))} is not a text style (e.g. \"bold reverse\")")
+            raise ValueError(
+                f"{shown}: {key} = {plain(repr(variables[key]))} is not a text style (e.g. \"bold reverse\")"
+            )
     try:
         return Theme(**data)
     except (TypeError, ValueError) as exc:

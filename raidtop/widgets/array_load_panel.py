@@ -23,9 +23,16 @@ LOAD_COLUMNS = [
 def share_rows(snap: Snapshot, array: MdArray) -> list[Row]:
     """One row per unit on the array's members, busiest first."""
     return [
-        Row(s.unit, (s.label, bytes_rate(s.read_b_s), bytes_rate(s.write_b_s),
-                     "" if s.write_pct is None else f"{s.write_pct:.0f} %"),
-            ("accent" if s.unit == "/" else None, None, None, None))
+        Row(
+            s.unit,
+            (
+                s.label,
+                bytes_rate(s.read_b_s),
+                bytes_rate(s.write_b_s),
+                "" if s.write_pct is None else f"{s.write_pct:.0f} %",
+            ),
+            ("accent" if s.unit == "/" else None, None, None, None),
+        )
         for s in array_shares(snap, array)
     ]
 

@@ -56,8 +56,11 @@ def array_columns(width: int) -> tuple[list[Column], int]:
     dropped: set[str] = set()
 
     def fixed() -> list[Column]:
-        return [Column(c.key, c.label, bar + 8, c.align) if c.key == "progress" else c
-                for c in ARRAY_COLUMNS if c.key not in dropped and c.key != "marks"]
+        return [
+            Column(c.key, c.label, bar + 8, c.align) if c.key == "progress" else c
+            for c in ARRAY_COLUMNS
+            if c.key not in dropped and c.key != "marks"
+        ]
 
     def room() -> int:
         return width - sum(c.width for c in fixed())
@@ -95,8 +98,14 @@ MEMBER_COLUMNS = [
 ]
 
 
-def array_row(array: MdArray, alert: bool, columns: list[Column] = ARRAY_COLUMNS, bar_width: int = BAR_WIDTH,
-              now: float | None = None, marks: list[tuple[str, str]] | None = None) -> Row:
+def array_row(
+    array: MdArray,
+    alert: bool,
+    columns: list[Column] = ARRAY_COLUMNS,
+    bar_width: int = BAR_WIDTH,
+    now: float | None = None,
+    marks: list[tuple[str, str]] | None = None,
+) -> Row:
     """One array: name, level, badge, [n/m], [UU_], size, sync progress and its notes, in ``columns``."""
     badge, tone = state_badge(array)
     sync = array.sync
@@ -116,8 +125,10 @@ def array_row(array: MdArray, alert: bool, columns: list[Column] = ARRAY_COLUMNS
         "level": (array.level or "?", None),
         "state": (badge, tone),
         "counts": (array.counts_string or "", None),
-        "status": (array.status_string or "",
-                   "warn" if array.status and "_" in array.status and not array.sparse_by_design else None),
+        "status": (
+            array.status_string or "",
+            "warn" if array.status and "_" in array.status and not array.sparse_by_design else None,
+        ),
         "size": (kib(array.size_kib), None),
         "progress": (progress, "accent"),
         "speed": (spd, "warn" if sync is not None and sync.stalled else None),
@@ -164,7 +175,9 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
             None,
             "crit" if member.is_faulty else "warn" if member.is_spare else "dim" if not member.roles else "good",
         ]
-        verdict, verdict_tone = health_cell(health_of(member.name, snap.smart, snap.smart_disk_of) if snap.smart else None)
+        verdict, verdict_tone = health_cell(
+            health_of(member.name, snap.smart, snap.smart_disk_of) if snap.smart else None
+        )
         cells += [verdict, "" if member.errors is None else str(member.errors)]
         tones += [verdict_tone, "warn" if member.errors else "dim"]
         for key in ("r_s", "w_s", "rkb_s", "wkb_s", "r_await_ms", "w_await_ms", "util_pct"):
@@ -182,5 +195,8 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
 
 def empty_slot_row(array: str, slot: int) -> Row:
     """The row of a slot no member holds: the gap a removed disk left."""
-    return Row(f"{array}/{EMPTY_SLOT_PREFIX}{slot}", (array, "(empty)", str(slot), " missing: add a disk"),
-               ("dim", "crit", None, "crit"))
+    return Row(
+        f"{array}/{EMPTY_SLOT_PREFIX}{slot}",
+        (array, "(empty)", str(slot), " missing: add a disk"),
+        ("dim", "crit", None, "crit"),
+    )

@@ -10,7 +10,15 @@ from textual.message import Message
 from raidtop.model.member_verbs import ARRAY_VERBS
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.processes import array_shares, shares_sentence
-from raidtop.widgets.array_rows import ARRAY_COLUMNS, BAR_WIDTH, MEMBER_COLUMNS, array_columns, array_row, marks_of, member_rows
+from raidtop.widgets.array_rows import (
+    ARRAY_COLUMNS,
+    BAR_WIDTH,
+    MEMBER_COLUMNS,
+    array_columns,
+    array_row,
+    marks_of,
+    member_rows,
+)
 from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.risk_banner import RiskBanner
@@ -30,7 +38,13 @@ class ArraysPanel(Panel):
 
     BINDINGS = [
         *member_bindings("member"),
-        Binding("escape", "leave_members", "Leave grid", id="members-back", tooltip="Back from the member grid to the arrays"),
+        Binding(
+            "escape",
+            "leave_members",
+            "Leave grid",
+            id="members-back",
+            tooltip="Back from the member grid to the arrays",
+        ),
     ]
 
     class MemberVerb(Message):
@@ -193,8 +207,12 @@ class ArraysPanel(Panel):
             return
         arrays_table = self.query_one("#array-table", TextTable)
         disks = {d.name: d for d in snap.disks}
-        rows = [array_row(a, a.name in snap.degraded_alerts, self._columns, self._bar_width, snap.time,
-                          marks_of(a, disks, snap)) for a in snap.arrays]
+        rows = [
+            array_row(
+                a, a.name in snap.degraded_alerts, self._columns, self._bar_width, snap.time, marks_of(a, disks, snap)
+            )
+            for a in snap.arrays
+        ]
         placeholder = snap.md_absence or "no md arrays"
         _set_rows_keeping_cursor(arrays_table, rows, placeholder)
         names = {a.name for a in snap.arrays}
@@ -210,13 +228,23 @@ class ArraysPanel(Panel):
         self._fit_member_grid()
         alerts = sorted(snap.degraded_alerts)
         # An open member grid says who loads its array (cgroup accounting, when the host has it).
-        loading = [shares_sentence(a.name, array_shares(snap, a)) for a in snap.arrays
-                   if a.name in self.expanded and array_shares(snap, a)]
+        loading = [
+            shares_sentence(a.name, array_shares(snap, a))
+            for a in snap.arrays
+            if a.name in self.expanded and array_shares(snap, a)
+        ]
         if alerts:
             health = {a.name: a.health for a in snap.arrays}
-            self.set_subtitle(" · ".join(["ALERT: " + ", ".join(f"{name} {health.get(name, 'degraded')}" for name in alerts), *loading]))
+            self.set_subtitle(
+                " · ".join(
+                    ["ALERT: " + ", ".join(f"{name} {health.get(name, 'degraded')}" for name in alerts), *loading]
+                )
+            )
         elif snap.arrays:
-            self.set_subtitle(" · ".join(loading) or f"{len(snap.arrays)} array{'' if len(snap.arrays) == 1 else 's'} · Enter: members · d: detail")
+            self.set_subtitle(
+                " · ".join(loading)
+                or f"{len(snap.arrays)} array{'' if len(snap.arrays) == 1 else 's'} · Enter: members · d: detail"
+            )
         else:
             self.set_subtitle("")
         self.set_class(bool(alerts), "-alert")

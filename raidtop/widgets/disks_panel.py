@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from operator import attrgetter
-from typing import Sequence
+from collections.abc import Sequence
 
 from textual.app import ComposeResult
 
@@ -206,14 +206,20 @@ class DisksPanel(Panel):
         if not snap.disks:
             placeholder = "no block devices could be read (see notes)"
         elif not keys:
-            placeholder = f"no device matches filter {self.view.filter!r}" if self.view.filter else "all devices hidden (a: show all)"
+            placeholder = (
+                f"no device matches filter {self.view.filter!r}"
+                if self.view.filter
+                else "all devices hidden (a: show all)"
+            )
         else:
             placeholder = ""
         # Rows are made by _row_at, and only for the lines on screen.
         table.set_row_source(keys, self._row_at, placeholder, follow_cursor=follow_cursor)
         parts = [f"{len(keys)} shown"]
         if hidden:
-            parts.append(f"{hidden} hidden (a: all)" if not self.view.show_all or self.view.filter else f"{hidden} hidden")
+            parts.append(
+                f"{hidden} hidden (a: all)" if not self.view.show_all or self.view.filter else f"{hidden} hidden"
+            )
         if self.view.filter:
             parts.append(f"filter {self.view.filter!r}")
         if snap.since_boot:

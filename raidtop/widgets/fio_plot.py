@@ -8,7 +8,8 @@ process module has them) so that widgets need not import actions.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Protocol
+from collections.abc import Sequence
 
 import plotext as plt
 from rich.text import Text
@@ -61,8 +62,12 @@ def progress_plot(points: Sequence[ProgressSample], width: int, height: int, col
     their last character.
     """
     if len(points) < 2:
-        return Text("the plot starts after fio's second status report" if points else "no run yet: pick a preset and press Enter",
-                    style="italic")
+        return Text(
+            "the plot starts after fio's second status report"
+            if points
+            else "no run yet: pick a preset and press Enter",
+            style="italic",
+        )
     iops_rgb, write_rgb, read_rgb = colours
     xs = [p.t_s for p in points]
     width = max(30, width)

@@ -33,7 +33,10 @@ class FleetTable(DataTable):
         """Replace the rows, keeping the cursor on the same line number."""
         cursor = self.cursor_row
         variables = self.app.theme_variables
-        widths = [max([cell_len(label)] + [cell_len(r.cells[i]) for r in rows if i < len(r.cells)]) for i, label in enumerate(self._columns)]
+        widths = [
+            max([cell_len(label)] + [cell_len(r.cells[i]) for r in rows if i < len(r.cells)])
+            for i, label in enumerate(self._columns)
+        ]
         if widths != self._widths:
             # Columns sized up front: DataTable widens auto-sized columns only when
             # idle and keeps cells it painted at the old width, so "store7:10719"
@@ -52,7 +55,6 @@ class FleetTable(DataTable):
             self.keys.append(row.key)
         if rows:
             self.move_cursor(row=min(cursor, len(rows) - 1))
-
 
     @property
     def current_key(self) -> str | None:

@@ -70,7 +70,9 @@ class KeyFooter(Footer):
         active = self.screen.active_bindings
         return (self.app.size.width,) + tuple(
             (binding.key, binding.action, binding.description, enabled, tooltip)
-            for _node, binding, enabled, tooltip in active.values() if binding.show)
+            for _node, binding, enabled, tooltip in active.values()
+            if binding.show
+        )
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
@@ -94,13 +96,20 @@ class KeyFooter(Footer):
                 width -= key_width(self.app.get_key_display(palette[1]), palette[1].description) + PALETTE_EXTRA
         for binding, display in fitting(items, width):
             enabled, tooltip = enabled_of[binding.action]
-            yield self._bound_key(binding.key, display, binding.description, binding.action,
-                                  disabled=not enabled, tooltip=tooltip)
+            yield self._bound_key(
+                binding.key, display, binding.description, binding.action, disabled=not enabled, tooltip=tooltip
+            )
         if palette is not None:
             _node, binding, enabled, tooltip = palette
-            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            classes="-command-palette", disabled=not enabled,
-                            tooltip=binding.tooltip or binding.description)
+            yield FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                classes="-command-palette",
+                disabled=not enabled,
+                tooltip=binding.tooltip or binding.description,
+            )
 
     def _bound_key(self, *args, **kwargs) -> FooterKey:
         """A FooterKey that follows this footer's ``compact``, made in that state.

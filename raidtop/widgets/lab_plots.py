@@ -8,7 +8,7 @@ actions layer; the screen turns an experiment's rows into series.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 import plotext as plt
 from rich.text import Text
@@ -54,9 +54,12 @@ def experiment_plot(spec: PlotSpec, width: int, height: int, colours: Sequence[R
     plt.theme("clear")
     plt.frame(False)
     if spec.kind == "grouped":
-        plt.multiple_bar([plain(n) for n in spec.series[0].names], [list(s.ys) for s in spec.series],
-                         labels=[plain(s.label) for s in spec.series],
-                         color=[colours[i % len(colours)] for i in range(len(spec.series))])
+        plt.multiple_bar(
+            [plain(n) for n in spec.series[0].names],
+            [list(s.ys) for s in spec.series],
+            labels=[plain(s.label) for s in spec.series],
+            color=[colours[i % len(colours)] for i in range(len(spec.series))],
+        )
     for index, series in enumerate(spec.series if spec.kind != "grouped" else ()):
         colour = colours[index % len(colours)]
         label = plain(series.label)
@@ -80,7 +83,14 @@ class ExperimentPlot(Static):
     def show(self, spec: PlotSpec) -> None:
         """Redraw ``spec`` at the widget's size."""
         theme = self.app.current_theme
-        colours = [Color.parse(c).rgb for c in (theme.primary, theme.accent or theme.secondary or theme.primary,
-                                                 theme.warning or theme.primary, theme.success or theme.primary)]
+        colours = [
+            Color.parse(c).rgb
+            for c in (
+                theme.primary,
+                theme.accent or theme.secondary or theme.primary,
+                theme.warning or theme.primary,
+                theme.success or theme.primary,
+            )
+        ]
         width, height = self.size
         self.update(experiment_plot(spec, width or 60, height or 12, colours))

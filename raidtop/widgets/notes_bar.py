@@ -29,6 +29,8 @@ class NotesBar(Widget):
         text = Text(no_wrap=True, overflow="ellipsis")
         if self.notes:
             count = len(self.notes)
-            text.append(f" {count} note{'s' if count > 1 else ''} (n) ", self.get_component_rich_style("notes-bar--count"))
+            text.append(
+                f" {count} note{'s' if count > 1 else ''} (n) ", self.get_component_rich_style("notes-bar--count")
+            )
             text.append(plain(self.notes[-1]))
         return text

@@ -58,14 +58,32 @@ def process_row(p: ProcessIO, role: str | None) -> Row:
     busy = p.total_b_s > 0
     return Row(
         str(p.pid),
-        (str(p.pid), " " + p.user, bytes_rate(p.read_b_s), bytes_rate(p.write_b_s), calls_rate(p.syscr_s),
-         calls_rate(p.syscw_s), " " + unit, " " + command),
-        (None, "dim", None if p.read_b_s else "dim", None if p.write_b_s else "dim", "dim", "dim",
-         "accent" if busy else None, "accent" if role else None),
+        (
+            str(p.pid),
+            " " + p.user,
+            bytes_rate(p.read_b_s),
+            bytes_rate(p.write_b_s),
+            calls_rate(p.syscr_s),
+            calls_rate(p.syscw_s),
+            " " + unit,
+            " " + command,
+        ),
+        (
+            None,
+            "dim",
+            None if p.read_b_s else "dim",
+            None if p.write_b_s else "dim",
+            "dim",
+            "dim",
+            "accent" if busy else None,
+            "accent" if role else None,
+        ),
     )
 
 
-def shown_processes(snap: Snapshot, last_busy: dict[tuple[int, str], float] | None = None) -> list[tuple[ProcessIO, str | None]]:
+def shown_processes(
+    snap: Snapshot, last_busy: dict[tuple[int, str], float] | None = None
+) -> list[tuple[ProcessIO, str | None]]:
     """md's threads first, then every process that moved bytes to or from storage, busiest first.
 
     ``last_busy`` ((pid, command) -> time of its last I/O) is updated; a process
@@ -111,7 +129,7 @@ def md_thread_io(snap: Snapshot, p: ProcessIO) -> ProcessIO:
 
 
 def loading_lines(snap: Snapshot) -> list[str]:
-    """"md0: 92 % of writes from …" for each array whose members did I/O (per-device accounting only)."""
+    """ "md0: 92 % of writes from …" for each array whose members did I/O (per-device accounting only)."""
     if snap.io is None or not snap.io.by_device:
         return []
     lines = []
@@ -160,7 +178,9 @@ class ProcessesPanel(Panel):
         text = "\n".join(loading_lines(snap))
         if text != self._loading:
             # Only on a change, and a new layout only when its height changes (a relayout repaints more).
-            relayout = self._loading is None or text.count("\n") != self._loading.count("\n") or not text or not self._loading
+            relayout = (
+                self._loading is None or text.count("\n") != self._loading.count("\n") or not text or not self._loading
+            )
             self._loading = text
             loading = self.query_one("#process-loading", PlainStatic)
             loading.display = bool(text)
@@ -170,7 +190,9 @@ class ProcessesPanel(Panel):
         measuring = io is not None and io.processes and all(p.read_b_s is None for p in io.processes if not p.kernel)
         # No process counted: /proc was not walked for this sample (just opened, or a replay without them).
         placeholder = NOT_READ if io is None or io.process_count == 0 else WAITING if measuring else IDLE
-        self.query_one(TextTable).set_row_source([str(p.pid) for p, _ in rows], lambda i: process_row(*rows[i]), placeholder)
+        self.query_one(TextTable).set_row_source(
+            [str(p.pid) for p, _ in rows], lambda i: process_row(*rows[i]), placeholder
+        )
         label = attribution_label(snap)
         count = snap.io.process_count if snap.io is not None else 0
         self.set_subtitle(f"{label} · {len(rows)} of {count} processes" if label else "")

@@ -21,7 +21,13 @@ NO_SENSORS = "no sensors exposed on this machine"
 def sensor_row(index: int, sensor: Sensor) -> Row:
     """One reading with units; past high or crit it takes the warning tones."""
     unit = "°C" if sensor.kind == "temp" else " RPM"
-    value = DASH if sensor.value is None else f"{sensor.value:.1f}{unit}" if sensor.kind == "temp" else f"{sensor.value:.0f}{unit}"
+    value = (
+        DASH
+        if sensor.value is None
+        else f"{sensor.value:.1f}{unit}"
+        if sensor.kind == "temp"
+        else f"{sensor.value:.0f}{unit}"
+    )
     level = sensor.level
     tone = {"crit": "crit", "high": "warn"}.get(level)
     return Row(

@@ -49,7 +49,8 @@ class ControlFilter(LineFilter):
         if not has_controls("".join(segment.text for segment in segments)):
             return segments
         return [
-            segment if segment.control or not has_controls(segment.text)
+            segment
+            if segment.control or not has_controls(segment.text)
             else Segment(_without_controls(segment.text), segment.style)
             for segment in segments
         ]

@@ -87,8 +87,10 @@ def fit_cell(text: str, width: int, align: str, gap: bool = True) -> str:
 
 def line_segments(cells: list[tuple[str, Style]], columns: list[Column], widths: list[int]) -> list[Segment]:
     """One table line: each (text, style) fitted to its column; every cell but the first after its gap."""
-    return [Segment(fit_cell(text, width, column.align, gap=i > 0), style)
-            for i, ((text, style), column, width) in enumerate(zip(cells, columns, widths))]
+    return [
+        Segment(fit_cell(text, width, column.align, gap=i > 0), style)
+        for i, ((text, style), column, width) in enumerate(zip(cells, columns, widths))
+    ]
 
 
 def whole_cells(line: Strip, widths: list[int], start: int, window: tuple[int, int]) -> Strip:
@@ -134,7 +136,9 @@ def shorter_number(text: str, room: int) -> str | None:
     if match is None:
         return None
     sign, unit = match["sign"], match["unit"]
-    value = float(match["int"].replace(",", "") + "." + (match["frac"] or "0") + ("e" + match["exp"] if match["exp"] else ""))
+    value = float(
+        match["int"].replace(",", "") + "." + (match["frac"] or "0") + ("e" + match["exp"] if match["exp"] else "")
+    )
     decimals = len(match["frac"] or "")
     if not match["exp"]:
         for places in range(decimals - 1, -1, -1):

@@ -8,7 +8,7 @@ changed; with a row source it makes rows only for the lines on screen.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -70,25 +70,25 @@ class TextTable(ScrollView, can_focus=True):
     class HeaderClicked(Message):
         """The user clicked a column header: the owner may sort by it."""
 
-        def __init__(self, table: "TextTable", column: str) -> None:
+        def __init__(self, table: TextTable, column: str) -> None:
             super().__init__()
             self.table = table
             self.column = column
 
         @property
-        def control(self) -> "TextTable":
+        def control(self) -> TextTable:
             return self.table
 
     class RowSelected(Message):
         """Enter (or a click) on a row."""
 
-        def __init__(self, table: "TextTable", key: str) -> None:
+        def __init__(self, table: TextTable, key: str) -> None:
             super().__init__()
             self.table = table
             self.key = key
 
         @property
-        def control(self) -> "TextTable":
+        def control(self) -> TextTable:
             return self.table
 
     def __init__(
@@ -274,8 +274,13 @@ class TextTable(ScrollView, can_focus=True):
             sorted_style = self.get_component_rich_style("text-table--sorted")
             marker = "▲" if self._sort_reverse else "▼"
             segments = line_segments(
-                [(c.label + marker, sorted_style) if c.key == self._sorted_key else (c.label, normal) for c in self._columns],
-                self._columns, self.column_widths)
+                [
+                    (c.label + marker, sorted_style) if c.key == self._sorted_key else (c.label, normal)
+                    for c in self._columns
+                ],
+                self._columns,
+                self.column_widths,
+            )
             segments.append(Segment(" " * max(0, self.size.width - self._total_width), normal))
             # One segment per run of equally styled cells: fewer escape codes to the terminal.
             self._header = Strip(segments).simplify()
@@ -292,9 +297,13 @@ class TextTable(ScrollView, can_focus=True):
         base, toned = self._line_styles()[is_cursor]
         cells, styles = row.cells, row.styles
         segments = line_segments(
-            [(cells[i] if i < len(cells) else "", toned[styles[i]] if i < len(styles) and styles[i] else base)
-             for i in range(len(self._columns))],
-            self._columns, self.column_widths)
+            [
+                (cells[i] if i < len(cells) else "", toned[styles[i]] if i < len(styles) and styles[i] else base)
+                for i in range(len(self._columns))
+            ],
+            self._columns,
+            self.column_widths,
+        )
         pad = max(0, self.size.width - self._total_width)
         if pad:
             segments.append(Segment(" " * pad, base))

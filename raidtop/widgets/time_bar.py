@@ -14,7 +14,14 @@ _FAIL_EVENTS = {"Fail", "FailSpare", "DegradedArray", "DeviceDisappeared"}
 class TimeBar(Widget):
     """``▶ 5×  12:00:01 ━━━━━●──▼──── 13:00:00``, with ▼ at each event."""
 
-    COMPONENT_CLASSES = {"time-bar--done", "time-bar--todo", "time-bar--head", "time-bar--bad", "time-bar--good", "time-bar--label"}
+    COMPONENT_CLASSES = {
+        "time-bar--done",
+        "time-bar--todo",
+        "time-bar--head",
+        "time-bar--bad",
+        "time-bar--good",
+        "time-bar--label",
+    }
     DEFAULT_CSS = """
     TimeBar { height: 1; background: $panel; }
     TimeBar > .time-bar--done { color: $primary; }

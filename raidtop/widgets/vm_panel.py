@@ -21,14 +21,19 @@ _LAYOUT = (
 VM_TABLE_ROWS = len(_LAYOUT)
 """Lines of the vmstat table (its CSS height)."""
 VM_COLUMNS = [
-    Column("k1", "", 5, "left"), Column("v1", "", 8),
-    Column("k2", "", 6, "left"), Column("v2", "", 8),
-    Column("k3", "", 6, "left"), Column("v3", "", 9),
+    Column("k1", "", 5, "left"),
+    Column("v1", "", 8),
+    Column("k2", "", 6, "left"),
+    Column("v2", "", 8),
+    Column("k3", "", 6, "left"),
+    Column("v3", "", 9),
 ]
 PSI_COLUMNS = [
     Column("resource", "PSI", 8, "left"),
-    Column("some10", "some10", 8), Column("some60", "some60", 8),
-    Column("full10", "full10", 8), Column("full60", "full60", 8),
+    Column("some10", "some10", 8),
+    Column("some60", "some60", 8),
+    Column("full10", "full10", 8),
+    Column("full60", "full60", 8),
 ]
 
 

@@ -25,7 +25,7 @@ def rule_expressions(text: str | None = None) -> dict[str, str]:
         if m and name:
             if m.group(2).strip() in (">-", ">", "|"):
                 indent, body = len(m.group(1)), []
-                for more in lines[i + 1:]:
+                for more in lines[i + 1 :]:
                     if more.strip() and len(more) - len(more.lstrip()) <= indent:
                         break
                     body.append(more.strip())

@@ -33,8 +33,12 @@ def sample_fleet() -> FleetReading:
     many = sampler.sample()
     hosts = [
         FleetHost("db1:10719", tuple(arrays_from_snapshot(snapshot_json(rebuilding)))),
-        FleetHost("store7:10719", tuple(a for a in arrays_from_snapshot(snapshot_json(many))
-                                        if a.name in ("md0", "md1", "md5", "md201", "md10"))),
+        FleetHost(
+            "store7:10719",
+            tuple(
+                a for a in arrays_from_snapshot(snapshot_json(many)) if a.name in ("md0", "md1", "md5", "md201", "md10")
+            ),
+        ),
         FleetHost("web3:10719", problem="exporter down: Prometheus's last scrape of it failed"),
     ]
     return FleetReading(hosts=worst_first(hosts), time=1_600_000_000.0)

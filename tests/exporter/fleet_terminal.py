@@ -34,12 +34,38 @@ class FleetPane:
             f"open({str(self.status_file)!r}, 'w').write(str(rc) if rc >= 0 else f'signal {{-rc}}')"
         )
         # The short sleep lets pipe-pane attach before raidtop writes its first byte.
-        shell = (f"cd {shlex.quote(str(REPO))} && sleep 0.5 && PYTHONPATH={shlex.quote(str(REPO))} "
-                 f"exec {shlex.quote(sys.executable)} -c {shlex.quote(waiter)}")
-        subprocess.run(["tmux", "new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height),
-                        shell, ";", "set-option", "-t", self.session, "remain-on-exit", "on", ";",
-                        "pipe-pane", "-o", "-t", self.session, f"cat >> {shlex.quote(str(self.log))}"],
-                       check=True, env=dict(os.environ, TERM="xterm-256color"))
+        shell = (
+            f"cd {shlex.quote(str(REPO))} && sleep 0.5 && PYTHONPATH={shlex.quote(str(REPO))} "
+            f"exec {shlex.quote(sys.executable)} -c {shlex.quote(waiter)}"
+        )
+        subprocess.run(
+            [
+                "tmux",
+                "new-session",
+                "-d",
+                "-s",
+                self.session,
+                "-x",
+                str(width),
+                "-y",
+                str(height),
+                shell,
+                ";",
+                "set-option",
+                "-t",
+                self.session,
+                "remain-on-exit",
+                "on",
+                ";",
+                "pipe-pane",
+                "-o",
+                "-t",
+                self.session,
+                f"cat >> {shlex.quote(str(self.log))}",
+            ],
+            check=True,
+            env=dict(os.environ, TERM="xterm-256color"),
+        )
         deadline = time.monotonic() + 60
         while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -48,13 +74,15 @@ class FleetPane:
 
     def show(self, fmt: str) -> str:
         """A tmux format of the pane (``#{pane_title}``, ``#{pane_dead}``...)."""
-        return subprocess.run(["tmux", "display-message", "-p", "-t", self.session, fmt],
-                              capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            ["tmux", "display-message", "-p", "-t", self.session, fmt], capture_output=True, text=True
+        ).stdout.strip()
 
     def screen(self) -> str:
         """The pane's text as tmux shows it."""
-        return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-S", "-100", "-t", self.session],
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["tmux", "capture-pane", "-p", "-J", "-S", "-100", "-t", self.session], capture_output=True, text=True
+        ).stdout
 
     @property
     def raw(self) -> bytes:

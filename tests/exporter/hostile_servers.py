@@ -73,8 +73,14 @@ def answering(body: Callable[[], bytes], content_type: str = "text/plain; versio
 
     def handle(conn: socket.socket) -> None:
         data = body()
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: " + content_type.encode() + b"\r\nContent-Length: "
-                     + str(len(data)).encode() + b"\r\nConnection: close\r\n\r\n" + data)
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: "
+            + content_type.encode()
+            + b"\r\nContent-Length: "
+            + str(len(data)).encode()
+            + b"\r\nConnection: close\r\n\r\n"
+            + data
+        )
 
     return Server(handle)
 

@@ -37,8 +37,14 @@ def clean_root(tmp: Path) -> Path:
 def raidtop(*args: str, **kwargs) -> subprocess.Popen:
     """``python -m raidtop ARGS`` from this checkout."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.Popen([sys.executable, "-m", "raidtop", *args], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "raidtop", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        **kwargs,
+    )
 
 
 def wait_http(url: str, timeout_s: float = 30.0) -> bytes:
@@ -68,8 +74,9 @@ def stop(proc: subprocess.Popen) -> None:
 class Prometheus:
     """A real Prometheus with a temporary data directory, scraping ``targets`` every second."""
 
-    def __init__(self, tmp: Path, targets: list[str], rules: Path | None = None,
-                 alertmanager: str | None = None) -> None:
+    def __init__(
+        self, tmp: Path, targets: list[str], rules: Path | None = None, alertmanager: str | None = None
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = tmp / "prometheus.yml"
@@ -77,14 +84,30 @@ class Prometheus:
         if rules is not None:
             lines += ["rule_files:", f"  - {rules}"]
         if alertmanager is not None:
-            lines += ["alerting:", "  alertmanagers:", "    - static_configs:", f"        - targets: [{json.dumps(alertmanager)}]"]
-        lines += ["scrape_configs:", "  - job_name: raidtop", "    static_configs:",
-                  f"      - targets: {json.dumps(targets)}"]
+            lines += [
+                "alerting:",
+                "  alertmanagers:",
+                "    - static_configs:",
+                f"        - targets: [{json.dumps(alertmanager)}]",
+            ]
+        lines += [
+            "scrape_configs:",
+            "  - job_name: raidtop",
+            "    static_configs:",
+            f"      - targets: {json.dumps(targets)}",
+        ]
         config.write_text("\n".join(lines) + "\n")
         self.proc = subprocess.Popen(
-            ["prometheus", f"--config.file={config}", f"--storage.tsdb.path={tmp / 'data'}",
-             f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            [
+                "prometheus",
+                f"--config.file={config}",
+                f"--storage.tsdb.path={tmp / 'data'}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+                "--log.level=warn",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         wait_http(f"{self.url}/-/ready", 60)
 
     def api(self, path: str, **params: str) -> dict:

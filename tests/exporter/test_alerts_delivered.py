@@ -35,8 +35,10 @@ from tests.exporter import procs
 from tests.exporter.expressions import RULES
 
 ALERTMANAGER = "prometheus-alertmanager"
-pytestmark = pytest.mark.skipif(shutil.which("prometheus") is None or shutil.which(ALERTMANAGER) is None,
-                                reason="needs Debian's prometheus and prometheus-alertmanager (.ci/run installs them)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("prometheus") is None or shutil.which(ALERTMANAGER) is None,
+    reason="needs Debian's prometheus and prometheus-alertmanager (.ci/run installs them)",
+)
 
 SMART = procs.REPO / "tests" / "data" / "smartctl"
 HEALTHY_FROM_FRAME = 24
@@ -57,8 +59,8 @@ def stall_sync(at_frame: int, seconds: int) -> Callable[[Frames], Frames]:
     def edit(frames: Frames) -> Frames:
         held = frames[at_frame]
         still = [{"t": held["t"] + i + 1, "d": {}, "events": [], "actions": []} for i in range(seconds)]
-        later = [dict(f, t=f["t"] + seconds) for f in frames[at_frame + 1:]]
-        return frames[:at_frame + 1] + still + later
+        later = [dict(f, t=f["t"] + seconds) for f in frames[at_frame + 1 :]]
+        return frames[: at_frame + 1] + still + later
 
     return edit
 
@@ -112,8 +114,12 @@ class Receiver:
         self._timer.start()
 
     def seen(self, case: AlertCase, status: str) -> bool:
-        return any(a.get("status") == status and a["labels"].get("alertname") == case.alertname
-                   and all(a["labels"].get(k) == v for k, v in case.labels.items()) for a in self.alerts)
+        return any(
+            a.get("status") == status
+            and a["labels"].get("alertname") == case.alertname
+            and all(a["labels"].get(k) == v for k, v in case.labels.items())
+            for a in self.alerts
+        )
 
     def close(self) -> None:
         self._timer.cancel()
@@ -128,8 +134,7 @@ def smart_dict(path: str) -> dict:
 
 def failing_recording(tmp: Path, cases: tuple[AlertCase, ...] = CASES) -> Path:
     """The real recorded rebuild with the drive ``sda``'s SMART reading in every frame (see module doc)."""
-    failing, healthy = smart_dict("derived/sata-failing-ST3500418AS.json"), smart_dict(
-        "corpus/ST3500418AS_11.json")
+    failing, healthy = smart_dict("derived/sata-failing-ST3500418AS.json"), smart_dict("corpus/ST3500418AS_11.json")
     assert failing["verdict"] == "failing" and healthy["verdict"] != "failing"
     lines = lzma.decompress(procs.RECORDING.read_bytes()).decode().splitlines()
     frames = [json.loads(line) for line in lines[1:]]
@@ -147,15 +152,37 @@ def failing_recording(tmp: Path, cases: tuple[AlertCase, ...] = CASES) -> Path:
 def alertmanager(tmp: Path, receiver: Receiver) -> tuple[subprocess.Popen, str]:
     port = procs.free_port()
     config = tmp / "alertmanager.yml"
-    config.write_text("\n".join([
-        "route:", "  receiver: test", "  group_by: [alertname, instance]", "  group_wait: 1s",
-        "  group_interval: 1s", "  repeat_interval: 1h",
-        "receivers:", "  - name: test", "    webhook_configs:", f"      - url: {receiver.url}",
-        "        send_resolved: true", ""]))
+    config.write_text(
+        "\n".join(
+            [
+                "route:",
+                "  receiver: test",
+                "  group_by: [alertname, instance]",
+                "  group_wait: 1s",
+                "  group_interval: 1s",
+                "  repeat_interval: 1h",
+                "receivers:",
+                "  - name: test",
+                "    webhook_configs:",
+                f"      - url: {receiver.url}",
+                "        send_resolved: true",
+                "",
+            ]
+        )
+    )
     # --cluster.listen-address= turns gossip off: nothing but 127.0.0.1:PORT is opened.
-    proc = subprocess.Popen([ALERTMANAGER, f"--config.file={config}", f"--storage.path={tmp / 'am-data'}",
-                             f"--web.listen-address=127.0.0.1:{port}", "--cluster.listen-address=", "--log.level=warn"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            ALERTMANAGER,
+            f"--config.file={config}",
+            f"--storage.path={tmp / 'am-data'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+            "--cluster.listen-address=",
+            "--log.level=warn",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     procs.wait_http(f"http://127.0.0.1:{port}/-/ready", 60)
     return proc, f"127.0.0.1:{port}"
 
@@ -171,8 +198,9 @@ def test_degraded_stalled_and_smart_alerts_reach_a_webhook_and_resolve(tmp_path)
     prometheus = exporter = None
     try:
         prometheus = procs.Prometheus(tmp_path, [host], rules, alertmanager=am_address)
-        exporter = procs.raidtop("exporter", "--replay", str(recording), "--replay-speed", "2", "--interval", "0.5",
-                                 "--listen", host)
+        exporter = procs.raidtop(
+            "exporter", "--replay", str(recording), "--replay-speed", "2", "--interval", "0.5", "--listen", host
+        )
         shown_in_fleet: set[str] = set()
         start = time.monotonic()
         deadline = start + 240  # a guard against a hang, not a timing assertion

@@ -17,13 +17,18 @@ def scrape(root: Path) -> dict[tuple[str, str], tuple[str, float]]:
     exporter = Exporter(LiveSource(root), 10.0)
     exporter.sample_once()
     text = exporter._md_text.decode()
-    return {(s.labels["array"], s.labels["kind"]): (s.labels["severity"], s.value)
-            for s in samples(text).get("raidtop_audit_findings", [])}
+    return {
+        (s.labels["array"], s.labels["kind"]): (s.labels["severity"], s.value)
+        for s in samples(text).get("raidtop_audit_findings", [])
+    }
 
 
 def test_every_rule_is_a_series_per_array_and_bad_blocks_are_counted(tmp_path) -> None:
-    members = {**MEMBERS, "sdb1": {**MEMBERS["sdb1"], "bad_blocks": "2048 8\n"},
-               "sdc1": {**MEMBERS["sdc1"], "bad_blocks": "4096 8\n"}}
+    members = {
+        **MEMBERS,
+        "sdb1": {**MEMBERS["sdb1"], "bad_blocks": "2048 8\n"},
+        "sdc1": {**MEMBERS["sdc1"], "bad_blocks": "4096 8\n"},
+    }
     files, links = md_tree("md0", RAID5, members)
     for f, l in clean_disks():
         files.update(f)

@@ -34,14 +34,23 @@ def _text(tmp_path, lines: list[str]) -> str:
 
 
 def test_a_rebuilding_volume_is_in_the_dmraid_block_and_not_in_md_families(tmp_path) -> None:
-    text = _text(tmp_path, ["vg-lv: 0 2097152 raid raid1 2 aA 0/2097152 recover 0 0 -\n",
-                            "vg-lv: 0 2097152 raid raid1 2 aA 1048576/2097152 recover 3 0 -\n"])
+    text = _text(
+        tmp_path,
+        [
+            "vg-lv: 0 2097152 raid raid1 2 aA 0/2097152 recover 0 0 -\n",
+            "vg-lv: 0 2097152 raid raid1 2 aA 1048576/2097152 recover 3 0 -\n",
+        ],
+    )
     got = samples(text)
     assert [s.value for s in got["raidtop_dmraid_volumes"]] == [1]
     assert {(s.labels["leg"], s.labels["health"]) for s in got["raidtop_dmraid_leg_health"] if s.value == 1} == {
-        ("vg-lv_rimage_0", "alive_not_in_sync"), ("vg-lv_rimage_1", "alive_in_sync")}
+        ("vg-lv_rimage_0", "alive_not_in_sync"),
+        ("vg-lv_rimage_1", "alive_in_sync"),
+    }
     assert [s.value for s in got["raidtop_dmraid_degraded_legs"]] == [1]
-    assert [(s.labels["action"], s.value) for s in got["raidtop_dmraid_sync_completed_bytes"]] == [("recover", 512 * 1048576)]
+    assert [(s.labels["action"], s.value) for s in got["raidtop_dmraid_sync_completed_bytes"]] == [
+        ("recover", 512 * 1048576)
+    ]
     assert [s.value for s in got["raidtop_dmraid_mismatch_sectors"]] == [3]
     assert got["raidtop_dmraid_sync_eta_seconds"][0].value > 0
     md_arrays = {s.labels["array"] for s in got["raidtop_md_state"]}

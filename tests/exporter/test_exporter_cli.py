@@ -16,11 +16,19 @@ from tests.exporter import procs
 
 def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(procs.REPO))
-    return subprocess.run([os.sys.executable, "-m", "raidtop", *args], cwd=procs.REPO, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [os.sys.executable, "-m", "raidtop", *args],
+        cwd=procs.REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
-@pytest.mark.parametrize("listen", ["nonsense", "127.0.0.1:99999", "[zz]:1", "127.0.0.1", "-h:1", "a b:1", "\x1b[31m:80"])
+@pytest.mark.parametrize(
+    "listen", ["nonsense", "127.0.0.1:99999", "[zz]:1", "127.0.0.1", "-h:1", "a b:1", "\x1b[31m:80"]
+)
 def test_a_bad_listen_is_one_line_and_exit_2(listen) -> None:
     done = run_cli("exporter", "--listen", listen)
     assert done.returncode == 2 and done.stdout == ""
@@ -44,11 +52,14 @@ def test_the_default_is_localhost() -> None:
     assert DEFAULT_LISTEN.startswith("127.0.0.1:")
 
 
-@pytest.mark.parametrize("args, words", [
-    (("--once",), "--once writes the textfile once"),
-    (("--tls-cert", "/etc/hostname"), "--tls-cert and --tls-key go together"),
-    (("--replay", "/etc/hostname"), "raidtop exporter: "),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("--once",), "--once writes the textfile once"),
+        (("--tls-cert", "/etc/hostname"), "--tls-cert and --tls-key go together"),
+        (("--replay", "/etc/hostname"), "raidtop exporter: "),
+    ],
+)
 def test_option_mistakes_are_one_sentence(args, words) -> None:
     done = run_cli("exporter", *args)
     assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr
@@ -61,8 +72,9 @@ def test_textfile_once_writes_atomically_and_follows_no_link(tmp_path) -> None:
     outside.write_text("sentinel\n")
     (textdir / "other.prom").write_text("node_other 1\n")
     (textdir / "raidtop.prom").symlink_to(outside)  # planted: a write through it would clobber "outside"
-    done = run_cli("--root", str(procs.clean_root(tmp_path)), "exporter", "--textfile", str(textdir), "--once",
-                   "--interval", "0.1")
+    done = run_cli(
+        "--root", str(procs.clean_root(tmp_path)), "exporter", "--textfile", str(textdir), "--once", "--interval", "0.1"
+    )
     assert done.returncode == 0, done.stderr
     written = textdir / "raidtop.prom"
     assert not written.is_symlink() and written.is_file()
@@ -105,12 +117,40 @@ def test_a_fifo_in_the_root_never_blocks_a_scrape(tmp_path) -> None:
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl to make a throw-away certificate")
 def test_https_through_the_client_librarys_tls_options(tmp_path) -> None:
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     port = procs.free_port()
-    proc = procs.raidtop("--root", str(procs.clean_root(tmp_path)), "exporter", "--listen", f"127.0.0.1:{port}",
-                         "--tls-cert", str(cert), "--tls-key", str(key))
+    proc = procs.raidtop(
+        "--root",
+        str(procs.clean_root(tmp_path)),
+        "exporter",
+        "--listen",
+        f"127.0.0.1:{port}",
+        "--tls-cert",
+        str(cert),
+        "--tls-key",
+        str(key),
+    )
     try:
         context = ssl.create_default_context(cafile=str(cert))
         for _ in range(100):

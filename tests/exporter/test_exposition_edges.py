@@ -69,12 +69,15 @@ def test_unchanged_families_are_not_formatted_again(formatted):
     assert formatted == ["b"] and text == library(gauge("a", 1), gauge("b", 3))
 
 
-@pytest.mark.parametrize("changed", [
-    gauge("a", 1, doc="other help"),
-    gauge("a", 1, unit="bytes"),
-    gauge("a", 1, labels={"array": "md1"}),
-    gauge("a", 2),
-])
+@pytest.mark.parametrize(
+    "changed",
+    [
+        gauge("a", 1, doc="other help"),
+        gauge("a", 1, unit="bytes"),
+        gauge("a", 1, labels={"array": "md1"}),
+        gauge("a", 2),
+    ],
+)
 def test_any_change_in_a_family_formats_it_anew(formatted, changed):
     formatter = FamilyFormatter()
     formatter.format([gauge("a", 1)])
@@ -144,8 +147,11 @@ def app():
 
 def test_get_any_path_serves_the_text_with_its_length(app):
     for path in ("/metrics", "/", "/anything"):
-        assert call(app, path=path) == ("200 OK", [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
-                                                   ("Content-Length", "13")], b"raidtop_up 1\n")
+        assert call(app, path=path) == (
+            "200 OK",
+            [("Content-Type", "text/plain; version=0.0.4; charset=utf-8"), ("Content-Length", "13")],
+            b"raidtop_up 1\n",
+        )
 
 
 def test_gzip_only_when_asked(app):
@@ -158,8 +164,11 @@ def test_gzip_only_when_asked(app):
 def test_options_favicon_and_other_methods(app):
     assert call(app, "OPTIONS") == ("200 OK", [("Allow", "OPTIONS,GET")], b"")
     assert call(app, path="/favicon.ico") == ("200 OK", [], b"")
-    assert call(app, "POST") == ("405 Method Not Allowed", [("Allow", "OPTIONS,GET")],
-                                 b"# HTTP 405 Method Not Allowed: POST; use OPTIONS or GET\n")
+    assert call(app, "POST") == (
+        "405 Method Not Allowed",
+        [("Allow", "OPTIONS,GET")],
+        b"# HTTP 405 Method Not Allowed: POST; use OPTIONS or GET\n",
+    )
     assert call(app, "HEAD")[0] == "405 Method Not Allowed"
 
 

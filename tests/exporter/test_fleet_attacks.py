@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-import resource
 import shutil
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -35,8 +32,10 @@ C1_AND_BIDI = "md\x9b2J\u202eevil"
 
 def exposition(*lines: str) -> bytes:
     """Exposition text of a raidtop-looking host, fresh at each scrape."""
-    head = ["raidtop_exporter_build_info{version=\"hostile\"} 1",
-            f"raidtop_exporter_last_sample_timestamp_seconds {time.time():.3f}"]
+    head = [
+        "raidtop_exporter_build_info{version=\"hostile\"} 1",
+        f"raidtop_exporter_last_sample_timestamp_seconds {time.time():.3f}",
+    ]
     return ("\n".join(head + list(lines)) + "\n").encode()
 
 
@@ -47,7 +46,7 @@ def escapes_host() -> bytes:
         'raidtop_md_info{array="md0",level="raid1\x1b[31m"} 1',
         'raidtop_md_raid_disks{array="md0"} 2',
         f'raidtop_md_state{{array="{C1_AND_BIDI}",state="clean"}} 1',
-        f'raidtop_md_member_role{{array="md0",member="sdb1\x1b]2;PWNED\x07",role="in_sync"}} 1',
+        'raidtop_md_member_role{array="md0",member="sdb1\x1b]2;PWNED\x07",role="in_sync"} 1',
     )
 
 
@@ -62,8 +61,17 @@ def test_hostile_labels_and_values_through_a_real_prometheus_reach_no_terminal(t
     infinite = hostile_servers.answering(infinite_host)
     clean_root = procs.clean_root(tmp_path)
     clean_port = procs.free_port()
-    clean = procs.raidtop("--root", str(clean_root), "exporter", "--interval", "1", "--smart-interval", "0",
-                          "--listen", f"127.0.0.1:{clean_port}")
+    clean = procs.raidtop(
+        "--root",
+        str(clean_root),
+        "exporter",
+        "--interval",
+        "1",
+        "--smart-interval",
+        "0",
+        "--listen",
+        f"127.0.0.1:{clean_port}",
+    )
     prometheus = procs.Prometheus(tmp_path, [hostile.address, infinite.address, f"127.0.0.1:{clean_port}"])
     pane = None
     try:
@@ -98,11 +106,11 @@ def test_hostile_labels_and_values_through_a_real_prometheus_reach_no_terminal(t
         assert set(re.findall(rb"\x1b\]([0-9]+);", written)) <= {b"22"}
         assert written.count(b"\x07") == written.count(b"\x1b]22;")
         # PWNED is only ever shown as text, after the U+FFFD that replaced its ESC.
-        shown = [written[m.start() - 6:m.start()] for m in re.finditer(b"PWNED", written)]
+        shown = [written[m.start() - 6 : m.start()] for m in re.finditer(b"PWNED", written)]
         assert shown and set(shown) <= {"\ufffd]0;".encode(), "\ufffd]2;".encode()}, set(shown)
         for attack in ("\x9b".encode(), "\u202e".encode(), b"\x1b[31m", b"\x1b[2J"):
             at = written.find(attack)
-            assert at < 0, (attack, written[max(0, at - 80):at + 20])
+            assert at < 0, (attack, written[max(0, at - 80) : at + 20])
         # The hostile host's own screen: its member's OSC 2 title attack shown as text too.
         pane.keys("Down", "Enter")
         pane.wait_for("sdb1\ufffd]2;PWNED")
@@ -137,13 +145,21 @@ def _texts(host) -> list[str]:
 @pytest.mark.parametrize("raw", ["+Inf", "NaN", "-3", "1e400", "2.5"])
 def test_one_unusable_value_marks_one_host_unreadable_the_others_stay(raw) -> None:
     def series(instance: str, disks: str) -> list[dict]:
-        return [{"metric": {"__name__": "raidtop_md_state", "instance": instance, "array": "md0", "state": "clean"},
-                 "value": [0, "1"]},
-                {"metric": {"__name__": "raidtop_md_raid_disks", "instance": instance, "array": "md0"},
-                 "value": [0, disks]}]
+        return [
+            {
+                "metric": {"__name__": "raidtop_md_state", "instance": instance, "array": "md0", "state": "clean"},
+                "value": [0, "1"],
+            },
+            {
+                "metric": {"__name__": "raidtop_md_raid_disks", "instance": instance, "array": "md0"},
+                "value": [0, disks],
+            },
+        ]
 
-    hosts = {h.name: h for h in build_hosts({"a:1", "b:1"}, {"a:1": 1.0, "b:1": 1.0}, {},
-                                            series("a:1", raw) + series("b:1", "2"))}
+    hosts = {
+        h.name: h
+        for h in build_hosts({"a:1", "b:1"}, {"a:1": 1.0, "b:1": 1.0}, {}, series("a:1", raw) + series("b:1", "2"))
+    }
     assert hosts["a:1"].problem.startswith("sent a value raidtop cannot use") and raw in hosts["a:1"].problem
     assert hosts["b:1"].problem is None and hosts["b:1"].arrays[0].raid_disks == 2
 

@@ -28,20 +28,49 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     import crypt  # glibc's bcrypt ($2b$), the hash Prometheus's basic_auth_users takes (3.11 has it)
 
-pytestmark = pytest.mark.skipif(shutil.which("prometheus") is None or shutil.which("openssl") is None,
-                                reason="needs Debian's prometheus and openssl")
+pytestmark = pytest.mark.skipif(
+    shutil.which("prometheus") is None or shutil.which("openssl") is None,
+    reason="needs Debian's prometheus and openssl",
+)
 
 
 def make_ca(tmp: Path) -> tuple[Path, Path, Path]:
     """A CA and a server certificate for 127.0.0.1 signed by it: (ca.pem, server.pem, server.key)."""
     run = lambda *args: subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=tmp)  # noqa: E731
-    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "1",
-        "-subj", "/CN=raidtop test CA")
-    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
-        "-subj", "/CN=127.0.0.1")
+    run(
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=raidtop test CA",
+    )
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
     (tmp / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
-    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-        "-out", "server.pem", "-days", "1", "-extfile", "san.ext")
+    run(
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "1",
+        "-extfile",
+        "san.ext",
+    )
     return tmp / "ca.pem", tmp / "server.pem", tmp / "server.key"
 
 
@@ -56,15 +85,33 @@ def secret(tmp: Path, name: str, text: str, mode: int = 0o600) -> Path:
 def secured_prometheus(tmp_path):
     ca, cert, key = make_ca(tmp_path)
     web = tmp_path / "web.yml"
-    web.write_text("\n".join([
-        "tls_server_config:", f"  cert_file: {cert}", f"  key_file: {key}",
-        "basic_auth_users:", f"  fleet: '{crypt.crypt('s3cret pass', crypt.mksalt(crypt.METHOD_BLOWFISH))}'", ""]))
+    web.write_text(
+        "\n".join(
+            [
+                "tls_server_config:",
+                f"  cert_file: {cert}",
+                f"  key_file: {key}",
+                "basic_auth_users:",
+                f"  fleet: '{crypt.crypt('s3cret pass', crypt.mksalt(crypt.METHOD_BLOWFISH))}'",
+                "",
+            ]
+        )
+    )
     config = tmp_path / "prometheus.yml"
     config.write_text("global:\n  scrape_interval: 1s\nscrape_configs: []\n")
     port = procs.free_port()
-    proc = subprocess.Popen(["prometheus", f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
-                             f"--web.listen-address=127.0.0.1:{port}", f"--web.config.file={web}", "--log.level=warn"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            "prometheus",
+            f"--config.file={config}",
+            f"--storage.tsdb.path={tmp_path / 'data'}",
+            f"--web.listen-address=127.0.0.1:{port}",
+            f"--web.config.file={web}",
+            "--log.level=warn",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"https://127.0.0.1:{port}"
     auth = credentials(basic_auth_file=secret(tmp_path, "auth", "fleet:s3cret pass"), ca_file=ca)
     for _ in range(300):
@@ -114,12 +161,30 @@ def test_secret_files_others_can_read_or_links_are_refused(tmp_path) -> None:
 def test_the_cli_refuses_before_any_screen(tmp_path) -> None:
     env = dict(os.environ, PYTHONPATH=str(procs.REPO))
     for args, said in (
-        (["--prometheus", "http://127.0.0.1:9", "--bearer-token-file", str(secret(tmp_path, "o", "t", 0o644))],
-         "readable by every user"),
+        (
+            ["--prometheus", "http://127.0.0.1:9", "--bearer-token-file", str(secret(tmp_path, "o", "t", 0o644))],
+            "readable by every user",
+        ),
         (["--ssh", "db1", "--ca-file", str(tmp_path / "ca.pem")], "are for --prometheus"),
-        (["--prometheus", "http://127.0.0.1:9", "--bearer-token-file", str(secret(tmp_path, "a", "t")),
-          "--basic-auth-file", str(secret(tmp_path, "b", "u:p"))], "not both"),
+        (
+            [
+                "--prometheus",
+                "http://127.0.0.1:9",
+                "--bearer-token-file",
+                str(secret(tmp_path, "a", "t")),
+                "--basic-auth-file",
+                str(secret(tmp_path, "b", "u:p")),
+            ],
+            "not both",
+        ),
     ):
-        done = subprocess.run([sys.executable, "-m", "raidtop", "fleet", *args], cwd=procs.REPO, env=env,
-                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [sys.executable, "-m", "raidtop", "fleet", *args],
+            cwd=procs.REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
         assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -25,9 +25,15 @@ def test_an_auto_read_only_array_is_read_only_in_the_fleet_not_active(tmp_path) 
     # mdstat alone (no sysfs) is where the state word says "active" and only the flag tells.
     (tmp_path / "proc").mkdir()
     (tmp_path / "proc" / "mdstat").write_text(AUTO_READ_ONLY)
-    done = subprocess.run([sys.executable, "-m", "raidtop", "--root", str(tmp_path), "snapshot", "--json",
-                           "--interval", "0.1"], cwd=procs.REPO, env=dict(os.environ, PYTHONPATH=str(procs.REPO)),
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "raidtop", "--root", str(tmp_path), "snapshot", "--json", "--interval", "0.1"],
+        cwd=procs.REPO,
+        env=dict(os.environ, PYTHONPATH=str(procs.REPO)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     doc = json.loads(done.stdout)
     flags = {a["name"]: (a["state"], a["read_only"], a["auto_read_only"]) for a in doc["arrays"]}
     assert flags == {"md0": ("active", False, True), "md1": ("active", False, False)}

@@ -23,8 +23,10 @@ from tests.exporter import procs
 
 SSHD = "/usr/sbin/sshd"
 PROCFS = procs.REPO / "tests" / "data" / "md" / "roots" / "prometheus-procfs"
-needs_sshd = pytest.mark.skipif(not (os.path.exists(SSHD) and shutil.which("ssh") and os.geteuid() == 0),
-                                reason="needs openssh-server (.ci/run installs it) and root for sshd")
+needs_sshd = pytest.mark.skipif(
+    not (os.path.exists(SSHD) and shutil.which("ssh") and os.geteuid() == 0),
+    reason="needs openssh-server (.ci/run installs it) and root for sshd",
+)
 
 
 def sshd_command(config: Path) -> list[str]:
@@ -33,8 +35,17 @@ def sshd_command(config: Path) -> list[str]:
     command = [SSHD, "-D", "-e", "-f", str(config)]
     if os.path.isdir("/run/sshd"):
         return command
-    return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-            'mount -t tmpfs tmpfs /run && mkdir -m 0755 /run/sshd && exec "$@"', "sshd", *command]
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        'mount -t tmpfs tmpfs /run && mkdir -m 0755 /run/sshd && exec "$@"',
+        "sshd",
+        *command,
+    ]
 
 
 @pytest.fixture
@@ -45,27 +56,54 @@ def sshd(tmp_path):
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keys / name)], check=True)
     (keys / "authorized_keys").write_text((keys / "client.pub").read_text())
     port = procs.free_port()
-    (tmp_path / "sshd_config").write_text("\n".join([
-        f"Port {port}", "ListenAddress 127.0.0.1", f"HostKey {keys / 'host'}",
-        f"AuthorizedKeysFile {keys / 'authorized_keys'}", f"PidFile {tmp_path / 'sshd.pid'}",
-        "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PubkeyAuthentication yes",
-        "PermitRootLogin prohibit-password", "UsePAM no", "StrictModes no", "",
-    ]))
-    server = subprocess.Popen(sshd_command(tmp_path / "sshd_config"),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    (tmp_path / "sshd_config").write_text(
+        "\n".join(
+            [
+                f"Port {port}",
+                "ListenAddress 127.0.0.1",
+                f"HostKey {keys / 'host'}",
+                f"AuthorizedKeysFile {keys / 'authorized_keys'}",
+                f"PidFile {tmp_path / 'sshd.pid'}",
+                "PasswordAuthentication no",
+                "KbdInteractiveAuthentication no",
+                "PubkeyAuthentication yes",
+                "PermitRootLogin prohibit-password",
+                "UsePAM no",
+                "StrictModes no",
+                "",
+            ]
+        )
+    )
+    server = subprocess.Popen(sshd_command(tmp_path / "sshd_config"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     host_key = (keys / "host.pub").read_text().split()
     (tmp_path / "known_hosts").write_text(f"[127.0.0.1]:{port} {host_key[0]} {host_key[1]}\n")
     closed = procs.free_port()
     config = tmp_path / "ssh_config"
-    config.write_text("\n".join([
-        "Host remote1 closed1",
-        "  HostName 127.0.0.1", "  User root", f"  IdentityFile {keys / 'client'}", "  IdentitiesOnly yes",
-        f"  UserKnownHostsFile {tmp_path / 'known_hosts'}", "  StrictHostKeyChecking yes",
-        "Host remote1", f"  Port {port}", "Host closed1", f"  Port {closed}", "",
-    ]))
+    config.write_text(
+        "\n".join(
+            [
+                "Host remote1 closed1",
+                "  HostName 127.0.0.1",
+                "  User root",
+                f"  IdentityFile {keys / 'client'}",
+                "  IdentitiesOnly yes",
+                f"  UserKnownHostsFile {tmp_path / 'known_hosts'}",
+                "  StrictHostKeyChecking yes",
+                "Host remote1",
+                f"  Port {port}",
+                "Host closed1",
+                f"  Port {closed}",
+                "",
+            ]
+        )
+    )
     for _ in range(100):
-        if subprocess.run(["ssh", "-F", str(config), "-o", "BatchMode=yes", "remote1", "true"],
-                          capture_output=True).returncode == 0:
+        if (
+            subprocess.run(
+                ["ssh", "-F", str(config), "-o", "BatchMode=yes", "remote1", "true"], capture_output=True
+            ).returncode
+            == 0
+        ):
             break
         time.sleep(0.1)
     else:
@@ -97,13 +135,17 @@ def test_fleet_over_ssh_shows_the_remote_arrays_and_says_why_a_host_fails(sshd, 
 
 @needs_sshd
 def test_a_host_without_raidtop_says_so(sshd) -> None:
-    host = SshSource(["remote1"], ssh_config=str(sshd), remote_command="raidtop-not-installed-here snapshot --json").read_host("remote1")
+    host = SshSource(
+        ["remote1"], ssh_config=str(sshd), remote_command="raidtop-not-installed-here snapshot --json"
+    ).read_host("remote1")
     assert host.problem.startswith("raidtop is not installed there")
 
 
 @needs_sshd
 def test_a_host_answering_garbage_says_so(sshd) -> None:
-    host = SshSource(["remote1"], ssh_config=str(sshd), remote_command="printf '\\033[2J{not json'").read_host("remote1")
+    host = SshSource(["remote1"], ssh_config=str(sshd), remote_command="printf '\\033[2J{not json'").read_host(
+        "remote1"
+    )
     assert host.problem == "answered with something that is not raidtop's snapshot JSON"
 
 

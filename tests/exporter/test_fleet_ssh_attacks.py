@@ -34,9 +34,20 @@ def test_json_200000_deep_over_ssh_marks_one_host(sshd, tmp_path) -> None:  # no
 
 @needs_sshd
 def test_done_kib_10_to_the_400_over_ssh_is_a_note_not_a_crash(sshd, tmp_path) -> None:  # noqa: F811
-    doc = {"arrays": [{"name": "md0", "level": "raid1", "state": "active", "health": "degraded", "raid_disks": 2,
-                       "degraded": 1, "members": [{"name": "sdb1", "slot": 0, "roles": ["in_sync"]}],
-                       "sync": {"action": "recover", "done_kib": 10**400, "total_kib": 1000}}]}
+    doc = {
+        "arrays": [
+            {
+                "name": "md0",
+                "level": "raid1",
+                "state": "active",
+                "health": "degraded",
+                "raid_disks": 2,
+                "degraded": 1,
+                "members": [{"name": "sdb1", "slot": 0, "roles": ["in_sync"]}],
+                "sync": {"action": "recover", "done_kib": 10**400, "total_kib": 1000},
+            }
+        ]
+    }
     command = remote_file(tmp_path, "huge.json", json.dumps(doc))
     source = SshSource(["remote1", "closed1"], ssh_config=str(sshd), remote_command=command)
     hosts = {h.name: h for h in source.read().hosts}
@@ -58,8 +69,14 @@ def test_endless_output_over_ssh_is_cut_at_the_cap_and_the_child_killed(sshd) ->
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
         "print(f'{time.monotonic() - start:.2f}')\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], cwd=procs.REPO, capture_output=True, text=True, timeout=180,
-                          env=dict(os.environ, PYTHONPATH=str(procs.REPO)))
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=procs.REPO,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=dict(os.environ, PYTHONPATH=str(procs.REPO)),
+    )
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     problem, rss_kib, seconds = done.stdout.splitlines()
     assert problem == f"answered more than {OUTPUT_LIMIT >> 20} MiB; stopped it and refused"

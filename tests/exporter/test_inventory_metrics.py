@@ -65,17 +65,32 @@ def test_no_driver_and_no_arrays_differ(tmp_path) -> None:
 
 
 def test_member_flags_one_series_per_flag_and_none_while_roles_are_unknown() -> None:
-    array = MdArray("md0", "raid1", "clean", "ok", raid_disks=2, degraded=0, members=(
-        MdMember("sdb1", 0, ("in_sync", "write_mostly", "want_replacement")),
-        MdMember("sdc1", 1, ("in_sync", "blocked", "write_error")),
-        MdMember("sdd1", None, ("spare", "replacement")),
-        MdMember("sde1", None, ()),
-    ))
-    flags = {(l["member"], l["flag"]): v for l, v in samples(Snapshot(time=0.0, interval_s=1.0, arrays=(array,)))[
-        "raidtop_md_member_flag"]}
+    array = MdArray(
+        "md0",
+        "raid1",
+        "clean",
+        "ok",
+        raid_disks=2,
+        degraded=0,
+        members=(
+            MdMember("sdb1", 0, ("in_sync", "write_mostly", "want_replacement")),
+            MdMember("sdc1", 1, ("in_sync", "blocked", "write_error")),
+            MdMember("sdd1", None, ("spare", "replacement")),
+            MdMember("sde1", None, ()),
+        ),
+    )
+    flags = {
+        (l["member"], l["flag"]): v
+        for l, v in samples(Snapshot(time=0.0, interval_s=1.0, arrays=(array,)))["raidtop_md_member_flag"]
+    }
     on = {k for k, v in flags.items() if v == 1}
-    assert on == {("sdb1", "write_mostly"), ("sdb1", "want_replacement"), ("sdc1", "blocked"),
-                  ("sdc1", "write_error"), ("sdd1", "replacement")}
+    assert on == {
+        ("sdb1", "write_mostly"),
+        ("sdb1", "want_replacement"),
+        ("sdc1", "blocked"),
+        ("sdc1", "write_error"),
+        ("sdd1", "replacement"),
+    }
     assert len(flags) == 3 * len(MEMBER_FLAGS)  # sde1's roles are unknown: no series rather than 0
 
 

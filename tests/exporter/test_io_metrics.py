@@ -63,5 +63,9 @@ def test_the_exposition_carries_them_and_promtool_accepts_it():
     if shutil.which("promtool") is None:
         pytest.skip("promtool not installed")
     result = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
-    problems = [line for line in (result.stdout + result.stderr).splitlines() if "raidtop_md_cgroup" in line or "raidtop_io" in line]
+    problems = [
+        line
+        for line in (result.stdout + result.stderr).splitlines()
+        if "raidtop_md_cgroup" in line or "raidtop_io" in line
+    ]
     assert problems == [], problems

@@ -37,9 +37,11 @@ def test_a_failed_member_turns_the_flag_off_and_starts_the_degraded_clock() -> N
 def test_a_resync_that_stops_moving_is_exported_as_stalled(tmp_path) -> None:
     root = tmp_path / "root"
     (root / "proc").mkdir(parents=True)
-    mdstat = ("Personalities : [raid1]\nmd4 : active raid1 sdb1[1] sda1[0]\n      8387520 blocks super 1.2 [2/2] [UU]\n"
-              "      [====>................]  resync = 23.4% (1963200/8387520) finish=4.6min speed=23178K/sec\n\n"
-              "unused devices: <none>\n")
+    mdstat = (
+        "Personalities : [raid1]\nmd4 : active raid1 sdb1[1] sda1[0]\n      8387520 blocks super 1.2 [2/2] [UU]\n"
+        "      [====>................]  resync = 23.4% (1963200/8387520) finish=4.6min speed=23178K/sec\n\n"
+        "unused devices: <none>\n"
+    )
     (root / "proc/mdstat").write_text(mdstat)
     clock = iter([0.0, 1.0, 30.0, 61.0, 62.0])
     sampler = Sampler(root, clock=lambda: next(clock))
@@ -58,6 +60,10 @@ def test_the_alert_rules_pass_their_promtool_unit_tests() -> None:
     promtool = shutil.which("promtool")
     if promtool is None:
         pytest.skip("promtool not installed (.ci/run installs Debian's prometheus)")
-    run = subprocess.run([promtool, "test", "rules", "raidtop-alerts.test.yml"], cwd=PROJECT / "deploy" / "prometheus",
-                         capture_output=True, text=True)
+    run = subprocess.run(
+        [promtool, "test", "rules", "raidtop-alerts.test.yml"],
+        cwd=PROJECT / "deploy" / "prometheus",
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr

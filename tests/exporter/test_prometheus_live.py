@@ -23,12 +23,25 @@ from raidtop.fleet.prometheus import PrometheusSource
 from tests.exporter import procs
 from tests.exporter.expressions import RULES, dashboard_expressions, fleet_expressions, rule_expressions
 
-pytestmark = pytest.mark.skipif(shutil.which("prometheus") is None, reason="needs Debian's prometheus (.ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("prometheus") is None, reason="needs Debian's prometheus (.ci/run installs it)"
+)
 
 MUST_HAVE_DATA_DURING_REBUILD = (
-    "Arrays by state (worst first) #A", "Degraded disks #A", "Rebuild progress #A", "Time to finish #A",
-    "Time to finish #B", "Sync speed against its limits #A", "Member roles #A", "md events #A", "Exporter health #A",
-    "Exporter health #B", "fleet #0", "fleet #1", "fleet #2", "fleet #3",
+    "Arrays by state (worst first) #A",
+    "Degraded disks #A",
+    "Rebuild progress #A",
+    "Time to finish #A",
+    "Time to finish #B",
+    "Sync speed against its limits #A",
+    "Member roles #A",
+    "md events #A",
+    "Exporter health #A",
+    "Exporter health #B",
+    "fleet #0",
+    "fleet #1",
+    "fleet #2",
+    "fleet #3",
 )
 
 
@@ -60,16 +73,30 @@ def test_prometheus_scrapes_a_rebuild_and_a_clean_host(tmp_path) -> None:
         # Nothing scraped yet: the fleet view says so in words.
         reading = PrometheusSource(prometheus.url).read()
         assert reading.problem is not None and "no raidtop metrics" in reading.problem
-        exporters.append(procs.raidtop("exporter", "--replay", str(procs.RECORDING), "--replay-speed", "2",
-                                       "--interval", "0.5", "--listen", rebuild_host))
+        exporters.append(
+            procs.raidtop(
+                "exporter",
+                "--replay",
+                str(procs.RECORDING),
+                "--replay-speed",
+                "2",
+                "--interval",
+                "0.5",
+                "--listen",
+                rebuild_host,
+            )
+        )
         exporters.append(procs.raidtop("--root", str(clean), "exporter", "--interval", "1", "--listen", clean_host))
         seen_states, alert_states, checked_mid_rebuild = set(), [], False
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             for r in prometheus.query(f'raidtop_md_state{{instance="{rebuild_host}"}} == 1'):
                 seen_states.add(r["metric"]["state"])
-            alert = [a["state"] for a in prometheus.alerts()
-                     if a["labels"]["alertname"] == "MdArrayDegraded" and a["labels"]["instance"] == rebuild_host]
+            alert = [
+                a["state"]
+                for a in prometheus.alerts()
+                if a["labels"]["alertname"] == "MdArrayDegraded" and a["labels"]["instance"] == rebuild_host
+            ]
             if alert and (not alert_states or alert_states[-1] != alert[0]):
                 alert_states.append(alert[0])
             if not checked_mid_rebuild and "recovering" in seen_states:
@@ -85,8 +112,10 @@ def test_prometheus_scrapes_a_rebuild_and_a_clean_host(tmp_path) -> None:
         assert seen_states <= recorded_states and {"recovering", "clean"} <= seen_states | {"clean"}
         # The rebuilt array is whole again; the clean host's arrays are what the Sampler says.
         assert _value(prometheus, f'raidtop_md_degraded_disks{{instance="{rebuild_host}",array="{md}"}}') == 0
-        got_clean = {r["metric"]["array"]: r["metric"]["state"]
-                     for r in prometheus.query(f'raidtop_md_state{{instance="{clean_host}"}} == 1')}
+        got_clean = {
+            r["metric"]["array"]: r["metric"]["state"]
+            for r in prometheus.query(f'raidtop_md_state{{instance="{clean_host}"}} == 1')
+        }
         assert got_clean == clean_states and set(got_clean.values()) <= {"clean", "active"}
         assert not [a for a in prometheus.alerts() if a["labels"].get("instance") == clean_host]
 
@@ -120,11 +149,15 @@ def _check_mid_rebuild(prometheus, host, md, done_values, total_values) -> None:
     done = _value(prometheus, f'raidtop_md_sync_completed_bytes{{instance="{host}",array="{md}",action="recover"}}')
     total = _value(prometheus, f'raidtop_md_sync_total_bytes{{instance="{host}",array="{md}",action="recover"}}')
     assert done in done_values and total in total_values
-    roles = {r["metric"]["member"]: r["metric"]["role"]
-             for r in prometheus.query(f'raidtop_md_member_role{{instance="{host}"}} == 1')}
+    roles = {
+        r["metric"]["member"]: r["metric"]["role"]
+        for r in prometheus.query(f'raidtop_md_member_role{{instance="{host}"}} == 1')
+    }
     assert "rebuilding" in roles.values() and "in_sync" in roles.values()
     expressions = {**rule_expressions(), **dashboard_expressions(), **fleet_expressions()}
-    assert len(rule_expressions()) == 14  # 10 md and exporter rules (MdSyncStalled: issue 23), SmartFailing, MdRebuildAtRisk, MdAuditBadBlocks, MdAuditTimeoutMismatch (issue 28)
+    assert (
+        len(rule_expressions()) == 14
+    )  # 10 md and exporter rules (MdSyncStalled: issue 23), SmartFailing, MdRebuildAtRisk, MdAuditBadBlocks, MdAuditTimeoutMismatch (issue 28)
     empty = []
     for name, expr in expressions.items():
         result = prometheus.query(expr)  # asserts Prometheus accepted it

@@ -31,8 +31,12 @@ def exposition() -> str:
         "nvme0n1": reading("corpus/nvme-null-INTEL_SSDPE2KX010T8-nvme1.json", "nvme0n1"),
         "vda": SmartHealth(disk="vda", read_at=1_700_000_000.0, state="unsupported", message="no SMART"),
     }
-    risk = RebuildRisk("md0", "degraded, no redundancy left", (
-        SurvivorRisk("sda1", "sda", "failing", ("8 pending sectors",), 10**12, 0.077, 1e14, False),), "back up now")
+    risk = RebuildRisk(
+        "md0",
+        "degraded, no redundancy left",
+        (SurvivorRisk("sda1", "sda", "failing", ("8 pending sectors",), 10**12, 0.077, 1e14, False),),
+        "back up now",
+    )
     snap = Snapshot(time=1_700_000_000.0, interval_s=1.0, smart=smart, rebuild_risks=(risk,))
     metrics = MdMetrics()
     metrics.update(snap, 0.01, 1_700_000_000.0, {})
@@ -75,6 +79,10 @@ def test_the_smart_alert_rules_pass_their_promtool_unit_tests() -> None:
     promtool = shutil.which("promtool")
     if promtool is None:
         pytest.skip("promtool not installed")
-    result = subprocess.run([promtool, "test", "rules", "raidtop-alerts.test.yml"], capture_output=True, text=True,
-                            cwd=REPO / "deploy" / "prometheus")
+    result = subprocess.run(
+        [promtool, "test", "rules", "raidtop-alerts.test.yml"],
+        capture_output=True,
+        text=True,
+        cwd=REPO / "deploy" / "prometheus",
+    )
     assert result.returncode == 0, result.stdout + result.stderr

@@ -57,8 +57,19 @@ def test_a_full_tmpfs_is_counted_logged_once_and_the_textfile_comes_back(tmp_pat
     exporter = None
     try:
         root = procs.clean_root(tmp_path)
-        exporter = procs.raidtop("--root", str(root), "exporter", "--interval", "0.2", "--smart-interval", "0",
-                                 "--textfile", str(mount), "--listen", f"127.0.0.1:{port}")
+        exporter = procs.raidtop(
+            "--root",
+            str(root),
+            "exporter",
+            "--interval",
+            "0.2",
+            "--smart-interval",
+            "0",
+            "--textfile",
+            str(mount),
+            "--listen",
+            f"127.0.0.1:{port}",
+        )
         prom = mount / "raidtop.prom"
         wait(prom.exists, "raidtop.prom written")
         assert errors(url) == 0

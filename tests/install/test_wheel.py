@@ -44,14 +44,19 @@ def installed(tmp_path_factory) -> Path:
     (wheel,) = dist.glob("raidtop-*.whl")
     venv = work / "venv"
     run([sys.executable, "-m", "venv", str(venv)], cwd=work)
-    run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)], cwd=work)
+    run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
+        cwd=work,
+    )
     return venv / "bin"
 
 
 def run(args: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess[str]:
     """Run a build or install step; fail with its own words when it fails."""
     result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600, env=user_env(cwd), **kwargs)
-    assert result.returncode == 0, f"{args[:4]} exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, (
+        f"{args[:4]} exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    )
     return result
 
 
@@ -78,14 +83,26 @@ def test_the_wheel_carries_the_themes_and_no_dead_dependency(installed: Path):
 
 
 def test_snapshot_json_from_the_installed_wheel(installed: Path, tmp_path: Path):
-    result = subprocess.run([str(installed / "raidtop"), "snapshot", "--json", "--interval", "0.2", "--root", str(ROOT)],
-                            cwd=tmp_path, env=user_env(tmp_path), capture_output=True, text=True, timeout=WAIT_S)
+    result = subprocess.run(
+        [str(installed / "raidtop"), "snapshot", "--json", "--interval", "0.2", "--root", str(ROOT)],
+        cwd=tmp_path,
+        env=user_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["disks"], document.keys()
     # The installed copy ran, not the checkout.
-    where = subprocess.run([str(installed / "python"), "-c", "import raidtop; print(raidtop.__file__)"],
-                           cwd=tmp_path, env=user_env(tmp_path), capture_output=True, text=True, timeout=WAIT_S)
+    where = subprocess.run(
+        [str(installed / "python"), "-c", "import raidtop; print(raidtop.__file__)"],
+        cwd=tmp_path,
+        env=user_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
     assert str(installed.parent) in where.stdout and str(PROJECT) not in where.stdout
 
 
@@ -100,8 +117,11 @@ def tui_screen(installed: Path, home: Path, *extra: str) -> tuple[str, int]:
     status_file = home / "exit-status"
     command = f"{installed / 'raidtop'} --root {ROOT} {' '.join(extra)}; echo $? > {status_file}; sleep 30"
     tmux = ["tmux", "-L", socket]
-    subprocess.run([*tmux, "new-session", "-d", "-s", session, "-x", "160", "-y", "50", "-c", str(home), command],
-                   check=True, env=user_env(home))
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "160", "-y", "50", "-c", str(home), command],
+        check=True,
+        env=user_env(home),
+    )
     try:
         screen = ""
         deadline = time.monotonic() + WAIT_S

@@ -23,13 +23,18 @@ def test_16color_theme_draws_the_dashboard_under_term_linux():
         pytest.skip("tmux is not installed")
     session = f"raidtop-{uuid.uuid4().hex[:8]}"
     command = f"TERM=linux {sys.executable} -m raidtop --theme raidtop-16color --root {ROOT}"
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command], check=True,
-                   env={**os.environ, "TERM": "linux"})
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", command],
+        check=True,
+        env={**os.environ, "TERM": "linux"},
+    )
     try:
         screen = ""
         for _ in range(300):  # bounded wait for the first frame (Python start-up on a loaded machine)
             time.sleep(0.1)
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-e", "-t", session], capture_output=True, text=True).stdout
+            screen = subprocess.run(
+                ["tmux", "capture-pane", "-p", "-e", "-t", session], capture_output=True, text=True
+            ).stdout
             if "sdq" in screen:
                 break
         for text in ("raidtop", "Disks", "CPU", "Memory / VM", "Sensors", "sdq"):

@@ -40,8 +40,9 @@ async def test_attaching_a_loop_device_triggers_a_sample(tmp_path: Path):
                 break
         assert app.device_events_note.startswith("watching"), app.device_events_note
         first = app.dashboard.last_snapshot
-        device = subprocess.run(["losetup", "--find", "--show", str(image)], check=True,
-                                capture_output=True, text=True).stdout.strip()
+        device = subprocess.run(
+            ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
+        ).stdout.strip()
         try:
             for _ in range(200):
                 await pilot.pause(0.05)

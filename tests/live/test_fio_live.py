@@ -69,7 +69,9 @@ def loop_device(tmp_path: Path):
     image = tmp_path / "disk.img"
     with open(image, "wb") as handle:
         handle.truncate(64 * 1024 * 1024)
-    device = subprocess.run(["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True).stdout.strip()
+    device = subprocess.run(
+        ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     try:
         yield device
     finally:
@@ -202,7 +204,9 @@ def test_a_raw_device_raidtop_did_not_create_is_refused(loop_device: str, tmp_pa
     lab = Lab(log=ActionLog(tmp_path / "lab-actions.log"))
     with lab.registry.edit() as draft:
         image = tmp_path / "disk.img"
-        draft.put_image(ImageRecord(str(image), image.stat().st_size, 1.0, "md100", "attached", image.stat().st_ino, name))
+        draft.put_image(
+            ImageRecord(str(image), image.stat().st_size, 1.0, "md100", "attached", image.stat().st_ino, name)
+        )
     with pytest.raises(TargetRefused, match="raidtop's lab did not create"):
         check_target(loop_device)
     # A disk the lab made itself needs no override.
@@ -295,7 +299,9 @@ def victim_device(tmp_path: Path):
     image = tmp_path / "victim.img"
     with open(image, "wb") as handle:
         handle.truncate(64 * 1024 * 1024)
-    device = subprocess.run(["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True).stdout.strip()
+    device = subprocess.run(
+        ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     try:
         with open(device, "r+b") as handle:
             handle.write(SENTINEL)
@@ -322,7 +328,9 @@ def test_a_link_in_a_directory_target_cannot_aim_fio_at_a_device(victim_device: 
     target = tmp_path / "owned-by-someone"
     target.mkdir()
     os.symlink(victim_device, target / "raidtop-bench.dat")
-    record = execute(plan_run(preset("rand-write"), str(target), presets=PRESETS), history, log=ActionLog(tmp_path / "a.log"))
+    record = execute(
+        plan_run(preset("rand-write"), str(target), presets=PRESETS), history, log=ActionLog(tmp_path / "a.log")
+    )
     assert record.outcome.ok, record.message
     assert record.stored.result.write.total_ios > 0
     assert sentinel_intact(victim_device)
@@ -334,8 +342,9 @@ def test_a_link_in_a_directory_target_cannot_aim_fio_at_a_device(victim_device: 
     assert sentinel_intact(victim_device) and os.readlink(target / "raidtop-bench.d") == victim_device
 
 
-def test_a_colon_in_a_device_path_cannot_reach_another_device(loop_device: str, victim_device: str, history: RunStore,
-                                                             tmp_path: Path):
+def test_a_colon_in_a_device_path_cannot_reach_another_device(
+    loop_device: str, victim_device: str, history: RunStore, tmp_path: Path
+):
     # 'c2/e:/dev/loopV' is a link to the allowed device; fio used to split it and write /dev/loopV too.
     allowed = os.path.basename(loop_device)
     odd = tmp_path / "c2" / ("e:" + os.path.dirname(victim_device))
@@ -353,22 +362,28 @@ def test_a_colon_in_a_directory_name_writes_only_under_it(history: RunStore, tmp
     target = tmp_path / "colon" / "x:"
     target.mkdir(parents=True)
     existed = os.path.lexists("/raidtop-bench.dat")
-    record = execute(plan_run(preset("rand-write"), str(target), presets=PRESETS), history, log=ActionLog(tmp_path / "a.log"))
+    record = execute(
+        plan_run(preset("rand-write"), str(target), presets=PRESETS), history, log=ActionLog(tmp_path / "a.log")
+    )
     assert record.outcome.ok, record.message
     assert record.stored.result.write.total_ios > 0
     assert os.path.lexists("/raidtop-bench.dat") == existed
     assert not (tmp_path / "colon" / "x").exists() and os.listdir(target) == []
 
 
-def test_a_raw_device_is_held_exclusively_and_must_be_the_one_approved(loop_device: str, history: RunStore,
-                                                                       tmp_path: Path):
+def test_a_raw_device_is_held_exclusively_and_must_be_the_one_approved(
+    loop_device: str, history: RunStore, tmp_path: Path
+):
     name = os.path.basename(loop_device)
     plan = plan_run(preset("rand-read"), loop_device, presets=PRESETS, runtime_s=30, allow_raw_device=name)
     batch = Batch()
     running = threading.Event()
     records = []
-    worker = threading.Thread(target=lambda: records.append(
-        execute(plan, history, batch=batch, log=ActionLog(tmp_path / "a.log"), on_point=lambda _p: running.set())))
+    worker = threading.Thread(
+        target=lambda: records.append(
+            execute(plan, history, batch=batch, log=ActionLog(tmp_path / "a.log"), on_point=lambda _p: running.set())
+        )
+    )
     worker.start()
     try:
         assert running.wait(60), "fio never reported progress"
@@ -393,8 +408,14 @@ def _children(pid: int) -> list[int]:
 
 def _start_bench(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen, int]:
     env = dict(os.environ)
-    proc = subprocess.Popen([sys.executable, "-m", "raidtop", "bench", *argv], env=env, cwd=Path(__file__).resolve().parents[2],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "raidtop", "bench", *argv],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     for _ in range(600):
         kids = _children(proc.pid) if proc.poll() is None else []
         fio = [k for k in kids if Path(f"/proc/{k}/comm").read_text().strip() == "fio"] if kids else []
@@ -422,7 +443,9 @@ def _gone(pid: int) -> bool:
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
 def test_a_hang_up_or_sigterm_stops_fio_on_a_raw_device(loop_device: str, tmp_path: Path, signum: int):
     name = os.path.basename(loop_device)
-    proc, fio = _start_bench(tmp_path, "rand-write", "--target", loop_device, "--allow-raw-device", name, "--runtime", "120")
+    proc, fio = _start_bench(
+        tmp_path, "rand-write", "--target", loop_device, "--allow-raw-device", name, "--runtime", "120"
+    )
     try:
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
@@ -453,7 +476,9 @@ def test_sigterm_on_a_directory_run_removes_the_test_file(tmp_path: Path):
 
 def test_kill_9_of_raidtop_takes_fio_with_it(loop_device: str, tmp_path: Path):
     name = os.path.basename(loop_device)
-    proc, fio = _start_bench(tmp_path, "rand-write", "--target", loop_device, "--allow-raw-device", name, "--runtime", "120")
+    proc, fio = _start_bench(
+        tmp_path, "rand-write", "--target", loop_device, "--allow-raw-device", name, "--runtime", "120"
+    )
     proc.kill()
     proc.communicate(timeout=60)
     assert _gone(fio), "fio outlived raidtop"

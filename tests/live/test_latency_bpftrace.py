@@ -23,8 +23,10 @@ pytestmark = [
     # Not in the default run yet: on a fresh clone it counted 1948 of 2000 writes
     # (a loaded host, the last interval's print racing the stop); the histograms
     # are not on screen yet either (issue 28, item 2). RAIDTOP_LATENCY_LIVE=1 runs it.
-    pytest.mark.skipif(os.environ.get("RAIDTOP_LATENCY_LIVE") != "1",
-                       reason="opt-in until its count is exact under load: RAIDTOP_LATENCY_LIVE=1"),
+    pytest.mark.skipif(
+        os.environ.get("RAIDTOP_LATENCY_LIVE") != "1",
+        reason="opt-in until its count is exact under load: RAIDTOP_LATENCY_LIVE=1",
+    ),
 ]
 WRITES = 2000
 
@@ -52,16 +54,26 @@ def test_every_write_to_a_loop_device_is_in_its_histogram(tmp_path):
     image = tmp_path / "disk.img"
     image.write_bytes(b"")
     os.truncate(image, 64 << 20)
-    loop = subprocess.run(["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=True).stdout.strip()
+    loop = subprocess.run(
+        ["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=True
+    ).stdout.strip()
     name = os.path.basename(loop)
     try:
         major, minor = (int(x) for x in open(f"/sys/block/{name}/dev").read().split(":"))
-        tracer = subprocess.Popen(argv(program([(name, major, minor)], interval_s=1)), stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True)
+        tracer = subprocess.Popen(
+            argv(program([(name, major, minor)], interval_s=1)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         try:
             assert '"attached_probes"' in _line(tracer, 60)  # attached before the writes start
-            subprocess.run(["dd", "if=/dev/zero", f"of={loop}", "bs=4k", f"count={WRITES}", "oflag=direct"],
-                           capture_output=True, check=True, timeout=120)
+            subprocess.run(
+                ["dd", "if=/dev/zero", f"of={loop}", "bs=4k", f"count={WRITES}", "oflag=direct"],
+                capture_output=True,
+                check=True,
+                timeout=120,
+            )
             key, hist = str(kernel_dev(major, minor)), None
             for _ in range(30):  # bounded: one cumulative message a second
                 hist = parse_hist_message(_line(tracer, 5)).get(key, hist)

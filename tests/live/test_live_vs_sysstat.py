@@ -91,10 +91,24 @@ def realtime() -> list[str]:
 
 def start_fio(device: str) -> subprocess.Popen:
     return subprocess.Popen(
-        [*realtime(), "fio", "--name=raidtop-live", f"--filename={device}", "--rw=randrw", "--rwmixread=25",
-         f"--rate_iops={READ_IOPS},{WRITE_IOPS}", "--bs=4k", "--direct=1", "--ioengine=psync",
-         "--time_based", "--runtime=8", "--numjobs=1", "--output=/dev/null"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            *realtime(),
+            "fio",
+            "--name=raidtop-live",
+            f"--filename={device}",
+            "--rw=randrw",
+            "--rwmixread=25",
+            f"--rate_iops={READ_IOPS},{WRITE_IOPS}",
+            "--bs=4k",
+            "--direct=1",
+            "--ioengine=psync",
+            "--time_based",
+            "--runtime=8",
+            "--numjobs=1",
+            "--output=/dev/null",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
 
 
@@ -116,17 +130,24 @@ runpy.run_module("raidtop", run_name="__main__", alter_sys=True)
 def measure_together(device_name: str) -> tuple[dict, dict, dict]:
     """Start iostat, mpstat and raidtop at once; return their parsed JSON."""
     raidtop = subprocess.Popen(
-        [*realtime(), sys.executable, "-c", RAIDTOP_AFTER_GO], cwd=PROJECT, text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [*realtime(), sys.executable, "-c", RAIDTOP_AFTER_GO],
+        cwd=PROJECT,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     ready = raidtop.stderr.readline()  # imported, now waiting on stdin
     assert ready == "ready\n", ready + raidtop.stderr.read()
     sysstat_env = {**os.environ, "LC_ALL": "C"}
     sysstat = [
-        subprocess.Popen([*realtime(), *argv], env=sysstat_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
-        for argv in (["iostat", "-x", "-y", "-o", "JSON", device_name, "1", "1"],
-                     ["mpstat", "-o", "JSON", "-P", "ALL", "1", "1"])
+        subprocess.Popen(
+            [*realtime(), *argv], env=sysstat_env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for argv in (
+            ["iostat", "-x", "-y", "-o", "JSON", device_name, "1", "1"],
+            ["mpstat", "-o", "JSON", "-P", "ALL", "1", "1"],
+        )
     ]
     raidtop.stdin.write("go\n")
     raidtop.stdin.flush()

@@ -29,13 +29,25 @@ def test_the_sweep_writes_a_real_loop_device_through_the_session_and_restores(lo
         seen.append(queue(device, "read_ahead_kb"))  # what the kernel holds while "fio" runs
         return None
 
-    outcome = run_sweep(_plan(_loop_tuning()), history, "read_ahead_kb", [512, 1024], devices=[device], root="/",
-                        log=log, run=run, session=session)
+    outcome = run_sweep(
+        _plan(_loop_tuning()),
+        history,
+        "read_ahead_kb",
+        [512, 1024],
+        devices=[device],
+        root="/",
+        log=log,
+        run=run,
+        session=session,
+    )
     assert seen == ["512", "1024"] and outcome.restore_errors == ()
     assert queue(device, "read_ahead_kb") == before and queue(sentinel, "read_ahead_kb") == sentinel_value
     entries = log.read("tune")
     assert [(e.details["new"], e.details["readback"], e.details["by"]) for e in entries] == [
-        ("512", "512", "fio sweep"), ("1024", "1024", "fio sweep"), (before, before, "fio sweep: restore")]
+        ("512", "512", "fio sweep"),
+        ("1024", "1024", "fio sweep"),
+        (before, before, "fio sweep: restore"),
+    ]
 
 
 def test_the_writer_refuses_an_attribute_the_kernel_does_not_have(loops):  # noqa: F811

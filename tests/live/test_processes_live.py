@@ -47,8 +47,9 @@ def loop_in_cgroup(tmp_path):
     image = tmp_path / "disk.img"
     with open(image, "wb") as handle:
         handle.truncate(1 << 30)
-    device = subprocess.run(["losetup", "--find", "--show", str(image)], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    device = subprocess.run(
+        ["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=True
+    ).stdout.strip()
     name = Path(device).name
     major_minor = Path(f"/sys/block/{name}/dev").read_text().strip()
     group = parent / f"raidtop-test-{uuid.uuid4().hex[:8]}"
@@ -77,8 +78,12 @@ def loop_in_cgroup(tmp_path):
 def test_dd_in_its_own_cgroup_is_on_top_with_its_device(loop_in_cgroup):
     name, group = loop_in_cgroup
     writer = subprocess.Popen(
-        ["sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec dd if=/dev/zero of=/dev/{name} bs=64k '
-                     f"count=16000 oflag=direct status=none"],
+        [
+            "sh",
+            "-c",
+            f'echo $$ > "{group}/cgroup.procs" && exec dd if=/dev/zero of=/dev/{name} bs=64k '
+            f"count=16000 oflag=direct status=none",
+        ],
         start_new_session=True,
     )
     try:

@@ -43,8 +43,9 @@ def loops(tmp_path: Path) -> Iterator[list[str]]:
             image = tmp_path / f"disk{i}.img"
             with open(image, "wb") as handle:
                 handle.truncate(16 * 1024 * 1024)
-            device = subprocess.run(["losetup", "--find", "--show", str(image)], check=True,
-                                    capture_output=True, text=True).stdout.strip()
+            device = subprocess.run(
+                ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
+            ).stdout.strip()
             attached.append(device)
         yield [os.path.basename(d) for d in attached]
     finally:
@@ -103,10 +104,17 @@ def test_change_read_back_undo_one_undo_all_and_log(loops, session):
     assert queue(dev, "rq_affinity") == start["rq_affinity"]
 
     entries = session.logged_changes()
-    changes = [(e.details["device"], e.details["attribute"], e.details["new"]) for e in entries
-               if e.details.get("undo_of") is None and not e.details.get("undo_all")]
-    assert changes == [(dev, "scheduler", new_sched), (dev, "read_ahead_kb", new_ra), (dev, "nr_requests", "32"),
-                       (dev, "rq_affinity", new_affinity)]
+    changes = [
+        (e.details["device"], e.details["attribute"], e.details["new"])
+        for e in entries
+        if e.details.get("undo_of") is None and not e.details.get("undo_all")
+    ]
+    assert changes == [
+        (dev, "scheduler", new_sched),
+        (dev, "read_ahead_kb", new_ra),
+        (dev, "nr_requests", "32"),
+        (dev, "rq_affinity", new_affinity),
+    ]
     undos = [e for e in entries if e.details.get("undo_of") is not None or e.details.get("undo_all")]
     assert any(e.details["attribute"] == "rq_affinity" and e.details["status"] == "ok" for e in undos)
     assert any(e.details["attribute"] == "scheduler" and e.details["new"] == start_sched for e in undos)
@@ -116,8 +124,13 @@ def test_change_read_back_undo_one_undo_all_and_log(loops, session):
 
 @pytest.mark.parametrize(
     ("attr", "value"),
-    [("scheduler", "cfq-not-offered"), ("nr_requests", "-8"), ("nr_requests", "99999999999"),
-     ("read_ahead_kb", "plenty"), ("rq_affinity", "7")],
+    [
+        ("scheduler", "cfq-not-offered"),
+        ("nr_requests", "-8"),
+        ("nr_requests", "99999999999"),
+        ("read_ahead_kb", "plenty"),
+        ("rq_affinity", "7"),
+    ],
 )
 def test_invalid_values_are_refused_before_writing(loops, session, attr, value):
     dev = loops[0]
@@ -149,7 +162,9 @@ def _interpreter_for_nobody() -> str | None:
             continue
         probe = subprocess.run(
             ["runuser", "-u", "nobody", "--", candidate, "-c", "import sys; assert sys.version_info >= (3, 11)"],
-            capture_output=True, text=True, timeout=30,
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
         if probe.returncode == 0:
             return candidate
@@ -160,7 +175,9 @@ def test_an_unprivileged_user_gets_the_explanation_not_a_traceback(loops, tmp_pa
     _require(shutil.which("runuser") is not None, "runuser (util-linux) is not installed")
     python = _interpreter_for_nobody()
     _require(python is not None, "no Python 3.11+ that user nobody can execute")
-    readable = subprocess.run(["runuser", "-u", "nobody", "--", "test", "-r", str(PROJECT / "raidtop" / "cli" / "tune.py")])
+    readable = subprocess.run(
+        ["runuser", "-u", "nobody", "--", "test", "-r", str(PROJECT / "raidtop" / "cli" / "tune.py")]
+    )
     _require(readable.returncode == 0, f"user nobody cannot read {PROJECT}")
     dev = loops[0]
     before = queue(dev, "scheduler")
@@ -170,7 +187,10 @@ def test_an_unprivileged_user_gets_the_explanation_not_a_traceback(loops, tmp_pa
     # (the tune command needs only the standard library and raidtop itself).
     result = subprocess.run(
         ["runuser", "-u", "nobody", "--", python, "-s", "-E", "-m", "raidtop.cli.tune", dev, "scheduler", wanted],
-        capture_output=True, text=True, cwd=PROJECT, timeout=60,
+        capture_output=True,
+        text=True,
+        cwd=PROJECT,
+        timeout=60,
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -180,7 +200,10 @@ def test_an_unprivileged_user_gets_the_explanation_not_a_traceback(loops, tmp_pa
     # Listing works without root, with sudo in every command.
     listing = subprocess.run(
         ["runuser", "-u", "nobody", "--", python, "-s", "-E", "-m", "raidtop.cli.tune", "--list", dev],
-        capture_output=True, text=True, cwd=PROJECT, timeout=60,
+        capture_output=True,
+        text=True,
+        cwd=PROJECT,
+        timeout=60,
     )
     assert listing.returncode == 0 and "Traceback" not in listing.stderr
     assert "sudo tee" in listing.stdout and "You are not root" in listing.stdout
@@ -188,6 +211,9 @@ def test_an_unprivileged_user_gets_the_explanation_not_a_traceback(loops, tmp_pa
         # The same through the raidtop command itself.
         via_main = subprocess.run(
             ["runuser", "-u", "nobody", "--", python, "-s", "-E", "-m", "raidtop", "tune", dev, "scheduler", wanted],
-            capture_output=True, text=True, cwd=PROJECT, timeout=60,
+            capture_output=True,
+            text=True,
+            cwd=PROJECT,
+            timeout=60,
         )
         assert via_main.returncode == 1 and "needs root" in via_main.stderr and "Traceback" not in via_main.stderr

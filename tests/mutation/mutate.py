@@ -42,26 +42,66 @@ ROOT = HERE.parents[1]
 EQUIVALENTS = HERE / "equivalents.toml"
 
 COMPARE_SWAPS = {
-    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt,
-    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
-    ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
 }
 BINOP_SWAPS = {
-    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
-    ast.FloorDiv: ast.Div, ast.Mod: ast.Mult, ast.Pow: ast.Mult,
-    ast.BitOr: ast.BitAnd, ast.BitAnd: ast.BitOr, ast.LShift: ast.RShift, ast.RShift: ast.LShift,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div,
+    ast.Mod: ast.Mult,
+    ast.Pow: ast.Mult,
+    ast.BitOr: ast.BitAnd,
+    ast.BitAnd: ast.BitOr,
+    ast.LShift: ast.RShift,
+    ast.RShift: ast.LShift,
 }
 SYMBOL = {
-    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-    ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not",
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-    ast.Pow: "**", ast.BitOr: "|", ast.BitAnd: "&", ast.LShift: "<<", ast.RShift: ">>",
-    ast.And: "and", ast.Or: "or",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.BitOr: "|",
+    ast.BitAnd: "&",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.And: "and",
+    ast.Or: "or",
 }
-PRELOAD = ("hypothesis", "hypothesis.strategies", "textual.app", "rich.text", "syrupy", "prometheus_client",
-           "psutil", "pyudev")
-DELETABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise,
-             ast.Continue, ast.Break, ast.Delete)
+PRELOAD = (
+    "hypothesis",
+    "hypothesis.strategies",
+    "textual.app",
+    "rich.text",
+    "syrupy",
+    "prometheus_client",
+    "psutil",
+    "pyudev",
+)
+DELETABLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Raise, ast.Continue, ast.Break, ast.Delete)
 
 
 @dataclass(frozen=True)
@@ -94,12 +134,11 @@ def _skipped(tree: ast.Module) -> set[int]:
             drop(node)  # docstrings, module's and attributes'
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             drop(node)
-        elif isinstance(node, ast.arg):
+        elif isinstance(node, ast.arg) or isinstance(node, ast.AnnAssign):
             drop(node.annotation)
-        elif isinstance(node, ast.AnnAssign):
-            drop(node.annotation)
-        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in ("__slots__", "__all__")
-                                                   for t in node.targets):
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id in ("__slots__", "__all__") for t in node.targets
+        ):
             drop(node)
         elif isinstance(node, ast.FormattedValue):
             drop(node.format_spec)
@@ -150,8 +189,11 @@ def mutants_of(tree: ast.Module) -> list[Mutant]:
             found.append(Mutant(index, "const", line, f"`{value!r}` → `{new_value!r}`", where))
         if isinstance(node, (ast.If, ast.While, ast.IfExp)):
             found.append(Mutant(index, "negate", line, f"condition `{_short(node.test)}` negated", where))
-        if isinstance(node, ast.Return) and node.value is not None and not (
-                isinstance(node.value, ast.Constant) and node.value.value is None):
+        if (
+            isinstance(node, ast.Return)
+            and node.value is not None
+            and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+        ):
             found.append(Mutant(index, "return", line, f"`{_short(node)}` → `return None`", where))
         if isinstance(node, DELETABLE):
             found.append(Mutant(index, "delete", line, f"delete `{_short(node)}`", where))
@@ -249,10 +291,25 @@ def run_in_child(name: str, path: Path, code, pytest_args: list[str], timeout: f
             os.chdir(scratch)
             sys.meta_path.insert(0, _MutantFinder(name, path, code))
             import pytest
-            status = pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-W", "ignore::pytest.PytestAssertRewriteWarning",
-                                  "--rootdir", str(ROOT), "-c", str(ROOT / "pyproject.toml"),
-                                  "--basetemp", os.path.join(scratch, "tmp"), *_SEEDED,
-                                  *[_absolute(arg) for arg in pytest_args]])
+
+            status = pytest.main(
+                [
+                    "-x",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "-W",
+                    "ignore::pytest.PytestAssertRewriteWarning",
+                    "--rootdir",
+                    str(ROOT),
+                    "-c",
+                    str(ROOT / "pyproject.toml"),
+                    "--basetemp",
+                    os.path.join(scratch, "tmp"),
+                    *_SEEDED,
+                    *[_absolute(arg) for arg in pytest_args],
+                ]
+            )
             os._exit(0 if status == 0 else 1)
         except BaseException:
             os._exit(2)
@@ -292,6 +349,7 @@ def _preload() -> None:
     import importlib.metadata
 
     import pytest  # noqa: F401
+
     for entry in importlib.metadata.entry_points(group="pytest11"):
         try:
             entry.load()
@@ -317,8 +375,11 @@ def is_equivalent(mutant: Mutant, source_line: str, equivalents: list[dict]) -> 
     """The recorded reason when this mutant is equivalent: matched by its line's text, its change
     and, when the entry names one (``in``), the function around it."""
     for entry in equivalents:
-        if (entry["code"].strip() == source_line.strip() and entry["change"] == mutant.change
-                and entry.get("in", mutant.where) == mutant.where):
+        if (
+            entry["code"].strip() == source_line.strip()
+            and entry["change"] == mutant.change
+            and entry.get("in", mutant.where) == mutant.where
+        ):
             return entry["why"]
     return None
 
@@ -330,8 +391,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lines", help="only mutants on these lines, e.g. 40-80")
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     argv = sys.argv[1:] if argv is None else argv
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []
-    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
+    args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
     args.tests += extra
 
     os.chdir(ROOT)
@@ -362,8 +423,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     timeout = max(10.0, 5 * took)
     equivalents = load_equivalents(rel)
-    print(f"{rel}: {len(mutants)} mutants, tests {' '.join(args.tests)} "
-          f"(unchanged: {took:.1f} s, limit {timeout:.0f} s per mutant)", flush=True)
+    print(
+        f"{rel}: {len(mutants)} mutants, tests {' '.join(args.tests)} "
+        f"(unchanged: {took:.1f} s, limit {timeout:.0f} s per mutant)",
+        flush=True,
+    )
     killed = survived = excluded = 0
     survivors: list[str] = []
     for n, mutant in enumerate(mutants, 1):
@@ -388,8 +452,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{n}/{len(mutants)}] SURVIVED  {where}", flush=True)
     counted = killed + survived
     score = 100.0 * killed / counted if counted else 100.0
-    print(f"\n{rel}: killed {killed} of {counted} non-equivalent mutants ({score:.1f} %); "
-          f"{excluded} equivalent excluded; {time.monotonic() - started:.0f} s")
+    print(
+        f"\n{rel}: killed {killed} of {counted} non-equivalent mutants ({score:.1f} %); "
+        f"{excluded} equivalent excluded; {time.monotonic() - started:.0f} s"
+    )
     if survivors:
         print("survivors:\n" + "\n".join(survivors))
     return 0

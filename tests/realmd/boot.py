@@ -11,7 +11,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 MEMORY_MIB = 1024
 #: A boot reaches init in ~2-4 s; rarely a TCG boot stalls before that.
@@ -49,8 +49,9 @@ def kernel_args(verbose: bool | None = None) -> str:
     return "console=ttyS0 panic=-1" + ("" if verbose else " quiet")
 
 
-def qemu_command(image: VmImage, share_dir: Path, verbose: bool | None = None,
-                 extra_args: Sequence[str] = ()) -> list[str]:
+def qemu_command(
+    image: VmImage, share_dir: Path, verbose: bool | None = None, extra_args: Sequence[str] = ()
+) -> list[str]:
     """The qemu command line for one boot with ``share_dir`` as the writable share.
 
     ``extra_args`` go last: extra devices (``guest_disks.disk_arguments``), a
@@ -68,15 +69,23 @@ def qemu_command(image: VmImage, share_dir: Path, verbose: bool | None = None,
     return [
         str(image.qemu),
         "-nographic",
-        "-accel", "tcg,thread=multi",
-        "-cpu", "max",
-        "-smp", "2",
-        "-m", str(MEMORY_MIB),
+        "-accel",
+        "tcg,thread=multi",
+        "-cpu",
+        "max",
+        "-smp",
+        "2",
+        "-m",
+        str(MEMORY_MIB),
         "-no-reboot",
-        "-nic", "none",
-        "-kernel", str(image.kernel),
-        "-initrd", str(image.initramfs),
-        "-append", kernel_args(verbose),
+        "-nic",
+        "none",
+        "-kernel",
+        str(image.kernel),
+        "-initrd",
+        str(image.initramfs),
+        "-append",
+        kernel_args(verbose),
         *ninep("hostroot", "/", readonly=True),
         *ninep("share", share_dir, readonly=False),
         *extra_args,
@@ -93,8 +102,14 @@ def _wait_for_init(process: subprocess.Popen[bytes], console_path: Path, deadlin
         time.sleep(0.2)
 
 
-def boot(image: VmImage, share_dir: Path, console_path: Path, timeout: float,
-         verbose: bool | None = None, extra_args: Sequence[str] = ()) -> BootOutcome:
+def boot(
+    image: VmImage,
+    share_dir: Path,
+    console_path: Path,
+    timeout: float,
+    verbose: bool | None = None,
+    extra_args: Sequence[str] = (),
+) -> BootOutcome:
     """Run qemu until the guest powers off, ``timeout`` passes or init never comes.
 
     The console goes to ``console_path`` (a file, so a chatty guest can never

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -22,11 +22,19 @@ class CpioWriter:
     def _entry(self, name: str, mode: int, data: bytes = b"", rdev: tuple[int, int] = (0, 0)) -> None:
         encoded = name.encode() + b"\0"
         fields = [
-            self._inode, mode, 0, 0,  # ino, mode, uid, gid
+            self._inode,
+            mode,
+            0,
+            0,  # ino, mode, uid, gid
             2 if stat.S_ISDIR(mode) else 1,  # nlink
-            0, len(data),  # mtime, filesize
-            0, 0, rdev[0], rdev[1],  # dev major/minor, rdev major/minor
-            len(encoded), 0,  # namesize, check
+            0,
+            len(data),  # mtime, filesize
+            0,
+            0,
+            rdev[0],
+            rdev[1],  # dev major/minor, rdev major/minor
+            len(encoded),
+            0,  # namesize, check
         ]
         self._inode += 1
         header = b"070701" + b"".join(b"%08X" % value for value in fields)

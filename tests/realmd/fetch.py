@@ -18,7 +18,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from .paths import CACHE_DIR
 
@@ -79,9 +79,11 @@ def _apt(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProces
     cmd = [
         "apt-get",
         "-q",
-        "-o", f"DPkg::Lock::Timeout={APT_LOCK_WAIT_SECONDS}",
+        "-o",
+        f"DPkg::Lock::Timeout={APT_LOCK_WAIT_SECONDS}",
         # apt-get download into a root-owned folder otherwise warns about _apt
-        "-o", "APT::Sandbox::User=root",
+        "-o",
+        "APT::Sandbox::User=root",
         *args,
     ]
     deadline = time.monotonic() + APT_LOCK_WAIT_SECONDS

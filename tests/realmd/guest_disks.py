@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 KINDS = ("nvme", "sata")
 #: qemu ids become QOM paths (/machine/peripheral/ID) and option values: keep them plain.
@@ -72,7 +72,6 @@ def disk_arguments(disks: Sequence[GuestDisk], folder: Path) -> list[str]:
         if disk.kind == "nvme":
             arguments += ["-device", f"nvme,id={disk.id},serial={disk.serial},drive={drive}"]
         else:
-            arguments += ["-device", f"ide-hd,id={disk.id},drive={drive},bus=ahci0.{sata_port},"
-                                     f"serial={disk.serial}"]
+            arguments += ["-device", f"ide-hd,id={disk.id},drive={drive},bus=ahci0.{sata_port},serial={disk.serial}"]
             sata_port += 1
     return arguments

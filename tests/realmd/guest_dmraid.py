@@ -20,8 +20,10 @@ from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 from raidtop.collect.stack.tree import read_stack
 
-LVM_CONFIG = ('devices{obtain_device_list_from_udev=0 external_device_info_source="none" scan_lvs=0} '
-              'activation{udev_sync=0 udev_rules=0 monitoring=0}')
+LVM_CONFIG = (
+    'devices{obtain_device_list_from_udev=0 external_device_info_source="none" scan_lvs=0} '
+    'activation{udev_sync=0 udev_rules=0 monitoring=0}'
+)
 
 
 def sh(*argv: str, text_in: str | None = None) -> str:
@@ -29,8 +31,17 @@ def sh(*argv: str, text_in: str | None = None) -> str:
 
 
 def lvs() -> dict:
-    out = sh("lvm", "lvs", "--config", LVM_CONFIG, "--reportformat", "json", "-o",
-             "lv_name,lv_health_status,raid_sync_action,raid_mismatch_count,copy_percent", "vgr/mirror")
+    out = sh(
+        "lvm",
+        "lvs",
+        "--config",
+        LVM_CONFIG,
+        "--reportformat",
+        "json",
+        "-o",
+        "lv_name,lv_health_status,raid_sync_action,raid_mismatch_count,copy_percent",
+        "vgr/mirror",
+    )
     return json.loads(out)["report"][0]["lv"][0]
 
 
@@ -41,12 +52,22 @@ def main() -> None:
     def step(label: str) -> dict:
         snap = sampler.sample()
         arrays = [a for a in snap.arrays if a.source == "dm-raid"]
-        row = {"label": label, "lvs": lvs(), "events": [[e.event, e.member] for e in snap.events if e.array == "vgr-mirror"],
-               "notes": [n for n in snap.notes if "dm" in n],
-               "array": None if not arrays else {
-                   "health": arrays[0].health, "status": arrays[0].status,
-                   "faulty": [m.name for m in arrays[0].members if m.is_faulty],
-                   "sync": None if arrays[0].sync is None else [arrays[0].sync.action, arrays[0].sync.percent, arrays[0].sync.eta_s]}}
+        row = {
+            "label": label,
+            "lvs": lvs(),
+            "events": [[e.event, e.member] for e in snap.events if e.array == "vgr-mirror"],
+            "notes": [n for n in snap.notes if "dm" in n],
+            "array": None
+            if not arrays
+            else {
+                "health": arrays[0].health,
+                "status": arrays[0].status,
+                "faulty": [m.name for m in arrays[0].members if m.is_faulty],
+                "sync": None
+                if arrays[0].sync is None
+                else [arrays[0].sync.action, arrays[0].sync.percent, arrays[0].sync.eta_s],
+            },
+        }
         steps.append(row)
         return row
 
@@ -57,8 +78,11 @@ def main() -> None:
     sh("dmsetup", "suspend", leg)
     sh("dmsetup", "load", leg, "--table", f"0 {size} error")
     sh("dmsetup", "resume", leg)
-    subprocess.run(["dd", "if=/dev/urandom", "of=/dev/mapper/vgr-mirror", "bs=1M", "count=48", "oflag=direct"],
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        ["dd", "if=/dev/urandom", "of=/dev/mapper/vgr-mirror", "bs=1M", "count=48", "oflag=direct"],
+        capture_output=True,
+        timeout=120,
+    )
     step("leg-error")
     sh("dmsetup", "suspend", leg)
     sh("dmsetup", "load", leg, "--table", table)

@@ -25,7 +25,8 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from raidtop.output.md_json import array_to_json
 from raidtop.collect.recording.roots import RecordingRoot, RecordingWriter
@@ -177,10 +178,16 @@ class Scenario:
         """Run a command and log it; ``expect_ok`` raises ScenarioError on a non-zero exit."""
         started = self.now()
         completed = subprocess.run(argv, capture_output=True, text=True, input=stdin)
-        self.commands.append({
-            "argv": list(argv), "rc": completed.returncode, "stdout": completed.stdout[-2000:],
-            "stderr": completed.stderr[-2000:], "t": started, "s": round(self.now() - started, 3),
-        })
+        self.commands.append(
+            {
+                "argv": list(argv),
+                "rc": completed.returncode,
+                "stdout": completed.stdout[-2000:],
+                "stderr": completed.stderr[-2000:],
+                "t": started,
+                "s": round(self.now() - started, 3),
+            }
+        )
         self._pending_commands.append(len(self.commands) - 1)
         if expect_ok and completed.returncode != 0:
             raise ScenarioError(f"{' '.join(argv)} exited {completed.returncode}: {completed.stderr.strip()}")
@@ -193,15 +200,31 @@ class Scenario:
     def create(self, md: str, level: int, devices: list[str], spares: tuple[str, ...] = ()) -> None:
         """mdadm --create /dev/<md> --run: ``devices`` in slot order, then ``spares``."""
         spare_option = (f"--spare-devices={len(spares)}",) if spares else ()
-        self.mdadm("--create", f"/dev/{md}", "--run", f"--level={level}",
-                   f"--raid-devices={len(devices)}", *spare_option, *devices, *spares)
+        self.mdadm(
+            "--create",
+            f"/dev/{md}",
+            "--run",
+            f"--level={level}",
+            f"--raid-devices={len(devices)}",
+            *spare_option,
+            *devices,
+            *spares,
+        )
 
     def write(self, path: str | Path, value: str) -> None:
         """Write a sysfs/procfs attribute, logged like a command."""
         started = self.now()
         Path(path).write_text(f"{value}\n")
-        self.commands.append({"argv": ["write", str(path), value], "rc": 0, "stdout": "", "stderr": "",
-                              "t": started, "s": round(self.now() - started, 3)})
+        self.commands.append(
+            {
+                "argv": ["write", str(path), value],
+                "rc": 0,
+                "stdout": "",
+                "stderr": "",
+                "t": started,
+                "s": round(self.now() - started, 3),
+            }
+        )
         self._pending_commands.append(len(self.commands) - 1)
 
     def speed_limits(self, low: int, high: int) -> None:
@@ -230,8 +253,9 @@ class Scenario:
             "commands": self._pending_commands,
             "reported": {
                 "arrays": [array_to_json(a) for a in snap.arrays],
-                "events": [{"array": e.array, "event": e.event, "member": e.member, "detail": e.detail}
-                           for e in snap.events],
+                "events": [
+                    {"array": e.array, "event": e.event, "member": e.member, "detail": e.detail} for e in snap.events
+                ],
                 "alerts": sorted(snap.degraded_alerts),
                 "notes": [n for n in snap.notes if n.startswith("md")],
             },
@@ -245,17 +269,25 @@ class Scenario:
         return step
 
     def _rest_of_tree(self, frame: dict[str, Any], label: str) -> dict[str, dict[str, str]]:
-        listings = {key[2:]: set(value) for key, value in frame.items()
-                    if key.startswith("d:") and isinstance(value, list)}
+        listings = {
+            key[2:]: set(value) for key, value in frame.items() if key.startswith("d:") and isinstance(value, list)
+        }
         captured = trace.capture(label)
-        files = {path: text for path, text in captured["files"].items()
-                 if f"f:{path}" not in frame and _listed(path, listings)}
-        links = {path: target for path, target in captured["links"].items()
-                 if f"l:{path}" not in frame and _listed(path, listings)}
+        files = {
+            path: text
+            for path, text in captured["files"].items()
+            if f"f:{path}" not in frame and _listed(path, listings)
+        }
+        links = {
+            path: target
+            for path, target in captured["links"].items()
+            if f"l:{path}" not in frame and _listed(path, listings)
+        }
         return {"files": files, "links": links}
 
-    def watch(self, md: str, label: str, done: Callable[[], bool], timeout: float = 120.0,
-              interval: float = WATCH_INTERVAL) -> float:
+    def watch(
+        self, md: str, label: str, done: Callable[[], bool], timeout: float = 120.0, interval: float = WATCH_INTERVAL
+    ) -> float:
         """Observe every ``interval`` until ``done()``; returns the seconds it took.
 
         ``done`` reads the kernel directly (not raidtop), so raidtop cannot
@@ -343,7 +375,9 @@ def raid5_spare(s: Scenario) -> None:
 
     s.mdadm("/dev/md1", "--fail", b)
     s.timings["spare_recover_s_at_4000"] = s.watch(
-        "md1", "spare-takes-over", lambda: whole_and_idle("md1") and member_state("md1", spare.removeprefix("/dev/")) == "in_sync"
+        "md1",
+        "spare-takes-over",
+        lambda: whole_and_idle("md1") and member_state("md1", spare.removeprefix("/dev/")) == "in_sync",
     )
     # With the spare used up, the next failure only degrades the array...
     s.mdadm("/dev/md1", "--fail", a)
@@ -456,7 +490,11 @@ def rebuild_recording(s: Scenario) -> None:
                 args = ("--fail", victim)
             elif tick == REMOVE_TICK:
                 args = ("--remove", victim)
-            elif added_at is None and tick >= ADD_TICK and (UI_READY_FILE.exists() or tick >= ADD_TICK + UI_READY_WAIT_TICKS):
+            elif (
+                added_at is None
+                and tick >= ADD_TICK
+                and (UI_READY_FILE.exists() or tick >= ADD_TICK + UI_READY_WAIT_TICKS)
+            ):
                 # min = max: fio's load would otherwise hold the rebuild at
                 # speed_limit_min; equal limits give a steady rebuild.
                 s.write(f"/sys/block/{UI_ARRAY}/md/sync_speed_min", str(REBUILD_SPEED))
@@ -467,7 +505,9 @@ def rebuild_recording(s: Scenario) -> None:
             actions = []
             if args:
                 s.mdadm(f"/dev/{UI_ARRAY}", *args)
-                actions.append({"time": time.time(), "kind": "lab", "command": f"mdadm /dev/{UI_ARRAY} {' '.join(args)}"})
+                actions.append(
+                    {"time": time.time(), "kind": "lab", "command": f"mdadm /dev/{UI_ARRAY} {' '.join(args)}"}
+                )
             snap = sampler.sample()
             events = [{"array": e.array, "event": e.event, "member": e.member} for e in snap.events]
             writer.add(snap.time, recorder.take_frame(), events=events, actions=actions)
@@ -515,7 +555,8 @@ def start_ui(results: Path) -> subprocess.Popen[bytes]:
         path.unlink(missing_ok=True)
     return subprocess.Popen(
         [sys.executable, "-m", "tests.realmd.guest_ui", UI_ARRAY, str(results)],
-        stdout=open(UI_LOG, "w"), stderr=subprocess.STDOUT,
+        stdout=open(UI_LOG, "w"),
+        stderr=subprocess.STDOUT,
     )
 
 
@@ -525,10 +566,23 @@ def start_fio(device: str) -> subprocess.Popen[bytes] | None:
     if not Path(fio).exists():
         return None
     return subprocess.Popen(
-        [fio, "--name=demo-load", f"--filename={device}", "--rw=randrw", "--rwmixread=60", "--bs=4k",
-         "--direct=1", "--ioengine=psync", "--rate=600k,300k", "--time_based", "--runtime=600",
-         "--size=32M", "--output=/dev/null"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            fio,
+            "--name=demo-load",
+            f"--filename={device}",
+            "--rw=randrw",
+            "--rwmixread=60",
+            "--bs=4k",
+            "--direct=1",
+            "--ioengine=psync",
+            "--rate=600k,300k",
+            "--time_based",
+            "--runtime=600",
+            "--size=32M",
+            "--output=/dev/null",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
 
 

@@ -19,7 +19,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from tests.realmd.guest_driver import Scenario, start_fio, sysfs, whole_and_idle
 
@@ -58,11 +58,18 @@ def record(s: Scenario, md: str, when: Callable[[float], None] | None = None, ti
 
 def limit_change(s: Scenario, path: str, value: int, at: float) -> Callable[[float], None]:
     """A ``when`` that writes ``value`` to ``path`` once progress passes ``at``."""
+
     def act(fraction: float) -> None:
         if "limit_change" not in s.facts and fraction >= at:
             s.write(path, str(value))
-            s.facts["limit_change"] = {"path": path, "value": value, "at_fraction": round(fraction, 4),
-                                       "t": s.now(), "wall": time.time()}
+            s.facts["limit_change"] = {
+                "path": path,
+                "value": value,
+                "at_fraction": round(fraction, 4),
+                "t": s.now(),
+                "wall": time.time(),
+            }
+
     return act
 
 

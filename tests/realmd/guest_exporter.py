@@ -40,18 +40,24 @@ def kernel() -> dict[str, Any]:
     members = {}
     for dev in sorted(Path(f"/sys/block/{MD}/md").glob("dev-*")):
         try:
-            members[dev.name[4:]] = {"state": (dev / "state").read_text().strip(),
-                                     "slot": (dev / "slot").read_text().strip()}
+            members[dev.name[4:]] = {
+                "state": (dev / "state").read_text().strip(),
+                "slot": (dev / "slot").read_text().strip(),
+            }
         except OSError:
             continue  # removed between listing and reading
     block = re.search(rf"^{MD} :.*?(?:\n\n|\Z)", Path("/proc/mdstat").read_text(), re.M | re.S)
     progress = re.search(r"\((\d+)/(\d+)\)", block.group(0)) if block else None
     return {
-        "array_state": sysfs(MD, "array_state"), "sync_action": sysfs(MD, "sync_action"),
-        "degraded": sysfs(MD, "degraded"), "raid_disks": sysfs(MD, "raid_disks"),
-        "sync_completed": sysfs(MD, "sync_completed"), "mismatch_cnt": sysfs(MD, "mismatch_cnt"),
+        "array_state": sysfs(MD, "array_state"),
+        "sync_action": sysfs(MD, "sync_action"),
+        "degraded": sysfs(MD, "degraded"),
+        "raid_disks": sysfs(MD, "raid_disks"),
+        "sync_completed": sysfs(MD, "sync_completed"),
+        "mismatch_cnt": sysfs(MD, "mismatch_cnt"),
         "mdstat_blocks": [int(progress.group(1)), int(progress.group(2))] if progress else None,
-        "mdstat": block.group(0) if block else "", "members": members,
+        "mdstat": block.group(0) if block else "",
+        "members": members,
     }
 
 
@@ -102,8 +108,15 @@ class Run:
             after = kernel()
             if _settled(before) == _settled(after):
                 break  # nothing but the sync's progress moved while the sample was taken
-        self.steps.append({"label": label, "t": round(time.monotonic() - self.started, 2),
-                           "before": before, "after": after, "metrics": metrics})
+        self.steps.append(
+            {
+                "label": label,
+                "t": round(time.monotonic() - self.started, 2),
+                "before": before,
+                "after": after,
+                "metrics": metrics,
+            }
+        )
 
     def md(self, *args: str) -> None:
         done = subprocess.run([MDADM, *args], capture_output=True, text=True, input="y\n" * 4)
@@ -151,8 +164,11 @@ def corrupt(device: str) -> None:
 
 
 def loopback_up() -> None:
-    for argv in (["ip", "link", "set", "lo", "up"], ["busybox", "ip", "link", "set", "lo", "up"],
-                 ["busybox", "ifconfig", "lo", "127.0.0.1", "up"]):
+    for argv in (
+        ["ip", "link", "set", "lo", "up"],
+        ["busybox", "ip", "link", "set", "lo", "up"],
+        ["busybox", "ifconfig", "lo", "127.0.0.1", "up"],
+    ):
         try:
             if subprocess.run(argv, capture_output=True).returncode == 0:
                 return
@@ -195,8 +211,11 @@ def main() -> int:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log = open(RESULTS / "exporter.log", "wb")
-    exporter = subprocess.Popen([sys.executable, "-m", "raidtop", "exporter", "--listen", f"127.0.0.1:{port}",
-                                 "--interval", str(INTERVAL_S)], stdout=log, stderr=subprocess.STDOUT)
+    exporter = subprocess.Popen(
+        [sys.executable, "-m", "raidtop", "exporter", "--listen", f"127.0.0.1:{port}", "--interval", str(INTERVAL_S)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     run, disks = Run(port), Disks()
     out: dict[str, Any] = {"error": None, "kernel": os.uname().release}
     try:

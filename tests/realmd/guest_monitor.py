@@ -24,9 +24,9 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
-from tests.realmd.guest_driver import MDADM, Scenario, member_state, sync_idle, sysfs, whole_and_idle
+from tests.realmd.guest_driver import MDADM, Scenario, member_state, sync_idle, whole_and_idle
 
 TICK_S = 0.5
 #: Seconds mdadm (1 s polls) gets after a scenario's last action to catch up.
@@ -66,11 +66,21 @@ def stop(s: Scenario) -> None:
     watch_until(s, "resync", lambda: whole_and_idle("md30"))
     ticks(s, "running", 1.5)
     started = s.now()
-    stopper = subprocess.Popen([MDADM, "--stop", "/dev/md30"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    stopper = subprocess.Popen(
+        [MDADM, "--stop", "/dev/md30"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     while stopper.poll() is None:
         s.observe("stopping", settled=True)  # as fast as sampling goes
-    s.commands.append({"argv": [MDADM, "--stop", "/dev/md30"], "rc": stopper.returncode,
-                       "stdout": stopper.stdout.read()[-2000:], "stderr": "", "t": started, "s": s.now() - started})
+    s.commands.append(
+        {
+            "argv": [MDADM, "--stop", "/dev/md30"],
+            "rc": stopper.returncode,
+            "stdout": stopper.stdout.read()[-2000:],
+            "stderr": "",
+            "t": started,
+            "s": s.now() - started,
+        }
+    )
     # mdadm's monitor reopens /dev/md30 on its next poll: the name comes back as an empty `clear` array.
     ticks(s, "stopped", MONITOR_GRACE_S)
     s.facts["devices"] = {"members": [a, b]}
@@ -182,7 +192,8 @@ def start_monitor() -> subprocess.Popen[bytes]:
     PROGRAM.chmod(0o755)
     return subprocess.Popen(
         [MDADM, "--monitor", "--scan", "--delay=1", "--no-sharing", f"--program={PROGRAM}"],
-        stdout=open("/tmp/mdmon.log", "w"), stderr=subprocess.STDOUT,
+        stdout=open("/tmp/mdmon.log", "w"),
+        stderr=subprocess.STDOUT,
     )
 
 
@@ -230,8 +241,11 @@ def main(argv: list[str] | None = None) -> int:
     names = (sys.argv[1:] if argv is None else argv) or list(SCENARIOS)
     results = Path(os.environ["RESULTS"])
     mdadm_version = subprocess.run([MDADM, "--version"], capture_output=True, text=True)
-    meta = {"kernel": os.uname().release, "mdadm": (mdadm_version.stderr or mdadm_version.stdout).strip(),
-            "scenarios": names}
+    meta = {
+        "kernel": os.uname().release,
+        "mdadm": (mdadm_version.stderr or mdadm_version.stdout).strip(),
+        "scenarios": names,
+    }
     (results / "monitor_meta.json").write_text(json.dumps(meta))
     anchor = Scenario("anchor")
     anchor_disks = anchor.disks.make(2, 4)

@@ -91,16 +91,38 @@ def main() -> dict:
     writer = None
     try:
         a, b = disks.make(2, 48)
-        subprocess.run([MDADM, "--create", f"/dev/{MD}", "--run", "--level=1", "--raid-devices=2",
-                        "--assume-clean", "--metadata=1.2", a, b], check=True, input="yes\n", text=True, capture_output=True)
+        subprocess.run(
+            [
+                MDADM,
+                "--create",
+                f"/dev/{MD}",
+                "--run",
+                "--level=1",
+                "--raid-devices=2",
+                "--assume-clean",
+                "--metadata=1.2",
+                a,
+                b,
+            ],
+            check=True,
+            input="yes\n",
+            text=True,
+            capture_output=True,
+        )
         subprocess.run([MDADM, f"/dev/{MD}", "--fail", b], check=True, capture_output=True)
         subprocess.run([MDADM, f"/dev/{MD}", "--remove", b], check=True, capture_output=True)
         for knob in ("sync_speed_min", "sync_speed_max"):
             Path(f"/sys/block/{MD}/md/{knob}").write_text("2000")
         subprocess.run([MDADM, f"/dev/{MD}", "--add", b], check=True, capture_output=True)
-        writer = subprocess.Popen(["sh", "-c", f"echo $$ > {UNIT}/cgroup.procs; while :; do "
-                                   f"dd if=/dev/zero of=/dev/{MD} bs=16k count=3000 oflag=direct status=none; done"],
-                                  start_new_session=True)
+        writer = subprocess.Popen(
+            [
+                "sh",
+                "-c",
+                f"echo $$ > {UNIT}/cgroup.procs; while :; do "
+                f"dd if=/dev/zero of=/dev/{MD} bs=16k count=3000 oflag=direct status=none; done",
+            ],
+            start_new_session=True,
+        )
         # The kernel makes a cgroup's per-device group (blkg) lazily and, when it cannot yet, charges the
         # I/O to the parent (the root): wait until the unit's own io.stat counts md50 before sampling.
         waited = time.monotonic()
@@ -115,22 +137,32 @@ def main() -> dict:
             snap = sampler.sample()
             array = next(x for x in snap.arrays if x.name == MD)
             shares = array_shares(snap, array)
-            result["samples"].append({
-                "sync_action": sysfs(MD, "sync_action"),
-                "members": [m.name for m in array.members],
-                "source_member": Path(a).name, "rebuilding_member": Path(b).name,
-                "level": snap.io.level, "source": snap.io.source,
-                "by_device": {d: [[u.unit, u.read_b_s, u.write_b_s, u.writes_s] for u in units]
-                              for d, units in (snap.io.by_device or {}).items()},
-                "shares": [[s.label, s.unit, s.write_pct] for s in shares],
-                "sentence": shares_sentence(MD, shares),
-                "top": [[p.pid, p.comm, p.unit, p.write_b_s] for p in snap.io.processes[:8]],
-                # The raw files behind the numbers, for a failure's message.
-                "unit_io_stat": _read(UNIT / "io.stat"), "subtree_control": _read(CGROUP / "cgroup.subtree_control"),
-                "unit_procs": _read(UNIT / "cgroup.procs"),
-                "md_threads": [[p.pid, p.comm, md_thread_role(p.comm, snap.arrays)] for p in snap.io.processes
-                               if md_thread_role(p.comm, snap.arrays)],
-            })
+            result["samples"].append(
+                {
+                    "sync_action": sysfs(MD, "sync_action"),
+                    "members": [m.name for m in array.members],
+                    "source_member": Path(a).name,
+                    "rebuilding_member": Path(b).name,
+                    "level": snap.io.level,
+                    "source": snap.io.source,
+                    "by_device": {
+                        d: [[u.unit, u.read_b_s, u.write_b_s, u.writes_s] for u in units]
+                        for d, units in (snap.io.by_device or {}).items()
+                    },
+                    "shares": [[s.label, s.unit, s.write_pct] for s in shares],
+                    "sentence": shares_sentence(MD, shares),
+                    "top": [[p.pid, p.comm, p.unit, p.write_b_s] for p in snap.io.processes[:8]],
+                    # The raw files behind the numbers, for a failure's message.
+                    "unit_io_stat": _read(UNIT / "io.stat"),
+                    "subtree_control": _read(CGROUP / "cgroup.subtree_control"),
+                    "unit_procs": _read(UNIT / "cgroup.procs"),
+                    "md_threads": [
+                        [p.pid, p.comm, md_thread_role(p.comm, snap.arrays)]
+                        for p in snap.io.processes
+                        if md_thread_role(p.comm, snap.arrays)
+                    ],
+                }
+            )
         capture(_child_of(writer.pid))
     except Exception:
         result["error"] = traceback.format_exc()

@@ -44,7 +44,9 @@ def _imports_project(python: Path) -> bool:
     try:
         completed = subprocess.run(
             [str(python), "-c", REQUIRED_IMPORTS],
-            cwd=REPO_ROOT, capture_output=True, timeout=120,
+            cwd=REPO_ROOT,
+            capture_output=True,
+            timeout=120,
         )
     except (OSError, subprocess.TimeoutExpired):
         return False

@@ -41,15 +41,31 @@ def loops(count: int, mib: int) -> list[str]:
     for i in range(count):
         image = f"/tmp/tuning-disks/d{i}.img"
         subprocess.run(["truncate", "-s", f"{mib}M", image], check=True)
-        devices.append(subprocess.run(["losetup", "--find", "--show", image], check=True,
-                                      capture_output=True, text=True).stdout.strip())
+        devices.append(
+            subprocess.run(
+                ["losetup", "--find", "--show", image], check=True, capture_output=True, text=True
+            ).stdout.strip()
+        )
     return devices
 
 
 def create(md: str, level: str, devices: list[str]) -> None:
-    subprocess.run(["mdadm", "--create", f"/dev/{md}", "--run", f"--level={level}", "--metadata=1.2",
-                    f"--raid-devices={len(devices)}", *devices], input="yes\n" * 4, text=True, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [
+            "mdadm",
+            "--create",
+            f"/dev/{md}",
+            "--run",
+            f"--level={level}",
+            "--metadata=1.2",
+            f"--raid-devices={len(devices)}",
+            *devices,
+        ],
+        input="yes\n" * 4,
+        text=True,
+        check=True,
+        capture_output=True,
+    )
 
 
 def main() -> None:
@@ -64,17 +80,24 @@ def main() -> None:
     for limit, window, settle in (("1000", 3.0, 1.0), ("20000", 1.0, 0.5)):
         change = session.set("md0", "sync_speed_max", limit)
         time.sleep(settle)  # md re-reads the limit at its next throttle check
-        out["phases"].append({
-            "limit": int(limit), "status": change.status, "readback": change.readback,
-            "rate_kib_s": rate_over("md0", window),
-        })
+        out["phases"].append(
+            {
+                "limit": int(limit),
+                "status": change.status,
+                "readback": change.readback,
+                "rate_kib_s": rate_over("md0", window),
+            }
+        )
     back = session.set("md0", "sync_speed_max", "system")
     out["back_to_system"] = {"status": back.status, "readback": back.readback}
     subprocess.run(["mdadm", "--stop", "/dev/md0"], capture_output=True)
     create("md1", "raid5", loops(3, 16))
     stripe = session.set("md1", "stripe_cache_size", "4096")
-    out["stripe"] = {"status": stripe.status, "readback": stripe.readback,
-                     "sysfs": Path("/sys/block/md1/md/stripe_cache_size").read_text().strip()}
+    out["stripe"] = {
+        "status": stripe.status,
+        "readback": stripe.readback,
+        "sysfs": Path("/sys/block/md1/md/stripe_cache_size").read_text().strip(),
+    }
     refused = session.set("md1", "stripe_cache_size", "5")
     out["stripe_too_small"] = {"status": refused.status, "message": refused.message}
     out["log_lines"] = len(ActionLog(RESULTS / "actions.log").read())

@@ -53,8 +53,14 @@ def _recovering_with_etas(app: RaidtopApp, array: str):
         return None
     for shown in snap.arrays:
         sync = shown.sync
-        if shown.name == array and sync is not None and sync.action == "recover" \
-                and sync.percent is not None and sync.eta_s is not None and sync.eta_s_kernel is not None:
+        if (
+            shown.name == array
+            and sync is not None
+            and sync.action == "recover"
+            and sync.percent is not None
+            and sync.eta_s is not None
+            and sync.eta_s_kernel is not None
+        ):
             return shown
     return None
 
@@ -87,7 +93,9 @@ async def shoot(array: str, results: Path, report: dict) -> None:
             report["rows"] = [list(array_row(a, a.name in last.degraded_alerts).cells) for a in last.arrays]
             report["members"] = [
                 {"name": m.name, "slot": m.slot, "roles": list(m.roles)}
-                for a in last.arrays if a.name == array for m in a.members
+                for a in last.arrays
+                if a.name == array
+                for m in a.members
             ]
         path = app.save_screenshot(SCREENSHOT_NAME, str(results))
         report["screenshot"] = Path(path).name

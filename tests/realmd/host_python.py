@@ -28,6 +28,8 @@ def host_python() -> Path:
         raise FileNotFoundError("no python3 on the host PATH")
     real = subprocess.run(
         [python3, "-c", "import os, sys; print(os.path.realpath(sys.executable))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     return Path(real)

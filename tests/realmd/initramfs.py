@@ -130,9 +130,7 @@ def _entries(tree: GuestTree) -> tuple[list[_Entry], str]:
         _Entry("bin/busybox", source=tree.busybox, mode=0o755),
         _Entry("sbin/mdadm", source=tree.mdadm, mode=0o755),
     ]
-    applets = subprocess.run(
-        [str(tree.busybox), "--list"], capture_output=True, text=True, check=True
-    ).stdout.split()
+    applets = subprocess.run([str(tree.busybox), "--list"], capture_output=True, text=True, check=True).stdout.split()
     entries += [_Entry(f"bin/{applet}", target="busybox") for applet in applets if applet != "busybox"]
     # Same paths as on the host, where ldd found them; the file behind a
     # symlink is stored under the listed name.
@@ -142,12 +140,8 @@ def _entries(tree: GuestTree) -> tuple[list[_Entry], str]:
     ]
     load_order = module_load_order(tree.modules_dir)
     module_dir = f"lib/modules/{tree.kernel_version}"
-    entries += [
-        _Entry(f"{module_dir}/{path}", source=tree.modules_dir / path) for path, _ in load_order
-    ]
-    insmod_list = "".join(
-        f"/{module_dir}/{path} {params}".rstrip() + "\n" for path, params in load_order
-    )
+    entries += [_Entry(f"{module_dir}/{path}", source=tree.modules_dir / path) for path, _ in load_order]
+    insmod_list = "".join(f"/{module_dir}/{path} {params}".rstrip() + "\n" for path, params in load_order)
     return entries, insmod_list
 
 

@@ -32,7 +32,7 @@ class KernelMember:
     slot: int | None
 
 
-def phantom_recovery(kernel: "KernelArray") -> bool:
+def phantom_recovery(kernel: KernelArray) -> bool:
     """The kernel's brief ``recover`` at 0 with no speed, right after a failure with no spare.
 
     raidtop deliberately reports no sync then (raidtop/collect/md/read.py:
@@ -149,7 +149,7 @@ def mdstat_array(frame: dict[str, Any], md: str) -> MdstatArray | None:
                 flags = re.findall(r"\(([A-Z])\)", word)
                 members[match.group(1)] = flags[0] if flags else ""
         block = []
-        for following in lines[index + 1:]:
+        for following in lines[index + 1 :]:
             if not following.startswith(" "):
                 break
             block.append(following)
@@ -160,12 +160,17 @@ def mdstat_array(frame: dict[str, Any], md: str) -> MdstatArray | None:
         if progress_match:
             action, percent, done, total, finish, speed = progress_match.groups()
             progress = {
-                "action": {"recovery": "recover"}.get(action, action), "percent": float(percent),
-                "done_kib": int(done), "total_kib": int(total), "finish_min": float(finish),
+                "action": {"recovery": "recover"}.get(action, action),
+                "percent": float(percent),
+                "done_kib": int(done),
+                "total_kib": int(total),
+                "finish_min": float(finish),
                 "speed_kib_s": int(speed),
             }
         return MdstatArray(
-            name=md, level=level, members=members,
+            name=md,
+            level=level,
+            members=members,
             raid_disks=int(counts.group(1)) if counts else None,
             working=int(counts.group(2)) if counts else None,
             pattern=counts.group(3) if counts else None,
@@ -197,8 +202,9 @@ def ghost_sync_from_mdstat(sync: dict[str, Any], kernel: KernelArray, progress: 
     )
 
 
-def mismatches(reported: dict[str, Any], frame: dict[str, Any], with_mdstat: bool = False,
-               tolerate_ghost_sync: bool = False) -> list[str]:
+def mismatches(
+    reported: dict[str, Any], frame: dict[str, Any], with_mdstat: bool = False, tolerate_ghost_sync: bool = False
+) -> list[str]:
     """Where raidtop's reported array (its JSON) disagrees with the kernel's files.
 
     Returns one sentence per disagreement (empty: they agree). ``with_mdstat``
@@ -247,21 +253,29 @@ def mismatches(reported: dict[str, Any], frame: dict[str, Any], with_mdstat: boo
                 # per-mille, which md truncates on the way (up to 1.5 points low).
                 done, total = progress["done_kib"], progress["total_kib"]
                 differ("sync percent (mdstat counts)", sync["percent"], round(done * 100 / total, 2) if total else None)
-                differ("sync eta_s_kernel (mdstat finish=)", sync["eta_s_kernel"], round(progress["finish_min"] * 60, 1))
+                differ(
+                    "sync eta_s_kernel (mdstat finish=)", sync["eta_s_kernel"], round(progress["finish_min"] * 60, 1)
+                )
             elif kernel.sync_completed is not None:
                 done, total = kernel.sync_completed
                 differ("sync done_kib (sync_completed)", sync["done_kib"], done // 2)
                 differ("sync total_kib (sync_completed)", sync["total_kib"], total // 2)
-                differ("sync percent (sync_completed)", sync["percent"], round(done * 100 / total, 2) if total else None)
+                differ(
+                    "sync percent (sync_completed)", sync["percent"], round(done * 100 / total, 2) if total else None
+                )
             if kernel.sync_speed is not None:
                 differ("sync speed", sync["speed_kib_s"], kernel.sync_speed)
     elif sync is not None and sync["action"] in RUNNING_ACTIONS:
         if ghost_sync_from_mdstat(sync, kernel, progress):
             if not tolerate_ghost_sync:
-                problems.append(f"{md}: raidtop reports mdstat's {sync['action']} {sync['percent']}%, "
-                                f"though sysfs sync_action read {kernel.sync_action!r} in the same sample")
+                problems.append(
+                    f"{md}: raidtop reports mdstat's {sync['action']} {sync['percent']}%, "
+                    f"though sysfs sync_action read {kernel.sync_action!r} in the same sample"
+                )
         else:
-            problems.append(f"{md}: raidtop reports a running {sync['action']}, kernel sync_action {kernel.sync_action!r}")
+            problems.append(
+                f"{md}: raidtop reports a running {sync['action']}, kernel sync_action {kernel.sync_action!r}"
+            )
 
     if with_mdstat:
         if stat is None:
@@ -274,8 +288,9 @@ def mismatches(reported: dict[str, Any], frame: dict[str, Any], with_mdstat: boo
     return problems
 
 
-def step_mismatches(step: dict[str, Any], with_mdstat: bool | None = None,
-                    tolerate_ghost_sync: bool = False) -> list[str]:
+def step_mismatches(
+    step: dict[str, Any], with_mdstat: bool | None = None, tolerate_ghost_sync: bool = False
+) -> list[str]:
     """Every disagreement in one driver step; arrays raidtop missed count too."""
     frame = step["kernel"]
     settled = "extra" in step if with_mdstat is None else with_mdstat

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import lzma
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from .scenario_trace import TRACE_DIR, trace_document, write_trace
 
@@ -51,7 +52,7 @@ def raidtop_sequence(steps: Iterable[list[list[Any]]], array: str) -> list[tuple
 def comparable(event: str, member: str | None) -> tuple[str, str | None]:
     """raidtop says Check* for check/repair where mdadm says Rebuild*; members by kernel name."""
     if event.startswith("Check"):
-        event = "Rebuild" + event[len("Check"):]
+        event = "Rebuild" + event[len("Check") :]
     return event, None if not member else member.rsplit("/", 1)[-1]
 
 
@@ -83,8 +84,14 @@ def compare(steps: list[dict[str, Any]], array: str, mdadm_events: list[dict[str
     mdadm = replace_end_in_kernel_order(mdadm)
     extra = unmatched(raidtop, mdadm)
     agree = extra is not None and all(allowed_extra(raidtop, index) for index in extra)
-    return {"array": array, "level": level, "raidtop": raidtop, "mdadm": mdadm,
-            "extra": None if extra is None else [raidtop[i] for i in extra], "agree": agree}
+    return {
+        "array": array,
+        "level": level,
+        "raidtop": raidtop,
+        "mdadm": mdadm,
+        "extra": None if extra is None else [raidtop[i] for i in extra],
+        "agree": agree,
+    }
 
 
 def without_transient_reopen(mdadm: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
@@ -116,9 +123,9 @@ def replace_end_in_kernel_order(mdadm: list[tuple[str, str | None]]) -> list[tup
     """
     out = list(mdadm)
     for index in range(len(out) - 2):
-        (first, replaced), (second, new), (third, _) = out[index:index + 3]
+        (first, replaced), (second, new), (third, _) = out[index : index + 3]
         if (first, second, third) == ("Fail", "SpareActive", "RebuildFinished"):
-            out[index:index + 3] = [("RebuildFinished", None), ("Fail", replaced), ("SpareActive", new)]
+            out[index : index + 3] = [("RebuildFinished", None), ("Fail", replaced), ("SpareActive", new)]
     return out
 
 

@@ -118,9 +118,12 @@ class QmpBridge:
             command = {}
         else:
             if not _allowed(command):
-                reply = {"error": {"class": "BridgeError",
-                                   "desc": f"the bridge only passes {', '.join(ALLOWED_COMMANDS)} "
-                                           "and query-* commands"}}
+                reply = {
+                    "error": {
+                        "class": "BridgeError",
+                        "desc": f"the bridge only passes {', '.join(ALLOWED_COMMANDS)} and query-* commands",
+                    }
+                }
             else:
                 try:
                     reply = qmp_execute(self.socket_path, command)

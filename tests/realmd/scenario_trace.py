@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import lzma
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +68,7 @@ def trace_document(result: dict[str, Any], meta: dict[str, Any]) -> dict[str, An
         "scenario": result["scenario"],
         "kernel": meta.get("kernel"),
         "mdadm": meta.get("mdadm"),
-        "recorded": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timings": result["timings"],
         "steps": [step_from_driver(step) for step in result["steps"]],
     }
@@ -76,7 +76,9 @@ def trace_document(result: dict[str, Any], meta: dict[str, Any]) -> dict[str, An
 
 def write_trace(document: dict[str, Any], path: Path) -> int:
     """Write ``document`` xz-compressed; returns the bytes written."""
-    data = lzma.compress(json.dumps(document, separators=(",", ":"), sort_keys=True).encode(), preset=9 | lzma.PRESET_EXTREME)
+    data = lzma.compress(
+        json.dumps(document, separators=(",", ":"), sort_keys=True).encode(), preset=9 | lzma.PRESET_EXTREME
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     return len(data)

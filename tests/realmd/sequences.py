@@ -31,6 +31,7 @@ State = tuple[tuple[tuple[str, tuple[str, ...]], ...], str | None, str]
 
 def state_of(array: MdArray, victim: str | None, new: str | None) -> State:
     """One array's state with members named by what happens to them."""
+
     def label(name: str) -> str:
         return "victim" if name == victim else "new" if name == new else "kept"
 

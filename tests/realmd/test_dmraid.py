@@ -102,5 +102,10 @@ def _ext4_on_lvm_on_md(results) -> None:
 
 def _tree(nodes: dict, name: str) -> tuple:
     n = nodes[name]
-    return (n["name"], n["kind"], n["size_bytes"], tuple(sorted(n["mountpoints"])),
-            tuple(sorted(_tree(nodes, h) for h in n["holders"])))
+    return (
+        n["name"],
+        n["kind"],
+        n["size_bytes"],
+        tuple(sorted(n["mountpoints"])),
+        tuple(sorted(_tree(nodes, h) for h in n["holders"])),
+    )

@@ -18,8 +18,13 @@ import pytest
 from .guest_python import raidtop_python, reach_interpreter_script
 
 LABELS = ["clean", "failed", "removed", "recovering", "recovering later", "recovered", "checking", "checked"]
-_ACTION_STATE = {"resync": "resyncing", "recover": "recovering", "check": "checking", "repair": "repairing",
-                 "reshape": "reshaping"}
+_ACTION_STATE = {
+    "resync": "resyncing",
+    "recover": "recovering",
+    "check": "checking",
+    "repair": "repairing",
+    "reshape": "reshaping",
+}
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +33,12 @@ def exporter_run(vm_image, tmp_path_factory):
 
     python = raidtop_python()
     results = tmp_path_factory.mktemp("exporter") / "results"
-    guest = run_in_guest(reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_exporter\n",
-                         timeout=240, results_dir=results, image=vm_image)
+    guest = run_in_guest(
+        reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_exporter\n",
+        timeout=240,
+        results_dir=results,
+        image=vm_image,
+    )
     assert guest.returncode == 0, guest.describe_failure()
     out = json.loads((results / "exporter.json").read_text())
     log = (results / "exporter.log").read_text(errors="replace") if (results / "exporter.log").exists() else ""
@@ -99,15 +108,23 @@ def test_sync_bytes_are_the_kernels_sector_counts(exporter_run, label):
 
 def test_the_story_the_metrics_tell(exporter_run):
     states = {s["label"]: s["metrics"]["states"][0] for s in exporter_run["steps"]}
-    assert states == {"clean": "clean", "failed": "degraded", "removed": "degraded", "recovering": "recovering",
-                      "recovering later": "recovering", "recovered": "clean", "checking": "checking",
-                      "checked": "clean"}
+    assert states == {
+        "clean": "clean",
+        "failed": "degraded",
+        "removed": "degraded",
+        "recovering": "recovering",
+        "recovering later": "recovering",
+        "recovered": "clean",
+        "checking": "checking",
+        "checked": "clean",
+    }
     devices = {k: v.removeprefix("/dev/") for k, v in exporter_run["facts"]["devices"].items()}
     assert step(exporter_run, "failed")["metrics"]["roles"][devices["failed"]] == ["faulty"]
     assert devices["failed"] not in step(exporter_run, "removed")["metrics"]["roles"]
     assert step(exporter_run, "recovering")["metrics"]["roles"][devices["added"]] == ["rebuilding"]
-    first, later = (step(exporter_run, label)["metrics"]["done"]["recover"]
-                    for label in ("recovering", "recovering later"))
+    first, later = (
+        step(exporter_run, label)["metrics"]["done"]["recover"] for label in ("recovering", "recovering later")
+    )
     assert later > first
     assert step(exporter_run, "failed")["metrics"]["events"].get("Fail") == 1
     # The overwritten member's 64 KiB no longer match their parity: the check counts them.

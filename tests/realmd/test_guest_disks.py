@@ -10,8 +10,11 @@ from .guest_disks import GuestDisk, disk_arguments
 
 
 def test_nvme_and_sata_disks_become_sparse_images_and_devices(tmp_path):
-    disks = (GuestDisk("nvme", "nvme0", "RTNVME0", 8), GuestDisk("sata", "sata0", "RTSATA0", 4),
-             GuestDisk("sata", "sata1", "RTSATA1", 4))
+    disks = (
+        GuestDisk("nvme", "nvme0", "RTNVME0", 8),
+        GuestDisk("sata", "sata0", "RTSATA0", 4),
+        GuestDisk("sata", "sata1", "RTSATA1", 4),
+    )
     arguments = disk_arguments(disks, tmp_path)
     devices = [arguments[i + 1] for i, arg in enumerate(arguments) if arg == "-device"]
     assert devices == [
@@ -39,12 +42,15 @@ def test_an_existing_file_or_link_at_an_image_path_is_never_reused(tmp_path):
     assert sentinel.read_bytes() == b"keep me"  # not truncated through the link
 
 
-@pytest.mark.parametrize("kind, disk_id, serial", [
-    ("scsi", "d0", "S0"),            # not a kind we attach
-    ("nvme", "nvme0,bus=x", "S0"),   # would inject a qemu option
-    ("nvme", "nvme0", "S0,drive=y"),
-    ("nvme", "../x", "S0"),
-])
+@pytest.mark.parametrize(
+    "kind, disk_id, serial",
+    [
+        ("scsi", "d0", "S0"),  # not a kind we attach
+        ("nvme", "nvme0,bus=x", "S0"),  # would inject a qemu option
+        ("nvme", "nvme0", "S0,drive=y"),
+        ("nvme", "../x", "S0"),
+    ],
+)
 def test_ids_and_serials_that_are_not_plain_are_refused(kind, disk_id, serial):
     with pytest.raises(ValueError):
         GuestDisk(kind, disk_id, serial)

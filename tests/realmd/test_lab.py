@@ -125,13 +125,18 @@ def guest_main(results: str) -> None:
             snapshot = sampler.sample()
             array = next((a for a in snapshot.arrays if a.name == name), None)
             detail = subprocess.run(["mdadm", "--detail", f"/dev/{name}"], capture_output=True, text=True).stdout
-            steps.append({
-                "label": label, "array": name, "expect": expect,
-                "raidtop": array_to_json(array) if array else None,
-                "health": array.health if array else None,
-                "status": array.status if array else None,
-                "mdadm_detail": detail, "mdstat": Path("/proc/mdstat").read_text(),
-            })
+            steps.append(
+                {
+                    "label": label,
+                    "array": name,
+                    "expect": expect,
+                    "raidtop": array_to_json(array) if array else None,
+                    "health": array.health if array else None,
+                    "status": array.status if array else None,
+                    "mdadm_detail": detail,
+                    "mdstat": Path("/proc/mdstat").read_text(),
+                }
+            )
 
         specs = (("raid1", 2, True), ("raid5", 3, False), ("raid6", 4, False), ("raid10", 4, True))
         names = {}
@@ -171,12 +176,16 @@ def guest_main(results: str) -> None:
         # The Lab screen's snapshot test is drawn from exactly this moment.
         from tests.realmd.trace import DEFAULT_SOURCES, capture as trace_capture
 
-        save("fixture-degraded-raid5", {
-            "trace": trace_capture("degraded raid5", Path("/"),
-                                   DEFAULT_SOURCES + ("sys/block/md*/slaves", "sys/block/loop*/loop")),
-            "registry": json.loads(lab.registry.path.read_text()),
-            "actions": [json.loads(line) for line in Path(lab.runner.log.path).read_text().splitlines()],
-        })
+        save(
+            "fixture-degraded-raid5",
+            {
+                "trace": trace_capture(
+                    "degraded raid5", Path("/"), DEFAULT_SOURCES + ("sys/block/md*/slaves", "sys/block/loop*/loop")
+                ),
+                "registry": json.loads(lab.registry.path.read_text()),
+                "actions": [json.loads(line) for line in Path(lab.runner.log.path).read_text().splitlines()],
+            },
+        )
         actions.run("add", md, None)
         wait_whole(md)
         capture("add", md, health="ok", absent=[victim])
@@ -237,10 +246,18 @@ def guest_main(results: str) -> None:
         for index in range(3):
             image = f"/run/lab-foreign-{index}.img"
             subprocess.run(["truncate", "-s", "16M", image], check=True)
-            foreign.append(subprocess.run(["losetup", "--find", "--show", image], check=True,
-                                          capture_output=True, text=True).stdout.strip())
-        subprocess.run(["mdadm", "--create", "/dev/md0", "--run", "--level=1", "--raid-devices=2", *foreign[:2]],
-                       input="y\n" * 4, capture_output=True, text=True, check=True)
+            foreign.append(
+                subprocess.run(
+                    ["losetup", "--find", "--show", image], check=True, capture_output=True, text=True
+                ).stdout.strip()
+            )
+        subprocess.run(
+            ["mdadm", "--create", "/dev/md0", "--run", "--level=1", "--raid-devices=2", *foreign[:2]],
+            input="y\n" * 4,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         refusals["handles-md0"] = actions.handles("md0")
         for verb in ("fail", "remove", "add", "check"):
             try:
@@ -274,7 +291,10 @@ def guest_main(results: str) -> None:
         for index in range(3):
             Path(f"/run/lab-foreign-{index}.img").unlink()
         return {
-            "refusals": refusals, "lab_raid1": lab_raid1, "foreign": foreign, "foreign_before": before,
+            "refusals": refusals,
+            "lab_raid1": lab_raid1,
+            "foreign": foreign,
+            "foreign_before": before,
             "teardown": {"done": report.done, "gone": report.gone, "kept": report.kept},
             "after_first_teardown": after,
             "teardown2": {"done": report2.done, "gone": report2.gone, "kept": report2.kept},
@@ -294,9 +314,12 @@ def guest_main(results: str) -> None:
             result["mount"] = {"ok": True, "array": mounted, "mounts": Path("/proc/mounts").read_text()}
         except Exception as exc:
             result["mount"] = {
-                "ok": False, "error": str(exc),
-                "arrays_before": arrays_before, "arrays_after": sorted(a.name for a in lab.state().arrays),
-                "loops_before": loops_before, "loops_after": loops_with_images(str(lab.lab_dir)),
+                "ok": False,
+                "error": str(exc),
+                "arrays_before": arrays_before,
+                "arrays_after": sorted(a.name for a in lab.state().arrays),
+                "loops_before": loops_before,
+                "loops_after": loops_with_images(str(lab.lab_dir)),
                 "mdstat": Path("/proc/mdstat").read_text(),
             }
         return result
@@ -338,7 +361,8 @@ def guest_main(results: str) -> None:
         report = victim_lab.teardown()
         return {
             "killed": os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL,
-            "registry_before": registry_before, "kernel_before": kernel_before,
+            "registry_before": registry_before,
+            "kernel_before": kernel_before,
             "report": {"done": report.done, "gone": report.gone, "kept": report.kept},
             "mdstat": Path("/proc/mdstat").read_text(),
             "loops": loops_with_images(lab_dir),
@@ -470,7 +494,9 @@ def test_rebuild_times_are_measured_and_stored(lab_results: Path):
     assert timeline[:3] == ["created", "resync_start", "resync_done"], timeline
     for kind in ("failed", "removed", "added", "recovery_start", "recovery_done", "check_start", "check_done"):
         assert kind in timeline, (kind, timeline)
-    assert timeline.index("failed") < timeline.index("removed") < timeline.index("added") < timeline.index("recovery_done")
+    assert (
+        timeline.index("failed") < timeline.index("removed") < timeline.index("added") < timeline.index("recovery_done")
+    )
 
 
 def test_a_filesystem_is_aligned_to_the_stripe_and_a_failed_mount_rolls_back(lab_results: Path):
@@ -560,5 +586,3 @@ def test_cli_teardown_after_killing_cli_create(lab_results: Path):
     assert (lab_results / "cli-images-after.txt").read_text().strip() == ""
     registry = json.loads((lab_results / "cli-registry-after.json").read_text())
     assert registry["images"] == [] and registry["arrays"] == []
-
-

@@ -78,8 +78,10 @@ def runs(vm_image, tmp_path_factory) -> Path:
     script = GUEST_SCRIPT.format(python=host_python(), scale="" if DEFAULTS else SCALED_DOWN)
     results = tmp_path_factory.mktemp("lab-study") / "results"
     outcome = run_in_guest(script, timeout=3600 if DEFAULTS else 1500, results_dir=results, image=vm_image)
-    print(f"\nlab study boot: qemu wall {outcome.elapsed:.1f}s; study {_text(results, 'study.seconds')} s, "
-          f"guest load {_text(results, 'study.loadavg')}")
+    print(
+        f"\nlab study boot: qemu wall {outcome.elapsed:.1f}s; study {_text(results, 'study.seconds')} s, "
+        f"guest load {_text(results, 'study.loadavg')}"
+    )
     print(_text(results, "results-id.txt"))
     assert outcome.returncode == 0, outcome.describe_failure()
     return results
@@ -101,18 +103,28 @@ def test_three_runs_of_raid0_1_5_with_mean_and_sd(runs: Path):
     study = _study(runs)
     assert study["kind"] == "study" and not study["stopped"]
     rows = study["rows"]
-    assert [(r["run"], r["level"]) for r in rows] == [(n, level) for n in (1, 2, 3) for level in ("raid0", "raid1", "raid5")]
+    assert [(r["run"], r["level"]) for r in rows] == [
+        (n, level) for n in (1, 2, 3) for level in ("raid0", "raid1", "raid5")
+    ]
     # The same member count for every level by default.
     assert {r["disks"] for r in rows} == {3}
     for row in rows:
-        for key in ("read_iops", "write_iops", "read_MBps", "write_MBps", "read_lat_avg_us", "read_lat_p99_us",
-                    "write_lat_avg_us", "write_lat_p99_us"):
+        for key in (
+            "read_iops",
+            "write_iops",
+            "read_MBps",
+            "write_MBps",
+            "read_lat_avg_us",
+            "read_lat_p99_us",
+            "write_lat_avg_us",
+            "write_lat_p99_us",
+        ):
             assert row[key] and row[key] > 0, (row["level"], key, row)
         if row["level"] == "raid0":
             assert row["rebuild_s"] is None and row["rebuilding_write_iops"] is None
         else:
             assert row["rebuild_s"] > 0 and row["rebuild_resolution_s"] > 0
-            assert row["rebuilding_write_iops"] > 0 and 0 < row["rebuilding_load_s"]
+            assert row["rebuilding_write_iops"] > 0 and row["rebuilding_load_s"] > 0
     summary = {s["level"]: s for s in study["summary"]}
     assert list(summary) == ["raid0", "raid1", "raid5"]
     for level, stats in summary.items():
@@ -144,8 +156,11 @@ def test_each_fio_command_is_printed_before_it_runs_and_stored_with_its_result(r
 def test_stored_study_reads_back_identically(runs: Path):
     study = _study(runs)
     assert json.loads((runs / "results-id.json").read_text()) == study
-    assert re.search(rf"^\s*{study['id']}\s.*study\s+levels=raid0,raid1,raid5 .*runs=3", _text(runs, "results-list.out"),
-                     re.MULTILINE), _text(runs, "results-list.out")
+    assert re.search(
+        rf"^\s*{study['id']}\s.*study\s+levels=raid0,raid1,raid5 .*runs=3",
+        _text(runs, "results-list.out"),
+        re.MULTILINE,
+    ), _text(runs, "results-list.out")
     table = _text(runs, "results-id.txt")
     assert "Write IOPS rebuilding" in table and " ± " in table and "over 3 runs" in table
 
@@ -161,7 +176,9 @@ def test_csv_header_is_the_readmes_and_its_figures_the_stored_ones(runs: Path):
         assert documented == [",".join(header)] and tuple(header) == CSV_FIELDS
         by_level = {line[0]: dict(zip(header, line)) for line in lines}
         for stats in study["summary"]:
-            assert float(by_level[stats["level"]]["write_iops_mean"]) == pytest.approx(stats["mean"]["write_iops"], abs=0.001)
+            assert float(by_level[stats["level"]]["write_iops_mean"]) == pytest.approx(
+                stats["mean"]["write_iops"], abs=0.001
+            )
     assert (runs / "study.csv").read_text() == (runs / "results-id.csv").read_text()
 
 
@@ -174,7 +191,10 @@ def test_every_array_is_filled_before_fio_and_raid0s_first_run_is_on_a_par_with_
     for segment, row in zip(segments, study["rows"]):
         name = segment.split()[0]
         fill = f"$ dd if=/dev/urandom of=/dev/{name} bs=1M seek=0 count={row['usable_bytes'] >> 20} conv=fsync"
-        assert fill in segment and segment.index(fill) < segment.index("--name=rand-read"), (row["level"], segment[:2000])
+        assert fill in segment and segment.index(fill) < segment.index("--name=rand-read"), (
+            row["level"],
+            segment[:2000],
+        )
     # Without the fill a fresh raid0 pays for allocating its sparse images in its first write test: its write
     # figure drops (write/read 0.84 at 5 s unfilled). The issue's check is the first run's write/read ratio
     # within 10 % of the later runs'; under TCG on a shared host the reads alone vary ±30 % between runs

@@ -21,16 +21,26 @@ from .guest_python import raidtop_python, reach_interpreter_script
 from .monitor_compare import compare, save_results
 from .scenario_trace import step_from_driver
 
-SCENARIOS = {"stop": "md30", "replace": "md31", "raid10_broken": "md32", "raid0_broken": "md33",
-             "readonly_pending": "md34", "check_milestones": "md35"}
+SCENARIOS = {
+    "stop": "md30",
+    "replace": "md31",
+    "raid10_broken": "md32",
+    "raid0_broken": "md33",
+    "readonly_pending": "md34",
+    "check_milestones": "md35",
+}
 
 
 def _boot(vm_image, results) -> dict:
     from .vm import run_in_guest
 
     python = raidtop_python()
-    guest = run_in_guest(reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_monitor\n",
-                         timeout=300, results_dir=results, image=vm_image)
+    guest = run_in_guest(
+        reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_monitor\n",
+        timeout=300,
+        results_dir=results,
+        image=vm_image,
+    )
     assert guest.returncode == 0, guest.describe_failure()
     return {name: json.loads((results / f"monitor_{name}.json").read_text()) for name in SCENARIOS}
 
@@ -55,8 +65,7 @@ def monitor_run(vm_image, tmp_path_factory):
     """
     first = tmp_path_factory.mktemp("monitor") / "results"
     out = _boot(vm_image, first)
-    disagree = [name for name in SCENARIOS
-                if out[name]["error"] is not None or not _verdict(out[name], name)["agree"]]
+    disagree = [name for name in SCENARIOS if out[name]["error"] is not None or not _verdict(out[name], name)["agree"]]
     if disagree:
         again = _boot(vm_image, tmp_path_factory.mktemp("monitor-again") / "results")
         for name in disagree:
@@ -95,6 +104,11 @@ def test_broken_arrays_raise_array_failed_and_refuse_writes(monitor_run, name, a
 def test_read_only_pending_resync_is_pending(monitor_run):
     result = monitor_run["readonly_pending"]
     assert "resync=PENDING" in result["facts"]["mdstat_readonly"]
-    readonly = [a for step in result["steps"] if step["label"] == "readonly"
-                for a in step["reported"]["arrays"] if a["name"] == "md34"]
+    readonly = [
+        a
+        for step in result["steps"]
+        if step["label"] == "readonly"
+        for a in step["reported"]["arrays"]
+        if a["name"] == "md34"
+    ]
     assert readonly and all(a["sync"] and a["sync"]["action"] == "pending" for a in readonly)

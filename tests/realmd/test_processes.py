@@ -25,8 +25,12 @@ def run(vm_image, tmp_path_factory):
 
     python = raidtop_python()
     results = tmp_path_factory.mktemp("processes") / "results"
-    guest = run_in_guest(reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_processes\n",
-                         timeout=240, results_dir=results, image=vm_image)
+    guest = run_in_guest(
+        reach_interpreter_script(python) + f"{python} -m tests.realmd.guest_processes\n",
+        timeout=240,
+        results_dir=results,
+        image=vm_image,
+    )
     assert guest.returncode == 0, guest.describe_failure()
     out = json.loads((results / "processes.json").read_text())
     assert out["error"] is None, out["error"]
@@ -51,7 +55,13 @@ def test_attribution_is_per_device_from_io_stat(run):
 def test_member_writes_come_from_the_writer_cgroup_and_the_resync(run):
     for s in recovering(run):
         units = {share[1] for share in s["shares"] if share[2]}
-        assert "/loadgen.service" in units, (s["shares"], s["unit_io_stat"], s["subtree_control"], s["unit_procs"], s["top"])
+        assert "/loadgen.service" in units, (
+            s["shares"],
+            s["unit_io_stat"],
+            s["subtree_control"],
+            s["unit_procs"],
+            s["top"],
+        )
         assert "/" in units, s["shares"]
         labels = {share[0] for share in s["shares"]}
         assert "md50_resync (root cgroup)" in labels

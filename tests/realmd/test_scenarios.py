@@ -40,9 +40,14 @@ UPDATE_DATA = os.environ.get("REALMD_UPDATE_DATA") == "1"
 def realmd(vm_image, tmp_path_factory) -> ScenarioRun:
     """Boot once and run every scenario; the tests share the results."""
     run = run_scenarios(vm_image, tmp_path_factory.mktemp("realmd-scenarios"))
-    summary = {name: {"wall_s": r["wall_s"], "error": bool(r["error"]), **r["timings"]} for name, r in run.results.items()}
-    summary["_boot"] = {"wall_s": round(run.wall_s, 1), "guest_ready_s": run.guest.ready_at,
-                        "stalled_boots": run.guest.stalled_boots}
+    summary = {
+        name: {"wall_s": r["wall_s"], "error": bool(r["error"]), **r["timings"]} for name, r in run.results.items()
+    }
+    summary["_boot"] = {
+        "wall_s": round(run.wall_s, 1),
+        "guest_ready_s": run.guest.ready_at,
+        "stalled_boots": run.guest.stalled_boots,
+    }
     (run.results_dir / "timings.json").write_text(json.dumps(summary, indent=1))
     print(f"\nrealmd scenarios: one boot, {run.wall_s:.1f}s wall; results in {run.results_dir}")
     for name, figures in summary.items():
@@ -124,8 +129,11 @@ def save_trace(result: dict[str, Any], run: ScenarioRun) -> None:
 
 def progress_of(steps: list[dict[str, Any]], md: str, action: str) -> list[dict[str, Any]]:
     """raidtop's sync objects for ``md`` while ``action`` ran, in order."""
-    return [array(s, md)["sync"] for s in steps
-            if array(s, md)["sync"] is not None and array(s, md)["sync"]["action"] == action]
+    return [
+        array(s, md)["sync"]
+        for s in steps
+        if array(s, md)["sync"] is not None and array(s, md)["sync"]["action"] == action
+    ]
 
 
 # ---------------------------------------------------------------- scenarios
@@ -205,8 +213,11 @@ def test_raid5_spare_takes_over_then_a_third_failure_breaks_it(realmd, record_pr
     assert roles(array(takeover[0], "md1"))[devices["b"]] == ("faulty",)
     # md gives the spare the failed slot and starts the recovery a moment
     # after the failure: the first sample may be too early, so find it.
-    rebuilding = [a for a in (array(step, "md1") for step in takeover)
-                  if slots(a)[devices["spare"]] == 1 and roles(a)[devices["spare"]] == ("spare",)]
+    rebuilding = [
+        a
+        for a in (array(step, "md1") for step in takeover)
+        if slots(a)[devices["spare"]] == 1 and roles(a)[devices["spare"]] == ("spare",)
+    ]
     assert rebuilding, "the spare never took slot 1"
     started = rebuilding[0]
     assert started["sync"] is not None and started["sync"]["action"] == "recover"
@@ -294,8 +305,7 @@ def test_check_counts_planted_mismatches_and_replace_shows_roles(realmd, record_
     finished = [e for e in check_events if e["event"] == "CheckFinished"]
     assert finished and f"mismatches found: {checked['mismatch_cnt']}" in finished[0]["detail"]
 
-    replacing = [array(step, "md4") for step in labelled(result, "replace")
-                 if array(step, "md4")["sync"] is not None]
+    replacing = [array(step, "md4") for step in labelled(result, "replace") if array(step, "md4")["sync"] is not None]
     assert replacing, "the replacement was never seen running"
     during = replacing[0]
     assert roles(during)[devices["replaced"]] == ("in_sync", "want_replacement")
@@ -327,7 +337,9 @@ def test_recorded_rebuild_replays_as_the_kernel_showed_it(realmd, record_propert
     for index, snap in enumerate(snapshots):
         state = recording.state_at(index)
         for shown in snap.arrays:
-            problems += [f"frame {index}: {p}" for p in mismatches(array_to_json(shown), state, tolerate_ghost_sync=True)]
+            problems += [
+                f"frame {index}: {p}" for p in mismatches(array_to_json(shown), state, tolerate_ghost_sync=True)
+            ]
     assert not problems, "\n".join(problems[:30])
 
     md = [next(a for a in snap.arrays if a.name == "md6") for snap in snapshots]
@@ -337,8 +349,13 @@ def test_recorded_rebuild_replays_as_the_kernel_showed_it(realmd, record_propert
     assert any(s.eta_s is not None and s.eta_s_kernel is not None for s in recovering)
     raised = [(e.event, e.member) for snap in snapshots for e in snap.events]
     victim, fresh = (name_of(d) for d in (result["facts"]["devices"]["victim"], result["facts"]["devices"]["fresh"]))
-    for expected in (("Fail", victim), ("DegradedArray", None), ("RebuildStarted", None),
-                     ("RebuildFinished", None), ("SpareActive", fresh)):
+    for expected in (
+        ("Fail", victim),
+        ("DegradedArray", None),
+        ("RebuildStarted", None),
+        ("RebuildFinished", None),
+        ("SpareActive", fresh),
+    ):
         assert expected in raised, f"{expected} missing from {raised}"
     actions = [a["command"] for frame in recording.frames for a in frame.actions]
     assert [command.split()[2] for command in actions] == ["--fail", "--remove", "--add"]

@@ -169,8 +169,9 @@ def test_raidtop_smart_names_the_critical_warning(smart_run):
     assert survivor["state"] == "read" and survivor["verdict"] == "failing", survivor
     assert survivor["critical_warning"] == NVME_RELIABILITY_DEGRADED
     failing = [reason for reason in survivor["reasons"] if reason["severity"] == "failing"]
-    assert any("reliability" in reason["text"].lower() or "critical warning" in reason["text"].lower()
-               for reason in failing), survivor["reasons"]
+    assert any(
+        "reliability" in reason["text"].lower() or "critical warning" in reason["text"].lower() for reason in failing
+    ), survivor["reasons"]
     # The other disks did not change: the failed-out NVMe and the SATA disk are still ok.
     assert disks[facts["failed"]]["verdict"] == "ok"
     assert disks[facts["disks"]["sata0"]]["verdict"] == "ok"

@@ -51,8 +51,10 @@ def test_raid1_resyncs_in_guest(smoke_boot, record_property, tmp_path):
     record_property("guest_init_s", result.init_at)
     record_property("guest_ready_s", result.ready_at)
     record_property("qemu_wall_s", round(result.elapsed, 2))
-    print(f"\nboot: init at {result.init_at}s, script at {result.ready_at}s "
-          f"(guest uptime); qemu wall {result.elapsed:.1f}s")
+    print(
+        f"\nboot: init at {result.init_at}s, script at {result.ready_at}s "
+        f"(guest uptime); qemu wall {result.elapsed:.1f}s"
+    )
     assert result.returncode == 0, result.describe_failure()
 
     mdstat = (result.results_dir / "mdstat").read_text()
@@ -81,7 +83,9 @@ def test_host_python_runs_in_guest(smoke_boot):
     python = host_python()
     host_version = subprocess.run(
         [str(python), "-c", "import sys; print(sys.version)"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
 
     result = smoke_boot

@@ -38,8 +38,10 @@ def sandbox(vm_image, tmp_path_factory) -> dict:
 
     python = raidtop_python()
     results = tmp_path_factory.mktemp("sandbox") / "results"
-    script = (reach_interpreter_script(python) + f"UNIT_CAPS={','.join(unit_caps())} RAIDTOP_PYTHON={python} "
-              "exec bash tests/realmd/guest_unit_sandbox.sh\n")
+    script = (
+        reach_interpreter_script(python) + f"UNIT_CAPS={','.join(unit_caps())} RAIDTOP_PYTHON={python} "
+        "exec bash tests/realmd/guest_unit_sandbox.sh\n"
+    )
     guest = run_in_guest(script, timeout=240, results_dir=results, image=vm_image, disks=DISKS)
     assert guest.returncode == 0, guest.describe_failure()
     out = results / "sandbox"
@@ -97,7 +99,8 @@ def test_sata_needs_sys_rawio_and_nvme_needs_sys_admin(sandbox) -> None:
 
 def test_smartctl_opens_the_disks_read_only(sandbox) -> None:
     for disk in sandbox["disks"].values():
-        opens = [line for line in (sandbox["out"] / f"open-{disk}.txt").read_text().splitlines()
-                 if f'"/dev/{disk}"' in line]
+        opens = [
+            line for line in (sandbox["out"] / f"open-{disk}.txt").read_text().splitlines() if f'"/dev/{disk}"' in line
+        ]
         assert opens, f"smartctl never opened /dev/{disk}"
         assert all("O_RDONLY" in line and "O_RDWR" not in line and "O_WRONLY" not in line for line in opens), opens

@@ -19,7 +19,8 @@ import re
 import stat
 import time
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 FORMAT_VERSION = 1
 #: What a step captures, as globs relative to the root.

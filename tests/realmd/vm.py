@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from .boot import BootOutcome, VmImage, boot
 from .fetch import PrepareError, ensure_qemu, fetch_guest_tree
@@ -164,8 +164,10 @@ def run_in_guest(
     # move to results_dir afterwards, the rest goes with the temp dir. Disk
     # images and the QMP socket get their own folder: the guest need not see
     # them, and a short path keeps the socket under the 108-byte limit.
-    with tempfile.TemporaryDirectory(prefix="realmd-share-") as share_name, \
-            tempfile.TemporaryDirectory(prefix="realmd-dev-") as device_name:
+    with (
+        tempfile.TemporaryDirectory(prefix="realmd-share-") as share_name,
+        tempfile.TemporaryDirectory(prefix="realmd-dev-") as device_name,
+    ):
         share = Path(share_name)
         (share / "script.sh").write_text(script)
         (share / "job.sh").write_text(_job_script(f"{GUEST_SHARE}/results", cwd))
@@ -181,12 +183,12 @@ def run_in_guest(
             if outcome.stalled:
                 # Verbose this time, so a second stall shows where the kernel stops.
                 stalled_logs.append(outcome.console_log)
-                outcome = boot(image, share, share / "console.log", timeout, verbose=True,
-                               extra_args=extra_args)
+                outcome = boot(image, share, share / "console.log", timeout, verbose=True, extra_args=extra_args)
         qmp_log = tuple(bridge.handled) if bridge is not None else ()
-        console_log = "".join(
-            f"{log}\n[realmd: boot stalled before init; retried]\n" for log in stalled_logs
-        ) + outcome.console_log
+        console_log = (
+            "".join(f"{log}\n[realmd: boot stalled before init; retried]\n" for log in stalled_logs)
+            + outcome.console_log
+        )
 
         returncode = None if outcome.timed_out else _read_exit_code(share, outcome)
         dmesg_path = share / "dmesg.txt"
@@ -195,8 +197,15 @@ def run_in_guest(
             shutil.move(str(child), results_dir / child.name)
 
     return GuestResult(
-        returncode, console_log, results_dir, dmesg,
-        outcome.timed_out, outcome.elapsed, len(stalled_logs), qmp_log, Path(device_name),
+        returncode,
+        console_log,
+        results_dir,
+        dmesg,
+        outcome.timed_out,
+        outcome.elapsed,
+        len(stalled_logs),
+        qmp_log,
+        Path(device_name),
     )
 
 

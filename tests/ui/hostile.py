@@ -96,7 +96,9 @@ def build_root(target: Path) -> Path:
 
 def write_mdstat(root: Path, *, degraded: bool) -> None:
     """The hostile array whole, or with its second member failed (a Fail event between samples)."""
-    members, status = (f"{MEMBER}[1] sdp{BIDI}[0](F)", "[2/1] [_U]") if degraded else (f"{MEMBER}[1] sdp{BIDI}[0]", "[2/2] [UU]")
+    members, status = (
+        (f"{MEMBER}[1] sdp{BIDI}[0](F)", "[2/1] [_U]") if degraded else (f"{MEMBER}[1] sdp{BIDI}[0]", "[2/2] [UU]")
+    )
     (root / "proc" / "mdstat").write_text(
         "Personalities : [raid1]\n"
         f"{ARRAY} : active raid1 {members}\n"
@@ -136,8 +138,15 @@ def terminal_bytes(app) -> bytes:
 
     width, height = app.size
     out = io.StringIO()
-    console = Console(width=width, height=height, file=out, force_terminal=True, color_system="truecolor",
-                      legacy_windows=False, safe_box=False)
+    console = Console(
+        width=width,
+        height=height,
+        file=out,
+        force_terminal=True,
+        color_system="truecolor",
+        legacy_windows=False,
+        safe_box=False,
+    )
     console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
     return out.getvalue().encode("utf-8", "surrogateescape")
 

@@ -27,8 +27,13 @@ class PtyApp:
     """One raidtop process on a pty; ``output`` is everything it drew so far."""
 
     def __init__(self, argv: list[str], columns: int = 120, rows: int = 40) -> None:
-        env = {**os.environ, "PYTHONPATH": str(PROJECT), "TERM": "xterm-256color",
-               "COLUMNS": str(columns), "LINES": str(rows)}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(PROJECT),
+            "TERM": "xterm-256color",
+            "COLUMNS": str(columns),
+            "LINES": str(rows),
+        }
         pid, fd = pty.fork()
         if pid == 0:  # the child: become raidtop, never return into pytest
             try:

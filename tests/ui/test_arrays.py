@@ -60,7 +60,9 @@ async def test_recovering_array_shows_progress_speed_and_eta(tmp_path):
         cell = dict(zip((c.key for c in table.columns), rows(app, "array-table")["md127"]))
         assert cell["state"] == "~ recovering"
         assert (cell["counts"], cell["status"]) == ("[6/5]", "[UUUUU_]")
-        assert cell["progress"].endswith("12.7%") and cell["progress"].lstrip().startswith("█")  # 12.65 % from the counts
+        assert cell["progress"].endswith("12.7%") and cell["progress"].lstrip().startswith(
+            "█"
+        )  # 12.65 % from the counts
         assert cell["speed"] == "32.7M/s"  # 33440 KiB/s: md's window figure until raidtop has watched 33 s
         # From one reading raidtop's ETA leans on md's window average (no limits in a bare mdstat);
         # the kernel's finish= (127.5 min) is the detail screen's, not the row's.

@@ -41,8 +41,12 @@ class Bench:
         self.log = ActionLog(tmp / "state" / "actions.log")
 
     def screen(self, fio: str | None | bool = True) -> BenchScreen:
-        return BenchScreen(history=self.history, presets_file=self.presets, log=self.log,
-                           fio_path=str(self.fio) if fio is True else fio)
+        return BenchScreen(
+            history=self.history,
+            presets_file=self.presets,
+            log=self.log,
+            fio_path=str(self.fio) if fio is True else fio,
+        )
 
     def remember(self, target: str | Path, runtime_s: int = 3) -> None:
         save_prefs(BenchPrefs(str(target), runtime_s))
@@ -78,8 +82,10 @@ async def wait_until(pilot, condition, timeout: float = 15.0) -> None:
 
 async def wait_for_screen(pilot, kind: type) -> None:
     """Wait until a screen of ``kind`` is on top and composed (pushing returns before compose)."""
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, kind) and pilot.app.screen.is_mounted
-                     and bool(pilot.app.screen.children))
+    await wait_until(
+        pilot,
+        lambda: isinstance(pilot.app.screen, kind) and pilot.app.screen.is_mounted and bool(pilot.app.screen.children),
+    )
     await pilot.pause()
 
 
@@ -96,7 +102,9 @@ async def test_a_preset_key_shows_the_exact_command_then_runs_and_stores(bench: 
         await pilot.press("3")
         await wait_for_screen(pilot, ConfirmDialog)
         shown = str(app.screen.query_one("#confirm-command").render())
-        assert shown.startswith(f"{bench.fio} --name=rand-read --filename={bench.target}/raidtop-bench.d/raidtop-bench.dat --rw=randread")
+        assert shown.startswith(
+            f"{bench.fio} --name=rand-read --filename={bench.target}/raidtop-bench.d/raidtop-bench.dat --rw=randread"
+        )
         assert "--runtime=3 --size=1M --group_reporting --output-format=json --status-interval=1" in shown
         await pilot.press("y")
         await wait_until(pilot, lambda: screen.job is None and len(screen.runs) == 1)
@@ -135,7 +143,10 @@ async def test_the_live_panel_follows_fio_and_the_targets_disks(bench: Bench, mo
         assert [round(p.read_iops) for p in screen.live_points][:3] == [1000, 2000, 3000]
         latest = screen.live_points[-1]
         k = round(latest.t_s)  # fake second k does 1000·k reads of 4 KiB at 500 µs
-        assert str(screen.query_one("#bench-now").render()) == f"{k:4d} s  read {fmt_iops(1000 * k)} IOPS {fmt_mb(4.096 * k)} MB/s 500µs"
+        assert (
+            str(screen.query_one("#bench-now").render())
+            == f"{k:4d} s  read {fmt_iops(1000 * k)} IOPS {fmt_mb(4.096 * k)} MB/s 500µs"
+        )
         assert screen.query_one("#bench-plot-panel").border_title == "Live: seq-read"
         plot = str(screen.query_one("#bench-plot").render())
         assert "IOPS" in plot and "latency ms" in plot
@@ -179,18 +190,61 @@ async def test_cancel_stops_fio_and_keeps_a_partial_result(bench: Bench, monkeyp
 def store_comparison(history: RunStore) -> list:
     """Three rand-rw runs on a lab raid5: a baseline and two scheduler changes."""
     runs = [
-        history.add(preset="rand-rw", target="/dev/md127", target_kind="device", started=1700000000, runtime_s=15,
-                    fio_json=fio_json(10000, 10000, read_p99_us=1000, write_p99_us=2000), tuning=md_tuning("none"),
-                    fio_version="fio-3.33", kernel="6.1.0", engine="libaio", label="scheduler=none", points=ramp(20000)),
-        history.add(preset="rand-rw", target="/dev/md127", target_kind="device", started=1700000600, runtime_s=15,
-                    fio_json=fio_json(12000, 9000, read_p99_us=900, write_p99_us=2600), tuning=md_tuning("mq-deadline"),
-                    fio_version="fio-3.33", kernel="6.1.0", engine="libaio", label="scheduler=mq-deadline", points=ramp(21000)),
-        history.add(preset="rand-rw", target="/dev/md127", target_kind="device", started=1700001200, runtime_s=15,
-                    fio_json=fio_json(10050, 10020, read_p99_us=1005, write_p99_us=1990), tuning=md_tuning("none", 4096),
-                    fio_version="fio-3.33", kernel="6.1.0", engine="libaio", label="read_ahead 4M", points=ramp(20070)),
+        history.add(
+            preset="rand-rw",
+            target="/dev/md127",
+            target_kind="device",
+            started=1700000000,
+            runtime_s=15,
+            fio_json=fio_json(10000, 10000, read_p99_us=1000, write_p99_us=2000),
+            tuning=md_tuning("none"),
+            fio_version="fio-3.33",
+            kernel="6.1.0",
+            engine="libaio",
+            label="scheduler=none",
+            points=ramp(20000),
+        ),
+        history.add(
+            preset="rand-rw",
+            target="/dev/md127",
+            target_kind="device",
+            started=1700000600,
+            runtime_s=15,
+            fio_json=fio_json(12000, 9000, read_p99_us=900, write_p99_us=2600),
+            tuning=md_tuning("mq-deadline"),
+            fio_version="fio-3.33",
+            kernel="6.1.0",
+            engine="libaio",
+            label="scheduler=mq-deadline",
+            points=ramp(21000),
+        ),
+        history.add(
+            preset="rand-rw",
+            target="/dev/md127",
+            target_kind="device",
+            started=1700001200,
+            runtime_s=15,
+            fio_json=fio_json(10050, 10020, read_p99_us=1005, write_p99_us=1990),
+            tuning=md_tuning("none", 4096),
+            fio_version="fio-3.33",
+            kernel="6.1.0",
+            engine="libaio",
+            label="read_ahead 4M",
+            points=ramp(20070),
+        ),
     ]
-    history.add(preset="seq-read", target="/srv/bench", started=1700001800, runtime_s=15, fio_json=fio_json(900, bs=1 << 20),
-                tuning=md_tuning(), fio_version="fio-3.33", kernel="6.1.0", engine="libaio", points=ramp(900))
+    history.add(
+        preset="seq-read",
+        target="/srv/bench",
+        started=1700001800,
+        runtime_s=15,
+        fio_json=fio_json(900, bs=1 << 20),
+        tuning=md_tuning(),
+        fio_version="fio-3.33",
+        kernel="6.1.0",
+        engine="libaio",
+        points=ramp(900),
+    )
     return runs
 
 
@@ -210,7 +264,14 @@ async def test_marking_a_baseline_shows_the_comparison(bench: Bench):
         rows = table_rows(screen, "bench-table")
         assert list(rows) == [str(base.id), str(faster.id), str(similar.id)]  # the seq-read run is another preset
         assert rows[str(base.id)][:4] == ("★", str(base.id), "scheduler=none", "10.0k")
-        assert rows[str(faster.id)][3:] == ("12.0k +20.0%", "9,000 -10.0%", "49.2 +20.0%", "36.9 -10.0%", "900µs -10.0%", "2.60ms +30.0%")
+        assert rows[str(faster.id)][3:] == (
+            "12.0k +20.0%",
+            "9,000 -10.0%",
+            "49.2 +20.0%",
+            "36.9 -10.0%",
+            "900µs -10.0%",
+            "2.60ms +30.0%",
+        )
         tones = {r.key: r.styles for r in table.rows}
         assert tones[str(faster.id)][3:] == ("good", "crit", "good", "crit", "good", "crit")
         assert tones[str(similar.id)][3] == "dim"  # +0.5%: noise
@@ -288,7 +349,10 @@ async def test_the_sweep_dialog_offers_what_the_device_has():
     chosen: list = []
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        defaults = {"scheduler": (["loop3", "loop4"], ["none", "mq-deadline", "bfq"]), "read_ahead_kb": (["md127"], ["128", "512"])}
+        defaults = {
+            "scheduler": (["loop3", "loop4"], ["none", "mq-deadline", "bfq"]),
+            "read_ahead_kb": (["md127"], ["128", "512"]),
+        }
         app.push_screen(SweepDialog("rand-read", defaults), chosen.append)
         await pilot.pause()
         values = app.screen.query_one("#bench-sweep-values")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
 from textual.widgets import DataTable
@@ -32,7 +32,6 @@ from raidtop.model.smart import SmartAttribute, SmartHealth
 from raidtop.screens.explain import ExplainScreen
 from raidtop.screens.smart import SmartScreen
 from raidtop.screens.tuning.dialogs import ChangeLogScreen
-from raidtop.screens.tuning.rows import LOG_COLUMNS
 from raidtop.untrusted import plain
 from raidtop.widgets.table_cells import fit_widths
 from raidtop.widgets.text_table import Row, TextTable
@@ -40,8 +39,13 @@ from raidtop.widgets.text_table import Row, TextTable
 from .conftest import DATA
 
 SIZES = ((80, 24), (100, 30), (120, 40), (200, 60))
-LONG_NAMES = {"loop20": "nvme10n1p1234", "loop21": "dm-raid-component-long-2", "loop23": "sdaa1", "loop24": "nvme0n1",
-              "md0": "md_data_archive_0"}
+LONG_NAMES = {
+    "loop20": "nvme10n1p1234",
+    "loop21": "dm-raid-component-long-2",
+    "loop23": "sdaa1",
+    "loop24": "nvme0n1",
+    "md0": "md_data_archive_0",
+}
 """The demo's names swapped for long ones, everywhere in the snapshot (keys, members, disks, events)."""
 
 _NUMBER = re.compile(r"(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?P<space>\s?)(?P<unit>\S*)")
@@ -131,17 +135,21 @@ def check_text_table(table: TextTable) -> list[str]:
             if left < 0 or right > window:
                 # Cut by the window's edge (the table scrolls sideways to it): not drawn at all,
                 # so no part of a number ("0.0" of "0.00") is ever on screen.
-                part = text[max(0, left):min(window, right)]
+                part = text[max(0, left) : min(window, right)]
                 if part.strip():
                     faults.append(f"{table.id} line {y} col {i}: {given!r} half drawn at the window's edge as {part!r}")
                 elif given.strip() and not scrolls and widths != fit_widths(table.columns, window):
                     # A table that hides its scrollbar shows the columns that fit: all of them it can.
-                    faults.append(f"{table.id} line {y} col {i}: {given!r} out of view, yet the columns could narrow to fit")
+                    faults.append(
+                        f"{table.id} line {y} col {i}: {given!r} out of view, yet the columns could narrow to fit"
+                    )
                 continue
             cell = text[left:right]
             checked += 1
             if i > 0 and left > 0 and text[left - 1] != " " and not cell.startswith(" "):
-                faults.append(f"{table.id} line {y} col {i}: glued to its left neighbour: {text[max(0, left - 8):right]!r}")
+                faults.append(
+                    f"{table.id} line {y} col {i}: glued to its left neighbour: {text[max(0, left - 8) : right]!r}"
+                )
             shown = cell.strip()
             if y == "header":
                 shown = shown.rstrip("▲▼")
@@ -191,6 +199,7 @@ def check_screen(app) -> tuple[int, list[str]]:
 def _renamed(value, names: dict[str, str]):
     """``value`` (a snapshot, or anything in it) with every whole-word name in ``names`` swapped."""
     pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")\b")
+
     def walk(v):
         if isinstance(v, str):
             return pattern.sub(lambda m: names[m.group(1)], v)
@@ -205,6 +214,7 @@ def _renamed(value, names: dict[str, str]):
         if isinstance(v, dict):
             return {walk(k): walk(x) for k, x in v.items()}
         return v
+
     return walk(value)
 
 
@@ -230,17 +240,25 @@ def keys(*pressed: str) -> Callable:
         await feed_rebuild(pilot)
         await pilot.press(*pressed)
         await pilot.pause()
+
     return prepare
 
 
 SMART_READING = SmartHealth(
-    "nvme10n1p1234", 1_700_000_000.0, "read", "failing", (), model="WDC WD40EFRX-68N32N0 with a very long model name",
+    "nvme10n1p1234",
+    1_700_000_000.0,
+    "read",
+    "failing",
+    (),
+    model="WDC WD40EFRX-68N32N0 with a very long model name",
     attributes=(
         SmartAttribute(5, "Reallocated_Sector_Ct", 100, 100, 10, 0, "0"),
         SmartAttribute(9, "Power_On_Hours", 71, 71, 0, 21304, "21304"),
         SmartAttribute(197, "Current_Pending_Sector", 100, 200, 0, 8, "8"),
         SmartAttribute(198, "Offline_Uncorrectable_Sectors_With_A_Long_Name", 100, 100, 0, 4294967295, "4294967295"),
-        SmartAttribute(194, "Temperature_Celsius", 253, 253, 0, 12345678901234, "34 (Min/Max 20/45 and a long tail of words)"),
+        SmartAttribute(
+            194, "Temperature_Celsius", 253, 253, 0, 12345678901234, "34 (Min/Max 20/45 and a long tail of words)"
+        ),
     ),
 )
 
@@ -254,18 +272,36 @@ async def smart_screen(pilot) -> None:
 
 
 async def tuning_log(pilot) -> None:
-    rows = [Row(str(i), ("2026-11-26 18:04:30", "nvme10n1p1234", "queue/scheduler", "[mq-deadline] kyber bfq none",
-                         "mq-deadline", "echo mq-deadline > /sys/block/nvme10n1p1234/queue/scheduler: refused"),
-                ("dim", None, None, "dim", None, None)) for i in range(3)]
+    rows = [
+        Row(
+            str(i),
+            (
+                "2026-11-26 18:04:30",
+                "nvme10n1p1234",
+                "queue/scheduler",
+                "[mq-deadline] kyber bfq none",
+                "mq-deadline",
+                "echo mq-deadline > /sys/block/nvme10n1p1234/queue/scheduler: refused",
+            ),
+            ("dim", None, None, "dim", None, None),
+        )
+        for i in range(3)
+    ]
     await pilot.app.push_screen(ChangeLogScreen(rows, "/var/log/raidtop/actions.log"))
     await pilot.pause()
 
 
 async def explain_long(pilot) -> None:
     await feed_rebuild(pilot)
-    lines = (Line("loop20 length", "component_size × 1024 (a rebuild reads it all from every survivor)",
-                  "4294967296 × 1024", "4398046511104"),
-             Line("Speed", "Δcompleted / Δt over the last 30 s", "(123456789 − 23456789) × 512 / 30.0", "1706666666.67"))
+    lines = (
+        Line(
+            "loop20 length",
+            "component_size × 1024 (a rebuild reads it all from every survivor)",
+            "4294967296 × 1024",
+            "4398046511104",
+        ),
+        Line("Speed", "Δcompleted / Δt over the last 30 s", "(123456789 − 23456789) × 512 / 30.0", "1706666666.67"),
+    )
     await pilot.app.push_screen(ExplainScreen(Explanation("md_data_archive_0: rebuild risk", lines)))
     await pilot.pause()
 
@@ -328,8 +364,14 @@ def lab_app(tmp: Path) -> RaidtopApp:
     shutil.copytree(FIXTURE / "lab", tmp / "labdir" / "lab")
     shutil.copy(FIXTURE / "actions.log", tmp / "actions.log")
     app = RaidtopApp(Config(root=root, autostart_sampler=False))
-    app._readback_lab = Lab(tmp / "labdir" / "lab", root=root, runner=RecordingRunner(ActionLog(tmp / "actions.log")),
-                            euid=0, which=lambda name: f"/usr/sbin/{name}", clock=lambda: CAPTURED_AT)
+    app._readback_lab = Lab(
+        tmp / "labdir" / "lab",
+        root=root,
+        runner=RecordingRunner(ActionLog(tmp / "actions.log")),
+        euid=0,
+        which=lambda name: f"/usr/sbin/{name}",
+        clock=lambda: CAPTURED_AT,
+    )
     return app
 
 
@@ -388,12 +430,27 @@ async def test_every_cell_reads_back(case: str, size: tuple[int, int], tmp_path:
     assert not faults, "\n".join(faults[:20])
 
 
-@pytest.mark.parametrize(("given", "shown", "ok"), [
-    ("21304", "21304", True), ("21304", "21.3k", True), ("21304", "21k", True), ("21304", "213", False),
-    ("021304", "21k", True), ("8", "08", False), ("60000.00", "60000.0", True), ("60000.00", "6000", False),
-    ("1279K/s", "1.2M/s", True), ("1279K/s", "1279", False), ("mq-deadline", "mq-dead…", True),
-    ("mq-deadline", "mq-deadli", False), ("4294967295", "4.3G", True), ("4294967295", "4.2G", False),
-    ("2576980992 B", "2.4 GiB", True), ("2576980992 B", "2576980992", False), ("21304", "…", False),
-])
+@pytest.mark.parametrize(
+    ("given", "shown", "ok"),
+    [
+        ("21304", "21304", True),
+        ("21304", "21.3k", True),
+        ("21304", "21k", True),
+        ("21304", "213", False),
+        ("021304", "21k", True),
+        ("8", "08", False),
+        ("60000.00", "60000.0", True),
+        ("60000.00", "6000", False),
+        ("1279K/s", "1.2M/s", True),
+        ("1279K/s", "1279", False),
+        ("mq-deadline", "mq-dead…", True),
+        ("mq-deadline", "mq-deadli", False),
+        ("4294967295", "4.3G", True),
+        ("4294967295", "4.2G", False),
+        ("2576980992 B", "2.4 GiB", True),
+        ("2576980992 B", "2576980992", False),
+        ("21304", "…", False),
+    ],
+)
 def test_the_oracle_tells_a_shorter_number_from_a_cut_one(given: str, shown: str, ok: bool):
     assert reads_back(given, shown, 10) is ok

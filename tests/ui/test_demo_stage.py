@@ -71,7 +71,7 @@ async def test_150_seconds_untouched_ring_no_bell_and_add_no_note():
         # The recording played once: md6 failed once, rebuilt once, and holds whole.
         md6 = [e.event for s in snaps for e in s.events if e.array == "md6"]
         assert md6.count("Fail") == 1 and md6.count("RebuildFinished") == 1
-        assert "Fail" not in md6[md6.index("SpareActive"):]
+        assert "Fail" not in md6[md6.index("SpareActive") :]
         assert next(a for a in snaps[-1].arrays if a.name == "md6").health == "ok"
         assert md9(app).health == "ok" and md9(app).sync is None
 
@@ -153,6 +153,9 @@ async def test_the_demo_offers_no_key_that_acts_on_the_real_machine():
             await pilot.press(key)
             await pilot.pause()
             assert isinstance(app.screen, DashboardScreen), key
-        shown = {binding.action for _node, binding, enabled, _tip in app.screen.active_bindings.values()
-                 if app.screen.check_action(binding.action, ()) is not False}
+        shown = {
+            binding.action
+            for _node, binding, enabled, _tip in app.screen.active_bindings.values()
+            if app.screen.check_action(binding.action, ()) is not False
+        }
         assert not shown & {"tuning", "bench", "lab"}

@@ -23,7 +23,9 @@ async def test_a_validated_answer_keeps_the_dialog_open_until_it_is_valid():
     answers: list = []
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        dialog = AskDialog("passes?", value="5", validate=lambda t: None if t == "3" else "give 3", input_type="integer")
+        dialog = AskDialog(
+            "passes?", value="5", validate=lambda t: None if t == "3" else "give 3", input_type="integer"
+        )
         app.push_screen(dialog, answers.append)
         await pilot.pause()
         field = dialog.query_one("#ask-input")

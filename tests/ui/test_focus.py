@@ -198,8 +198,19 @@ async def test_100x30_keeps_them_too(tmp_path):
 
 def test_columns_give_way_size_first_then_the_clock_and_notes_take_the_rest():
     keys = lambda width: [c.key for c in array_columns(width)[0]]  # noqa: E731
-    assert keys(200) == ["name", "level", "state", "counts", "status", "size", "progress", "speed", "eta",
-                         "finish_at", "marks"]
+    assert keys(200) == [
+        "name",
+        "level",
+        "state",
+        "counts",
+        "status",
+        "size",
+        "progress",
+        "speed",
+        "eta",
+        "finish_at",
+        "marks",
+    ]
     assert "size" not in keys(120) and "finish_at" in keys(120)
     narrow = keys(78)
     # The row's notes (a stall, a failing member, slots by design) stay at 80 columns.
@@ -293,8 +304,12 @@ async def test_help_widens_with_the_terminal_and_scrolls_when_short(static_confi
 
 
 def test_several_events_of_one_array_are_one_toast():
-    notices = [Notice("member sdb failed", "md0: Fail", "error", 10), Notice("array is degraded", "md0: DegradedArray", "warning", 5),
-               Notice("rebuild started", "md0: RebuildStarted"), Notice("new array", "md1: NewArray")]
+    notices = [
+        Notice("member sdb failed", "md0: Fail", "error", 10),
+        Notice("array is degraded", "md0: DegradedArray", "warning", 5),
+        Notice("rebuild started", "md0: RebuildStarted"),
+        Notice("new array", "md1: NewArray"),
+    ]
     out = grouped(notices, lambda n: n.title.partition(":")[0])
     assert [n.title for n in out] == ["3 events on md0", "md1: NewArray"]
     assert out[0].severity == "error" and out[0].timeout == 10

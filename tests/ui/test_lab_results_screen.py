@@ -14,15 +14,29 @@ from raidtop.screens.lab.results import LabResultsScreen, heat_rows, plot_spec
 from raidtop.widgets.lab_plots import ExperimentPlot
 from raidtop.widgets.text_table import TextTable
 
-SWEEP = ExperimentResult("sweep", {"level": "raid5"}, (
-    SweepCell(16, "4K", "randread", 8000.0, 32.8), SweepCell(16, "1M", "randread", 250.0, 262.1),
-    SweepCell(64, "4K", "randread", 8600.0, 35.2), SweepCell(64, "1M", "randread", 240.0, 251.7),
-    SweepCell(16, "1M", "read", 300.0, 314.6), SweepCell(64, "1M", "read", 280.0, 293.6),
-), started=1795317902.5)
-TRADEOFF = ExperimentResult("tradeoff", {"limits": "1000,max"}, (
-    TradeoffRow("baseline", None, 5000.0, 90.0, 400.0), TradeoffRow("1000", 16.2, 4600.0, 100.0, 600.0),
-    TradeoffRow("max", 1.1, 900.0, 800.0, 9000.0),
-), started=1795317902.5)
+SWEEP = ExperimentResult(
+    "sweep",
+    {"level": "raid5"},
+    (
+        SweepCell(16, "4K", "randread", 8000.0, 32.8),
+        SweepCell(16, "1M", "randread", 250.0, 262.1),
+        SweepCell(64, "4K", "randread", 8600.0, 35.2),
+        SweepCell(64, "1M", "randread", 240.0, 251.7),
+        SweepCell(16, "1M", "read", 300.0, 314.6),
+        SweepCell(64, "1M", "read", 280.0, 293.6),
+    ),
+    started=1795317902.5,
+)
+TRADEOFF = ExperimentResult(
+    "tradeoff",
+    {"limits": "1000,max"},
+    (
+        TradeoffRow("baseline", None, 5000.0, 90.0, 400.0),
+        TradeoffRow("1000", 16.2, 4600.0, 100.0, 600.0),
+        TradeoffRow("max", 1.1, 900.0, 800.0, 9000.0),
+    ),
+    started=1795317902.5,
+)
 
 
 def test_heat_rows_tone_cells_by_their_share_of_the_best():

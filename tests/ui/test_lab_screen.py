@@ -70,8 +70,14 @@ def degraded_lab(tmp_path: Path):
     shutil.copytree(FIXTURE / "lab", SNAPSHOT_LAB / "lab")
     shutil.copy(FIXTURE / "actions.log", tmp_path / "actions.log")
     log = ActionLog(tmp_path / "actions.log")
-    lab = Lab(SNAPSHOT_LAB / "lab", root=root, runner=RecordingRunner(log), euid=0,
-              which=lambda name: f"/usr/sbin/{name}", clock=lambda: CAPTURED_AT)
+    lab = Lab(
+        SNAPSHOT_LAB / "lab",
+        root=root,
+        runner=RecordingRunner(log),
+        euid=0,
+        which=lambda name: f"/usr/sbin/{name}",
+        clock=lambda: CAPTURED_AT,
+    )
     try:
         yield lab
     finally:
@@ -157,7 +163,10 @@ async def test_the_degraded_array_shows_its_members_and_timeline(degraded_lab: L
         await pilot.pause()
         members = screen.query_one("#lab-members", TextTable)
         assert [(r.cells[0], r.cells[2].strip()) for r in members.rows] == [
-            ("loop2", "in_sync"), ("loop4", "in_sync"), ("loop3", "(removed: re-add with E)")]
+            ("loop2", "in_sync"),
+            ("loop4", "in_sync"),
+            ("loop3", "(removed: re-add with E)"),
+        ]
         events = cells(screen.query_one("#lab-timeline", TextTable), 2)
         assert events[0].startswith("created — raid5 on 3 × 16 MiB")
         assert events[-2:] == ["loop3 failed — by the lab", "loop3 removed"]
@@ -241,8 +250,10 @@ async def test_create_shows_the_planned_commands_and_checks_the_form(degraded_la
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDialog)
         command = str(app.screen.query_one("#confirm-command").render())
-        assert "mdadm --create /dev/md1NN --run --metadata=1.2 --level=1 --raid-devices=2 --bitmap=none " \
-               "/dev/loopA /dev/loopB" in command
+        assert (
+            "mdadm --create /dev/md1NN --run --metadata=1.2 --level=1 --raid-devices=2 --bitmap=none "
+            "/dev/loopA /dev/loopB" in command
+        )
         assert command.count("losetup --find --show") == 2 and f"truncate -s {32 << 20}" in command
         await pilot.press("n")
         await settle(pilot)

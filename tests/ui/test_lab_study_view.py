@@ -18,13 +18,29 @@ from raidtop.widgets.text_table import TextTable
 
 MIB = 1 << 20
 RUNS = tuple(
-    StudyRun(run, level, 3, 16 * MIB, None, 16 * MIB, "1", read_iops=read + run * 100, write_iops=write + run * 10,
-             rebuilding_write_iops=None if level == "raid0" else write / 2, rebuild_s=None if level == "raid0" else 0.8)
-    for run in (1, 2, 3) for level, read, write in (("raid0", 18000.0, 17000.0), ("raid1", 9000.0, 5000.0),
-                                                    ("raid5", 8000.0, 2500.0))
+    StudyRun(
+        run,
+        level,
+        3,
+        16 * MIB,
+        None,
+        16 * MIB,
+        "1",
+        read_iops=read + run * 100,
+        write_iops=write + run * 10,
+        rebuilding_write_iops=None if level == "raid0" else write / 2,
+        rebuild_s=None if level == "raid0" else 0.8,
+    )
+    for run in (1, 2, 3)
+    for level, read, write in (("raid0", 18000.0, 17000.0), ("raid1", 9000.0, 5000.0), ("raid5", 8000.0, 2500.0))
 )
-STUDY = ExperimentResult("study", {"levels": "raid0,raid1,raid5", "runs": "3", "runtime_s": "1"}, RUNS,
-                         started=1795317902.5, summary=summarize(RUNS))
+STUDY = ExperimentResult(
+    "study",
+    {"levels": "raid0,raid1,raid5", "runs": "3", "runtime_s": "1"},
+    RUNS,
+    started=1795317902.5,
+    summary=summarize(RUNS),
+)
 
 
 def test_the_chart_puts_each_levels_read_write_and_rebuilding_iops_side_by_side():
@@ -42,7 +58,9 @@ async def test_a_stored_study_is_listed_beside_the_others_with_its_table_and_cha
     root = tmp_path / "root"
     (root / "proc").mkdir(parents=True)
     lab = Lab(tmp_path / "lab", root=root, log=ActionLog(tmp_path / "a.log"), euid=0, which=lambda name: None)
-    store_result(lab.store, ExperimentResult("sweep", {"level": "raid5"}, (SweepCell(16, "4K", "randread", 8000.0, 32.8),)))
+    store_result(
+        lab.store, ExperimentResult("sweep", {"level": "raid5"}, (SweepCell(16, "4K", "randread", 8000.0, 32.8),))
+    )
     store_result(lab.store, STUDY)
     app = RaidtopApp(Config(root=root, autostart_sampler=False))
     async with app.run_test(size=(160, 45)) as pilot:

@@ -11,7 +11,6 @@ import ast
 import threading
 from pathlib import Path
 
-import pytest
 
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.members import LabMemberActions

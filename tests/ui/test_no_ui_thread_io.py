@@ -114,8 +114,19 @@ async def test_the_dashboard_and_the_screens_it_opens_read_only_in_workers(tmp_p
         async with app.run_test(size=(120, 40)) as pilot:
             app.apply_snapshot(snapshot)
             await settle(pilot)
-            for keys in (("tab", "s", "a"), ("e", "escape"), ("d", "escape"), ("x", "escape"), ("n", "escape"),
-                         ("t",), ("escape",), ("b",), ("escape",), ("R",), ("R",)):
+            for keys in (
+                ("tab", "s", "a"),
+                ("e", "escape"),
+                ("d", "escape"),
+                ("x", "escape"),
+                ("n", "escape"),
+                ("t",),
+                ("escape",),
+                ("b",),
+                ("escape",),
+                ("R",),
+                ("R",),
+            ):
                 await pilot.press(*keys)
                 await settle(pilot)
     callers = sorted({caller for _event, _path, caller in seen})

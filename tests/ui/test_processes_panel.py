@@ -94,6 +94,7 @@ async def test_member_grid_detail_and_explain_say_who_loads_the_rebuilding_array
         assert "detail" not in app.units_wanted_by
 
     from raidtop.presentation import explain
+
     snap = app.dashboard.last_snapshot
     text = " ".join(explain.explain_array(snap, "md9").caveats)
     assert "sync_speed_min" in text and "lets the load go first" in text

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.recording.roots import read_recording
@@ -39,7 +38,10 @@ async def test_replay_steps_seeks_and_changes_speed(tmp_path):
         assert app.dashboard.last_snapshot == live[here]
         await pilot.press("j")
         await pilot.press(*"50%", "enter")
-        await _wait(pilot, lambda: app.replay_position.index == read_recording(path).index_at((live[0].time + live[-1].time) / 2))
+        await _wait(
+            pilot,
+            lambda: app.replay_position.index == read_recording(path).index_at((live[0].time + live[-1].time) / 2),
+        )
         assert app.dashboard.last_snapshot == live[app.replay_position.index]
         await pilot.press("greater_than_sign", "greater_than_sign")
         assert app.replay_position.speed == 5.0

@@ -44,9 +44,14 @@ def degraded_raid5(tmp_path: Path, **verdicts: str):
 
 
 async def test_health_column_in_disks(static_config, sample_snapshot):
-    snap = replace(sample_snapshot, smart={
-        "sdq": reading("sdq", "ok"), "sdr": reading("sdr", "failing"), "sda": reading("sda", "unknown", "standby"),
-    })
+    snap = replace(
+        sample_snapshot,
+        smart={
+            "sdq": reading("sdq", "ok"),
+            "sdr": reading("sdr", "failing"),
+            "sda": reading("sda", "unknown", "standby"),
+        },
+    )
     app = RaidtopApp(static_config)
     async with app.run_test(size=(140, 40)) as pilot:
         app.apply_snapshot(snap)
@@ -54,7 +59,9 @@ async def test_health_column_in_disks(static_config, sample_snapshot):
         assert cell(app, "disk-table", "sdq", "Health") == "✓ ok"
         assert cell(app, "disk-table", "sdr", "Health") == "✗ FAIL"
         assert cell(app, "disk-table", "sda", "Health") == "◌ standby"
-        others = [r.key for r in app.screen.query_one("#disk-table", TextTable).rows if r.key not in ("sdq", "sdr", "sda")]
+        others = [
+            r.key for r in app.screen.query_one("#disk-table", TextTable).rows if r.key not in ("sdq", "sdr", "sda")
+        ]
         assert others and all(cell(app, "disk-table", k, "Health") == "—" for k in others)
 
 
@@ -67,7 +74,9 @@ async def test_member_grid_health_and_the_banner_shown_then_hidden(tmp_path):
         banner = app.screen.query_one(RiskBanner)
         assert banner.display and banner.region.height >= 1
         (line,) = banner.lines
-        assert line.startswith("⚠ md0 degraded: its last copy of your data sits on sdb (8 pending sectors) — back up now; prefer mdadm --replace")
+        assert line.startswith(
+            "⚠ md0 degraded: its last copy of your data sits on sdb (8 pending sectors) — back up now; prefer mdadm --replace"
+        )
         # 488383936 KiB = 5.0011e11 bytes = 4.0008e12 bits: 1 − e^−0.040008 = 3.9 %.
         assert "· 465.8G left to read · 3.9 % chance of a read error at 1 in 10^14 bits (assumed) · x explains" in line
         await pilot.press("enter")  # into md0's member grid
@@ -86,10 +95,19 @@ async def test_member_grid_health_and_the_banner_shown_then_hidden(tmp_path):
 
 
 async def test_smart_screen_shows_raw_values_and_a_hostile_model_as_plain_text(static_config, sample_snapshot):
-    attributes = (SmartAttribute(197, "Current_Pending_Sector", 100, 100, 0, 8, "8"),
-                  SmartAttribute(194, "Temperature_Celsius", 114, 103, 0, 36, "36 (Min/Max 19/47)"))
-    sdr = reading("sdr", "watch", model=HOSTILE_MODEL, serial="ZA1\x9b31m", attributes=attributes, exit_status=64,
-                  exit_meanings=("bit 6: the device error log contains records of errors",))
+    attributes = (
+        SmartAttribute(197, "Current_Pending_Sector", 100, 100, 0, 8, "8"),
+        SmartAttribute(194, "Temperature_Celsius", 114, 103, 0, 36, "36 (Min/Max 19/47)"),
+    )
+    sdr = reading(
+        "sdr",
+        "watch",
+        model=HOSTILE_MODEL,
+        serial="ZA1\x9b31m",
+        attributes=attributes,
+        exit_status=64,
+        exit_meanings=("bit 6: the device error log contains records of errors",),
+    )
     snap = replace(sample_snapshot, smart={"sdr": sdr})
     app = RaidtopApp(static_config)
     async with app.run_test(size=(160, 40)) as pilot:
@@ -155,7 +173,12 @@ async def test_demo_key_makes_a_survivor_go_bad_and_raises_the_banner():
         assert not banner.display
         sim = app.demo.sim
         sim.advance(sim.component_kib)  # finish the initial build: md9 whole
-        await _wait(pilot, lambda: app.dashboard.last_snapshot.arrays[0].health == "ok" if app.dashboard.last_snapshot.arrays else False)
+        await _wait(
+            pilot,
+            lambda: (
+                app.dashboard.last_snapshot.arrays[0].health == "ok" if app.dashboard.last_snapshot.arrays else False
+            ),
+        )
         await pilot.press("B")
         bad = next(m.name for m in sim.members if m.name in app.demo.smart._bad)
         other = next(m.name for m in sim.members if m.name != bad)

@@ -82,9 +82,12 @@ async def test_the_array_detail_shows_what_sits_on_it_and_what_it_sits_on(tmp_pa
         app.apply_snapshot(app.sampler.sample())
         await pilot.pause()
         cells = [r.cells for r in app.screen.query_one("#detail-stack", TextTable).rows]
-        assert cells == [("├─vg0-root", "ext4", "40 % ", "/"), ("└─vg0-secret", "", "", ""),
-                         ("  └─secret", "xfs", "usage unknown ", "/srv/secret files"),
-                         ("on sda2 on sda · sdb1 on sdb", "", "", "")]
+        assert cells == [
+            ("├─vg0-root", "ext4", "40 % ", "/"),
+            ("└─vg0-secret", "", "", ""),
+            ("  └─secret", "xfs", "usage unknown ", "/srv/secret files"),
+            ("on sda2 on sda · sdb1 on sdb", "", "", ""),
+        ]
         await app.workers.wait_for_complete()
         await pilot.pause()
         attrs = {r.cells[0]: r.cells[1] for r in app.screen.query_one("#detail-attrs", TextTable).rows}
@@ -101,7 +104,9 @@ async def test_an_lvm_raid_volume_sits_in_the_arrays_panel_beside_md(tmp_path):
     root = _root(tmp_path)
     (root / "sys/module/dm_raid").mkdir(parents=True)
     app = _app(root, {})
-    app.sampler.dm_raid = DmRaidReader(run=lambda argv: Ran(0, b"vg0-mirror: 0 2097152 raid raid1 2 aA 524288/2097152 recover 0 0 -\n", b""))
+    app.sampler.dm_raid = DmRaidReader(
+        run=lambda argv: Ran(0, b"vg0-mirror: 0 2097152 raid raid1 2 aA 524288/2097152 recover 0 0 -\n", b"")
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         app.apply_snapshot(app.sampler.sample())
         await pilot.pause()

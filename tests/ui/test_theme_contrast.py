@@ -17,8 +17,24 @@ from textual.app import App, ComposeResult
 from raidtop.themes import BUILTIN_DIR, load_themes, theme_for_terminal
 from raidtop.widgets.text_table import Column, Row, TextTable
 
-_VGA = ["000000", "aa0000", "00aa00", "aa5500", "0000aa", "aa00aa", "00aaaa", "aaaaaa",
-        "555555", "ff5555", "55ff55", "ffff55", "5555ff", "ff55ff", "55ffff", "ffffff"]
+_VGA = [
+    "000000",
+    "aa0000",
+    "00aa00",
+    "aa5500",
+    "0000aa",
+    "aa00aa",
+    "00aaaa",
+    "aaaaaa",
+    "555555",
+    "ff5555",
+    "55ff55",
+    "ffff55",
+    "5555ff",
+    "ff55ff",
+    "55ffff",
+    "ffffff",
+]
 DEFAULT_FOREGROUND = (0xAA, 0xAA, 0xAA)
 DEFAULT_BACKGROUND = (0, 0, 0)
 TONES = ("dim", "good", "warn", "crit", "accent", "spark")
@@ -30,7 +46,9 @@ def rgb(color: RichColor | None, default: tuple[int, int, int]) -> tuple[int, in
     """A rendered colour as RGB: ANSI numbers through the VGA palette, default as the console's."""
     if color is None or color.type == ColorType.DEFAULT:
         return default
-    if color.type in (ColorType.STANDARD, ColorType.WINDOWS) or (color.type == ColorType.EIGHT_BIT and color.number < 16):
+    if color.type in (ColorType.STANDARD, ColorType.WINDOWS) or (
+        color.type == ColorType.EIGHT_BIT and color.number < 16
+    ):
         value = _VGA[color.number]
         return int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
     triplet = color.get_truecolor()
@@ -39,6 +57,7 @@ def rgb(color: RichColor | None, default: tuple[int, int, int]) -> tuple[int, in
 
 def luminance(colour: tuple[int, int, int]) -> float:
     """WCAG 2 relative luminance."""
+
     def channel(value: int) -> float:
         c = value / 255
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
@@ -58,7 +77,10 @@ def test_the_palette_arithmetic_matches_wcag():
     # The two pairs the issue saw: light grey on a white highlight, grey on grey.
     assert contrast((0xC0, 0xC0, 0xC0), (0xFF, 0xFF, 0xFF)) < 2
     # The old 16-colour theme: faint text (bright black) on its white highlight, through the VGA palette.
-    faint, highlight = rgb(RichColor.parse("color(8)"), DEFAULT_FOREGROUND), rgb(RichColor.parse("color(7)"), DEFAULT_BACKGROUND)
+    faint, highlight = (
+        rgb(RichColor.parse("color(8)"), DEFAULT_FOREGROUND),
+        rgb(RichColor.parse("color(7)"), DEFAULT_BACKGROUND),
+    )
     assert (faint, highlight) == ((0x55, 0x55, 0x55), (0xAA, 0xAA, 0xAA)) and contrast(faint, highlight) < 4.5
 
 
@@ -70,8 +92,9 @@ class _TableApp(App[None]):
 
     def compose(self) -> ComposeResult:
         table = TextTable([Column("a", "Name", 8, "left"), Column("b", "Value", 8)], id="t")
-        table.set_rows([Row("normal", ("normal", "0.00"), (None, None))]
-                       + [Row(tone, (tone, "—"), (tone, tone)) for tone in TONES])
+        table.set_rows(
+            [Row("normal", ("normal", "0.00"), (None, None))] + [Row(tone, (tone, "—"), (tone, tone)) for tone in TONES]
+        )
         yield table
 
 
@@ -102,17 +125,22 @@ async def test_every_table_style_is_readable_on_plain_and_highlighted_rows(theme
                         ratio = contrast(fg, bg)
                         if ratio < MINIMUM:
                             kind = "cursor" if where == f"row {cursor}" else "plain"
-                            failures.append(f"{segment.text.strip()!r} on {kind} {where} "
-                                            f"(focused={focused}): {ratio:.2f}:1 ({fg} on {bg})")
+                            failures.append(
+                                f"{segment.text.strip()!r} on {kind} {where} "
+                                f"(focused={focused}): {ratio:.2f}:1 ({fg} on {bg})"
+                            )
     assert not sorted(set(failures)), "\n".join(sorted(set(failures)))
 
 
-@pytest.mark.parametrize("environ, expected", [
-    ({"TERM": "linux"}, "raidtop-16color"),
-    ({"TERM": "screen"}, "raidtop-16color"),
-    ({"TERM": "xterm-256color"}, None),
-    ({"TERM": "linux", "COLORTERM": "truecolor"}, None),
-])
+@pytest.mark.parametrize(
+    "environ, expected",
+    [
+        ({"TERM": "linux"}, "raidtop-16color"),
+        ({"TERM": "screen"}, "raidtop-16color"),
+        ({"TERM": "xterm-256color"}, None),
+        ({"TERM": "linux", "COLORTERM": "truecolor"}, None),
+    ],
+)
 def test_a_16_colour_terminal_gets_the_16_colour_theme(environ, expected):
     assert theme_for_terminal(environ) == expected
 
@@ -124,8 +152,9 @@ def test_states_differ_in_ascii_text_when_colour_is_lost():
     clean = MdArray(name="md0", level="raid5", state="clean", health="ok")
     degraded = MdArray(name="md0", level="raid5", state="clean", health="degraded")
     failed = MdArray(name="md0", level="raid5", state="broken", health="failed")
-    recovering = MdArray(name="md0", level="raid5", state="active", health="degraded",
-                         sync=MdSync(action="recover", percent=34.0))
+    recovering = MdArray(
+        name="md0", level="raid5", state="active", health="degraded", sync=MdSync(action="recover", percent=34.0)
+    )
     words = [state_badge(a)[0] for a in (clean, degraded, failed, recovering)]
     assert words == ["clean", "! degraded", "! broken", "~ recovering"]
     assert all(word.isascii() for word in words)

@@ -107,7 +107,7 @@ async def test_change_through_the_confirm_dialog_then_undo(root, session):
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_tuning(pilot, root, session, device="sda")
         await highlight(pilot, screen, "read_ahead_kb")
-        assert "blockdev --setra 256 /dev/sda" == text(screen, "#detail-command")
+        assert text(screen, "#detail-command") == "blockdev --setra 256 /dev/sda"
         await pilot.press("enter")
         assert isinstance(app.screen, ChangeDialog)
         await pilot.press(*"4096")  # the input starts with the current value selected: typing replaces it
@@ -124,7 +124,8 @@ async def test_change_through_the_confirm_dialog_then_undo(root, session):
         assert read(root, "sys/block/sda/queue/read_ahead_kb") == "4096"
         changes = screen.query_one("#tuning-changes", TextTable).rows
         assert [(r.cells[1], r.cells[2], r.cells[3], r.cells[4], r.cells[5]) for r in changes] == [
-            ("sda", "read_ahead_kb", "128", "4096", "ok")]
+            ("sda", "read_ahead_kb", "128", "4096", "ok")
+        ]
         knob = next(r for r in screen.query_one("#tuning-knobs", TextTable).rows if r.key == "read_ahead_kb")
         assert knob.cells[1] == "4096 KiB (setra 8192)" and knob.cells[3] == "128" and knob.styles[1] == "accent"
 
@@ -233,7 +234,9 @@ async def test_change_log_and_make_permanent(root, session):
         assert isinstance(app.screen, ChangeLogScreen)
         rows = app.screen.query_one(TextTable).rows
         assert [(r.cells[1], r.cells[2], r.cells[3], r.cells[4]) for r in rows] == [
-            ("raid", "speed_limit_min", "1000", "30000"), ("sda", "nomerges", "0", "2")]
+            ("raid", "speed_limit_min", "1000", "30000"),
+            ("sda", "nomerges", "0", "2"),
+        ]
         await pilot.press("escape")
         await pilot.press("g")
         await settle(pilot)
@@ -297,8 +300,9 @@ def loop_device(tmp_path: Path) -> Iterator[str]:
     image = tmp_path / "disk.img"
     with open(image, "wb") as handle:
         handle.truncate(16 * 1024 * 1024)
-    device = subprocess.run(["losetup", "--find", "--show", str(image)], check=True,
-                            capture_output=True, text=True).stdout.strip()
+    device = subprocess.run(
+        ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
+    ).stdout.strip()
     try:
         yield os.path.basename(device)
     finally:

@@ -22,7 +22,20 @@ from raidtop.screens.dialogs import AskDialog
 from raidtop.untrusted import REPLACEMENT, plain
 from raidtop.widgets.text_table import TextTable
 
-from .hostile import ARRAY, CLEAR, DISK, HOST, LISTED_DISK, MARKUP, OSC_TITLE, build_recording, build_root, leaks, terminal_bytes, write_mdstat
+from .hostile import (
+    ARRAY,
+    CLEAR,
+    DISK,
+    HOST,
+    LISTED_DISK,
+    MARKUP,
+    OSC_TITLE,
+    build_recording,
+    build_root,
+    leaks,
+    terminal_bytes,
+    write_mdstat,
+)
 
 SIZE = (200, 60)
 
@@ -110,7 +123,11 @@ async def test_dialogs_show_hostile_text(hostile_root: Path):
     app = RaidtopApp(Config(root=hostile_root, autostart_sampler=False))
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
-        app.push_screen(ConfirmDialog(f"Fail {DISK} [/]", f"mdadm --fail /dev/{ARRAY} {DISK}", "details [/]" + CLEAR, "warn " + OSC_TITLE))
+        app.push_screen(
+            ConfirmDialog(
+                f"Fail {DISK} [/]", f"mdadm --fail /dev/{ARRAY} {DISK}", "details [/]" + CLEAR, "warn " + OSC_TITLE
+            )
+        )
         await pilot.pause()
         assert_clean(app, "confirm dialog")
         assert "mdadm --fail" in screen_text(app)

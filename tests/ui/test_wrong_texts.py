@@ -21,10 +21,27 @@ def test_explain_shows_n_over_m_with_the_subtraction_it_makes():
 
 
 def test_the_detail_never_prints_none_as_a_sync_action():
-    recovering = MdArray(name="md0", level="raid5", state="active", health="degraded", raid_disks=3, degraded=1,
-                         mismatch_cnt=0, last_sync_action=None, sync=MdSync(action="recover", percent=34.0))
-    idle = MdArray(name="md0", level="raid5", state="clean", health="ok", raid_disks=3, degraded=0,
-                   mismatch_cnt=0, last_sync_action=None)
+    recovering = MdArray(
+        name="md0",
+        level="raid5",
+        state="active",
+        health="degraded",
+        raid_disks=3,
+        degraded=1,
+        mismatch_cnt=0,
+        last_sync_action=None,
+        sync=MdSync(action="recover", percent=34.0),
+    )
+    idle = MdArray(
+        name="md0",
+        level="raid5",
+        state="clean",
+        health="ok",
+        raid_disks=3,
+        degraded=0,
+        mismatch_cnt=0,
+        last_sync_action=None,
+    )
     for array, said in ((recovering, "recover (running now)"), (idle, "no sync has run since the array was assembled")):
         rows = {row.key: row.cells[1] for row in detail_rows(array, None)}
         assert rows["Last sync action"] == said
@@ -63,7 +80,13 @@ async def test_replay_events_are_a_function_of_the_position():
         await pilot.press("backspace", "backspace", "backspace", *"50%", "enter")
         recording = app.replayer.recording
         middle = recording.index_at((recording.start + recording.end) / 2)
-        await _wait(pilot, lambda: app.replay_position.index == middle and app.dashboard.last_snapshot.time == recording.frames[middle].time)
+        await _wait(
+            pilot,
+            lambda: (
+                app.replay_position.index == middle
+                and app.dashboard.last_snapshot.time == recording.frames[middle].time
+            ),
+        )
         at_middle = md6_events(app)
         assert [e[1] for e in at_middle][:3] == ["Fail", "DegradedArray", "RebuildStarted"]
         for key in ("comma", "comma", "full_stop", "full_stop", "comma", "full_stop"):

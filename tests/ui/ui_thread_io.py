@@ -20,8 +20,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-_EVENTS = {"open", "os.listdir", "os.scandir", "subprocess.Popen", "sqlite3.connect", "os.mkdir", "os.rename",
-           "os.remove", "os.chmod"}
+_EVENTS = {
+    "open",
+    "os.listdir",
+    "os.scandir",
+    "subprocess.Popen",
+    "sqlite3.connect",
+    "os.mkdir",
+    "os.rename",
+    "os.remove",
+    "os.chmod",
+}
 _watched: tuple[str, ...] = ()
 _seen: list[tuple[str, str, str]] = []
 _installed = False
@@ -57,8 +66,11 @@ def _caller() -> str:
     frame = sys._getframe(2)
     while frame is not None:
         name = frame.f_code.co_filename
-        if f"{os.sep}raidtop{os.sep}screens{os.sep}" in name or f"{os.sep}raidtop{os.sep}widgets{os.sep}" in name \
-                or name.endswith(f"{os.sep}raidtop{os.sep}app.py"):
+        if (
+            f"{os.sep}raidtop{os.sep}screens{os.sep}" in name
+            or f"{os.sep}raidtop{os.sep}widgets{os.sep}" in name
+            or name.endswith(f"{os.sep}raidtop{os.sep}app.py")
+        ):
             return f"{Path(name).name}:{frame.f_lineno} {frame.f_code.co_name}"
         frame = frame.f_back
     return "?"

@@ -26,7 +26,9 @@ class FakeSys:
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to(os.path.relpath(target, link.parent))
 
-    def disk(self, name: str, major: int = 7, scheduler: str = "[none] mq-deadline kyber", read_ahead_kb: int = 128) -> str:
+    def disk(
+        self, name: str, major: int = 7, scheduler: str = "[none] mq-deadline kyber", read_ahead_kb: int = 128
+    ) -> str:
         """Add a whole disk with a queue directory; returns its ``major:minor``."""
         base = self.root / "sys" / "devices" / "virtual" / "block" / name
         (base / "holders").mkdir(parents=True)

@@ -23,7 +23,7 @@ from .fio_sysfs import FakeSys
 class FakeRunner(CommandRunner):
     """Records every command instead of running it; emulates losetup in the fixture root."""
 
-    def __init__(self, tree: "LabTree", log: ActionLog) -> None:
+    def __init__(self, tree: LabTree, log: ActionLog) -> None:
         super().__init__(log)
         self.tree = tree
         self.commands: list[list[str]] = []
@@ -63,8 +63,9 @@ class LabTree:
         inside = self.root / str(self.lab_dir).lstrip("/")
         inside.parent.mkdir(parents=True, exist_ok=True)
         inside.symlink_to(self.lab_dir)
-        (self.root / "proc" / "mdstat").write_text("Personalities : [raid1] [raid6] [raid5] [raid4] [raid0] [raid10]\n"
-                                                   "unused devices: <none>\n")
+        (self.root / "proc" / "mdstat").write_text(
+            "Personalities : [raid1] [raid6] [raid5] [raid4] [raid0] [raid10]\nunused devices: <none>\n"
+        )
         (self.root / "dev").mkdir(exist_ok=True)
         (self.root / "dev" / "loop-control").write_text("")
         self.log = ActionLog(tmp_path / "actions.log")
@@ -91,7 +92,7 @@ class LabTree:
 
     def detach(self, name: str) -> None:
         """The loop device no longer backs anything."""
-        backing = (self.root / "sys" / "block" / name / "loop" / "backing_file")
+        backing = self.root / "sys" / "block" / name / "loop" / "backing_file"
         if backing.exists():
             backing.unlink()
             backing.parent.rmdir()
@@ -103,23 +104,47 @@ class LabTree:
         os.truncate(path, 16 << 20)
         if loop:
             self.loop(loop, str(path))
-        record = ImageRecord(str(path), 16 << 20, 1_700_000_000.0 + index, array,
-                             "attached" if loop else "attaching", path.stat().st_ino, loop)
+        record = ImageRecord(
+            str(path),
+            16 << 20,
+            1_700_000_000.0 + index,
+            array,
+            "attached" if loop else "attaching",
+            path.stat().st_ino,
+            loop,
+        )
         with self.lab.registry.edit() as draft:
             draft.put_image(record)
         return record
 
-    def md(self, name: str, level: str, members: dict[str, tuple[str, str]], *, registered: bool = True,
-           degraded: int = 0, sync_action: str = "idle") -> None:
+    def md(
+        self,
+        name: str,
+        level: str,
+        members: dict[str, tuple[str, str]],
+        *,
+        registered: bool = True,
+        degraded: int = 0,
+        sync_action: str = "idle",
+    ) -> None:
         """An md array with ``members`` (name → (state words, slot)) as the kernel shows it."""
         self.sys.disk(name, major=9)
         md = self.root / "sys" / "block" / name / "md"
         md.mkdir()
         raid_disks = sum(1 for _state, slot in members.values() if slot != "none")
-        for attribute, value in (("level", level), ("array_state", "clean"), ("raid_disks", raid_disks),
-                                 ("degraded", degraded), ("sync_action", sync_action), ("sync_completed", "none"),
-                                 ("mismatch_cnt", 0), ("sync_speed_max", "200000 (system)"), ("chunk_size", 65536),
-                                 ("metadata_version", "1.2"), ("component_size", 15360)):
+        for attribute, value in (
+            ("level", level),
+            ("array_state", "clean"),
+            ("raid_disks", raid_disks),
+            ("degraded", degraded),
+            ("sync_action", sync_action),
+            ("sync_completed", "none"),
+            ("mismatch_cnt", 0),
+            ("sync_speed_max", "200000 (system)"),
+            ("chunk_size", 65536),
+            ("metadata_version", "1.2"),
+            ("component_size", 15360),
+        ):
             (md / attribute).write_text(f"{value}\n")
         for member, (state, slot) in members.items():
             dev = md / f"dev-{member}"

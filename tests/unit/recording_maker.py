@@ -50,8 +50,9 @@ class BusyTree:
             file.write_text("\n".join(lines) + "\n")
 
 
-def record_busy(path: Path, directory: Path, frames: int = 600, per_stream: int = 60,
-                interval: float = 1.0) -> list[Snapshot]:
+def record_busy(
+    path: Path, directory: Path, frames: int = 600, per_stream: int = 60, interval: float = 1.0
+) -> list[Snapshot]:
     """Write ``frames`` samples ``interval`` seconds apart to ``path``; return the live snapshots."""
     tree = BusyTree(directory)
     now = [START]

@@ -71,7 +71,9 @@ def test_replay_of_a_future_format_is_refused(tmp_path):
 
 def test_record_writes_samples(tmp_path):
     out = tmp_path / "r.xz"
-    result = raidtop("record", "-o", str(out), "--interval", "0.1", "--duration", "0.35", "--root", str(DATA / "ui" / "root1"))
+    result = raidtop(
+        "record", "-o", str(out), "--interval", "0.1", "--duration", "0.35", "--root", str(DATA / "ui" / "root1")
+    )
     assert result.returncode == 0, result.stderr
     assert "recorded" in result.stderr
     from raidtop.collect.recording.roots import read_recording

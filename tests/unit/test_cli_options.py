@@ -25,8 +25,9 @@ HUGE = "9" * 100_000
 
 
 def raidtop(*args: str, **kwargs) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "raidtop", *args], capture_output=True, text=True,
-                          timeout=60, cwd=PROJECT, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "raidtop", *args], capture_output=True, text=True, timeout=60, cwd=PROJECT, **kwargs
+    )
 
 
 # (argv before the value, the option) for every numeric option raidtop has.
@@ -51,7 +52,9 @@ BAD_VALUES = ["inf", "-inf", "nan", "1e400", "-1", "0", HUGE, "12abc", "\x1b[31m
 
 
 @pytest.mark.parametrize("value", BAD_VALUES, ids=lambda v: v if len(v) < 12 else f"{len(v)}-chars")
-@pytest.mark.parametrize(("before", "option"), NUMERIC_OPTIONS, ids=lambda p: " ".join(p) if isinstance(p, tuple) else p)
+@pytest.mark.parametrize(
+    ("before", "option"), NUMERIC_OPTIONS, ids=lambda p: " ".join(p) if isinstance(p, tuple) else p
+)
 def test_bad_numbers_are_one_line_and_exit_2(capsys, before, option, value):
     with pytest.raises(SystemExit) as stop:
         build_parser().parse_args([*before, option, value])
@@ -123,8 +126,12 @@ def test_the_tuning_screens_path_refuses_huge_and_foreign_digits(tmp_path):
     from raidtop.actions.tuning import Refusal, TuningSession
 
     session = TuningSession(tuning_root(tmp_path))
-    for value, says in ((HUGE, "above the maximum"), ("0" * 5000 + "128", None), ("١٢٨", "not a whole number"),
-                        ("12\x1b[2J", "not a whole number")):
+    for value, says in (
+        (HUGE, "above the maximum"),
+        ("0" * 5000 + "128", None),
+        ("١٢٨", "not a whole number"),
+        ("12\x1b[2J", "not a whole number"),
+    ):
         plan = session.plan("sda", "nr_requests", value)
         if says is None:  # leading zeros are not digits of the value
             assert not isinstance(plan, Refusal) and plan.new == "128"
@@ -133,7 +140,9 @@ def test_the_tuning_screens_path_refuses_huge_and_foreign_digits(tmp_path):
         assert len(plan.message) < 200 and "\x1b" not in plan.message
 
 
-@pytest.mark.parametrize(("typed", "seconds"), [("5s", 5.0), ("2m", 120.0), ("1.5h", 5400.0), ("1d", 86400.0), (" 90 ", 90.0)])
+@pytest.mark.parametrize(
+    ("typed", "seconds"), [("5s", 5.0), ("2m", 120.0), ("1.5h", 5400.0), ("1d", 86400.0), (" 90 ", 90.0)]
+)
 def test_durations_take_the_units_the_replay_jump_takes(typed, seconds):
     # `record --duration 5s` was refused while the replay's `j` accepted "+30s".
     assert build_parser().parse_args(["record", "-o", "x", "--duration", typed]).duration == seconds

@@ -27,9 +27,16 @@ def hostile_env(tmp_path: Path) -> dict[str, str]:
     config.mkdir(parents=True)
     # JSON's \u escapes are TOML's too: the file holds the raw control characters once parsed.
     description = json.dumps(OSC_TITLE + CSI_CLEAR + C1_CSI + "mixed")
-    (config / "presets.toml").write_text(f'[preset.evil]\ndescription = {description}\nrw = "randread"\nbs = "4k"\niodepth = 1\nnumjobs = 1\n')
-    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
-               XDG_STATE_HOME=str(tmp_path / "state"), PYTHONPATH=str(Path(__file__).resolve().parents[2]))
+    (config / "presets.toml").write_text(
+        f'[preset.evil]\ndescription = {description}\nrw = "randread"\nbs = "4k"\niodepth = 1\nnumjobs = 1\n'
+    )
+    env = dict(
+        os.environ,
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+    )
     return env
 
 

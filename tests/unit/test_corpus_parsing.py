@@ -31,7 +31,6 @@ SYSSTAT_TREES = ("root1", "root2", "root3", "root4", "root5", "root6", "root7")
 HWMON = CORPUS / "hwmon" / "prometheus-node_exporter__sys"
 
 
-
 def samples(kind: str) -> list[Path]:
     """The corpus's files of one kind: its own copies, then the sysstat trees' identical ones."""
     return sorted((CORPUS / f"proc-{kind}").iterdir()) + [SYSSTAT / t / "proc" / kind for t in SYSSTAT_TREES]
@@ -59,7 +58,11 @@ def test_every_corpus_diskstats_parses(path: Path) -> None:
     assert [d.name for d in disks] == [fields[2] for fields in usable]
     for disk, fields in zip(disks, usable, strict=True):
         assert (disk.major, disk.minor, disk.rd_ios, disk.rq_ticks) == (
-            int(fields[0]), int(fields[1]), int(fields[3]), int(fields[13]))
+            int(fields[0]),
+            int(fields[1]),
+            int(fields[3]),
+            int(fields[13]),
+        )
         # Discard counters exist exactly on the 18- and 20-field lines, flush on the 20-field ones.
         assert (disk.dc_ios is not None) == (len(fields) >= 18)
         assert (disk.fl_ios is not None) == (len(fields) >= 20)
@@ -96,7 +99,8 @@ def test_old_kernel_and_cciss_diskstats_values() -> None:
 
 def test_2016_fixture_is_all_14_field_lines() -> None:
     disks, notes = parse_diskstats(
-        (CORPUS / "proc-diskstats" / "prometheus-node_exporter__proc_diskstats_2016_14field").read_text())
+        (CORPUS / "proc-diskstats" / "prometheus-node_exporter__proc_diskstats_2016_14field").read_text()
+    )
     assert len(disks) == 46 and notes == []
     assert all(d.dc_ios is None and d.fl_ios is None for d in disks)
     mmc = next(d for d in disks if d.name == "mmcblk0p1")
@@ -320,8 +324,20 @@ def test_damaged_stat_gives_a_note(text: str, expected_note: str, cpus: list) ->
         (parse_loadavg, "inf 1 1 2/3 4\n", "malformed"),
         (lambda text: parse_pressure("io", text), "some avg10=x\n", "malformed"),
     ],
-    ids=["meminfo-word", "meminfo-empty", "meminfo-binary", "meminfo-negative", "vmstat-word", "vmstat-empty",
-         "uptime-empty", "uptime-words", "uptime-nan", "loadavg-truncated", "loadavg-inf", "pressure-word"],
+    ids=[
+        "meminfo-word",
+        "meminfo-empty",
+        "meminfo-binary",
+        "meminfo-negative",
+        "vmstat-word",
+        "vmstat-empty",
+        "uptime-empty",
+        "uptime-words",
+        "uptime-nan",
+        "loadavg-truncated",
+        "loadavg-inf",
+        "pressure-word",
+    ],
 )
 def test_damaged_memory_files_give_a_note(parser, text: str, expected_note: str) -> None:
     _, notes = parser(text)
@@ -352,6 +368,7 @@ def two_samples(root: Path, damage) -> Snapshot:
 def write(path: str, content: str):
     def damage(root: Path) -> None:
         (root / path.lstrip("/")).write_text(content)
+
     return damage
 
 
@@ -360,12 +377,14 @@ def replace_with_directory(path: str):
         target = root / path.lstrip("/")
         target.unlink()
         target.mkdir()
+
     return damage
 
 
 def remove(path: str):
     def damage(root: Path) -> None:
         (root / path.lstrip("/")).unlink()
+
     return damage
 
 
@@ -374,6 +393,7 @@ def edit_line(path: str, name: str, change):
         target = root / path.lstrip("/")
         lines = [change(line) if line.split()[2:3] == [name] else line for line in target.read_text().splitlines()]
         target.write_text("".join(f"{line}\n" for line in lines if line is not None))
+
     return damage
 
 
@@ -397,14 +417,24 @@ SAMPLER_DAMAGE = [
     ("uptime-backwards", write("/proc/uptime", "10.00 5.00\n"), "/proc/uptime went backwards", "cpus"),
     ("loadavg-missing", remove("/proc/loadavg"), "/proc/loadavg: not present", "disks"),
     ("device-vanishes", edit_line("/proc/diskstats", "sdr", lambda l: None), "sdr: disappeared", "disks"),
-    ("counters-backwards", edit_line("/proc/diskstats", "sdq", lower_counters), "sdq: counters went backwards", "disks"),
-    ("hwmon-directory", replace_with_directory("/sys/devices/platform/coretemp.1/hwmon/hwmon1/temp3_input"),
-     "temp3", "sensors"),
+    (
+        "counters-backwards",
+        edit_line("/proc/diskstats", "sdq", lower_counters),
+        "sdq: counters went backwards",
+        "disks",
+    ),
+    (
+        "hwmon-directory",
+        replace_with_directory("/sys/devices/platform/coretemp.1/hwmon/hwmon1/temp3_input"),
+        "temp3",
+        "sensors",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("damage", "expected_note", "still_shown"), [d[1:] for d in SAMPLER_DAMAGE],
-                         ids=[d[0] for d in SAMPLER_DAMAGE])
+@pytest.mark.parametrize(
+    ("damage", "expected_note", "still_shown"), [d[1:] for d in SAMPLER_DAMAGE], ids=[d[0] for d in SAMPLER_DAMAGE]
+)
 def test_sampler_turns_damage_into_a_note(live_like_root: Path, damage, expected_note: str, still_shown: str) -> None:
     """The damaged source becomes a note; the other panels keep their data."""
     snapshot = two_samples(live_like_root, damage)
@@ -415,8 +445,10 @@ def test_sampler_turns_damage_into_a_note(live_like_root: Path, damage, expected
 def test_sampler_vanished_and_reset_devices(live_like_root: Path) -> None:
     snapshot = two_samples(
         live_like_root,
-        lambda root: (edit_line("/proc/diskstats", "sdr", lambda l: None)(root),
-                      edit_line("/proc/diskstats", "sdq", lower_counters)(root)),
+        lambda root: (
+            edit_line("/proc/diskstats", "sdr", lambda l: None)(root),
+            edit_line("/proc/diskstats", "sdq", lower_counters)(root),
+        ),
     )
     rows = {d.name: d for d in snapshot.disks}
     assert "sdr" not in rows

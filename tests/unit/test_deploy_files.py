@@ -43,7 +43,8 @@ def test_systemd_accepts_the_unit_and_rates_it_ok(tmp_path) -> None:
     unit.write_text(UNIT.read_text().replace("/usr/local/bin/raidtop", "/bin/true"))
     verify = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True)
     assert verify.returncode == 0 and not verify.stderr.strip(), verify.stderr
-    security = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(unit)],
-                              capture_output=True, text=True)
+    security = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", str(unit)], capture_output=True, text=True
+    )
     level = float(re.search(r"Overall exposure level for \S+: ([0-9.]+)", security.stdout).group(1))
     assert level < 5.0, security.stdout[-2000:]

@@ -19,23 +19,45 @@ from raidtop.model.snapshot import DiskCounters
 U32 = 2**32
 
 
-def counters(tot_ticks=1000, rq_ticks=2000, rd_ios=100, ios_pgr=1, rd_ticks=500, fl_ios=None, fl_ticks=None,
-             dc=None):
+def counters(tot_ticks=1000, rq_ticks=2000, rd_ios=100, ios_pgr=1, rd_ticks=500, fl_ios=None, fl_ticks=None, dc=None):
     dc_ios, dc_merges, dc_sectors, dc_ticks = dc or (None, None, None, None)
-    return DiskCounters(8, 0, "sda", rd_ios, 0, 800, rd_ticks, 10, 0, 80, 50, ios_pgr, tot_ticks, rq_ticks,
-                        dc_ios, dc_merges, dc_sectors, dc_ticks, fl_ios, fl_ticks)
+    return DiskCounters(
+        8,
+        0,
+        "sda",
+        rd_ios,
+        0,
+        800,
+        rd_ticks,
+        10,
+        0,
+        80,
+        50,
+        ios_pgr,
+        tot_ticks,
+        rq_ticks,
+        dc_ios,
+        dc_merges,
+        dc_sectors,
+        dc_ticks,
+        fl_ios,
+        fl_ticks,
+    )
 
 
 def no_rates(row) -> bool:
     return all(getattr(row, field) is None for field in DISK_RATE_FIELDS)
 
 
-@pytest.mark.parametrize("before, after, busy_ms", [
-    (U32 - 1, 0, 1),                  # the smallest wrap
-    (U32 - 1, 999, 1000),
-    (2**31, 0, 2**31),                # a drop of exactly half the range: a wrap
-    (U32 - 300, 700, 1000),
-])
+@pytest.mark.parametrize(
+    "before, after, busy_ms",
+    [
+        (U32 - 1, 0, 1),  # the smallest wrap
+        (U32 - 1, 999, 1000),
+        (2**31, 0, 2**31),  # a drop of exactly half the range: a wrap
+        (U32 - 300, 700, 1000),
+    ],
+)
 def test_a_wrapped_busy_time_is_the_modular_difference(before, after, busy_ms):
     row = disk_io(counters(tot_ticks=before), counters(tot_ticks=after), 1.0)
     assert row.util_pct == busy_ms / 1000 * 100

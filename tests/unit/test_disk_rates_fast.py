@@ -34,24 +34,56 @@ def legacy_rates(prev, cur, interval_s, ident):
     changes = _changes(prev, cur)
     if changes is None or interval_s <= 0:
         return None
-    (rd_ios, rd_merges, rd_sec, rd_ticks, wr_ios, wr_merges, wr_sec, wr_ticks, _in_flight, tot_ticks,
-     rq_ticks, dc_ios, dc_merges, dc_sec, dc_ticks, fl_ios, fl_ticks) = changes
+    (
+        rd_ios,
+        rd_merges,
+        rd_sec,
+        rd_ticks,
+        wr_ios,
+        wr_merges,
+        wr_sec,
+        wr_ticks,
+        _in_flight,
+        tot_ticks,
+        rq_ticks,
+        dc_ios,
+        dc_merges,
+        dc_sec,
+        dc_ticks,
+        fl_ios,
+        fl_ticks,
+    ) = changes
     ms = interval_s * 1000.0
     return DiskIO(
-        name=cur.name, kind=ident.kind, r_s=rd_ios / interval_s, w_s=wr_ios / interval_s,
-        rkb_s=rd_sec / 2.0 / interval_s, wkb_s=wr_sec / 2.0 / interval_s, rrqm_s=rd_merges / interval_s,
-        wrqm_s=wr_merges / interval_s, rrqm_pct=legacy_share(rd_merges, rd_ios),
-        wrqm_pct=legacy_share(wr_merges, wr_ios), r_await_ms=legacy_per(rd_ticks, rd_ios),
-        w_await_ms=legacy_per(wr_ticks, wr_ios), aqu_sz=rq_ticks / ms,
-        rareq_sz_kb=legacy_per(rd_sec, rd_ios, 2.0), wareq_sz_kb=legacy_per(wr_sec, wr_ios, 2.0),
+        name=cur.name,
+        kind=ident.kind,
+        r_s=rd_ios / interval_s,
+        w_s=wr_ios / interval_s,
+        rkb_s=rd_sec / 2.0 / interval_s,
+        wkb_s=wr_sec / 2.0 / interval_s,
+        rrqm_s=rd_merges / interval_s,
+        wrqm_s=wr_merges / interval_s,
+        rrqm_pct=legacy_share(rd_merges, rd_ios),
+        wrqm_pct=legacy_share(wr_merges, wr_ios),
+        r_await_ms=legacy_per(rd_ticks, rd_ios),
+        w_await_ms=legacy_per(wr_ticks, wr_ios),
+        aqu_sz=rq_ticks / ms,
+        rareq_sz_kb=legacy_per(rd_sec, rd_ios, 2.0),
+        wareq_sz_kb=legacy_per(wr_sec, wr_ios, 2.0),
         util_pct=tot_ticks / ms * 100.0,
         d_s=None if dc_ios is None else dc_ios / interval_s,
         dkb_s=None if dc_sec is None else dc_sec / 2.0 / interval_s,
         drqm_s=None if dc_merges is None else dc_merges / interval_s,
-        drqm_pct=legacy_share(dc_merges, dc_ios), d_await_ms=legacy_per(dc_ticks, dc_ios),
-        dareq_sz_kb=legacy_per(dc_sec, dc_ios, 2.0), f_s=None if fl_ios is None else fl_ios / interval_s,
-        f_await_ms=legacy_per(fl_ticks, fl_ios), ever_used=cur.ever_used, parent=ident.parent,
-        model=ident.model, serial=ident.serial, by_id=ident.by_id,
+        drqm_pct=legacy_share(dc_merges, dc_ios),
+        d_await_ms=legacy_per(dc_ticks, dc_ios),
+        dareq_sz_kb=legacy_per(dc_sec, dc_ios, 2.0),
+        f_s=None if fl_ios is None else fl_ios / interval_s,
+        f_await_ms=legacy_per(fl_ticks, fl_ios),
+        ever_used=cur.ever_used,
+        parent=ident.parent,
+        model=ident.model,
+        serial=ident.serial,
+        by_id=ident.by_id,
     )
 
 
@@ -64,7 +96,7 @@ def counters(rng: random.Random, fields: int, base: list[int] | None = None) -> 
             values[3] = (values[3] + 2**32 - 10) % 2**32  # rd_ticks wraps
         if rng.random() < 0.03:
             values[0] = 0  # reset
-    values = values[:fields - 3] + [None] * (20 - fields)
+    values = values[: fields - 3] + [None] * (20 - fields)
     return DiskCounters(8, 0, "sdx", *values)
 
 

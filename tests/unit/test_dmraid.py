@@ -17,8 +17,9 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "dmraid"
 def test_real_status_output_gives_the_raid_volumes_and_skips_the_rest() -> None:
     arrays, notes = parse_status((DATA / "all-combos").read_text())
     assert notes == []
-    assert [(a.name, a.level, a.layout, a.raid_disks, a.status, a.health, a.mismatch_cnt, a.sync, a.source)
-            for a in arrays] == [
+    assert [
+        (a.name, a.level, a.layout, a.raid_disks, a.status, a.health, a.mismatch_cnt, a.sync, a.source) for a in arrays
+    ] == [
         ("vg-raid1", "raid1", None, 2, "UU", "ok", 0, None, "dm-raid"),
         ("vg-raid5", "raid5", "left-symmetric", 3, "UUU", "ok", 0, None, "dm-raid"),
         ("vg-raid6", "raid6", "rotating-zero-restart", 5, "UUUUU", "ok", 0, None, "dm-raid"),
@@ -43,10 +44,12 @@ def test_health_characters() -> None:
 
 
 def test_damaged_lines_are_a_note_not_an_array() -> None:
-    text = ("vg-a: 0 8 raid raid1 3 AA 8/8 idle 0\n"        # 3 legs, 2 characters
-            "vg-b: 0 8 raid raid1 2 AA 8of8 idle 0\n"       # no ratio
-            "../x: 0 8 raid raid1 2 AA 8/8 idle 0\n"        # not a dm name
-            "vg-c: 0 8 raid raid1 99999 AA 8/8 idle 0\n")
+    text = (
+        "vg-a: 0 8 raid raid1 3 AA 8/8 idle 0\n"  # 3 legs, 2 characters
+        "vg-b: 0 8 raid raid1 2 AA 8of8 idle 0\n"  # no ratio
+        "../x: 0 8 raid raid1 2 AA 8/8 idle 0\n"  # not a dm name
+        "vg-c: 0 8 raid raid1 99999 AA 8/8 idle 0\n"
+    )
     arrays, notes = parse_status(text)
     assert arrays == [] and len(notes) == 4
 
@@ -70,19 +73,24 @@ def test_no_module_no_process_and_a_fixture_root_runs_nothing(tmp_path) -> None:
 def test_a_failed_or_cut_run_is_a_note(tmp_path) -> None:
     (tmp_path / "sys/module/dm_raid").mkdir(parents=True)
     root = Root(tmp_path)
-    assert "failed: Permission denied" in DmRaidReader(run=lambda a: Ran(1, b"", b"x\nPermission denied\n")).read(root)[1][0]
+    assert (
+        "failed: Permission denied"
+        in DmRaidReader(run=lambda a: Ran(1, b"", b"x\nPermission denied\n")).read(root)[1][0]
+    )
     assert "stopped (timeout)" in DmRaidReader(run=lambda a: Ran(None, b"vg", b"", "timeout")).read(root)[1][0]
 
 
 def test_a_leg_fails_and_rebuilds_with_md_events_and_eta(tmp_path) -> None:
     (tmp_path / "sys/module/dm_raid").mkdir(parents=True)
-    lines = iter([
-        "vg-lv: 0 2097152 raid raid1 2 AA 2097152/2097152 idle 0 0 -",
-        "vg-lv: 0 2097152 raid raid1 2 AD 2097152/2097152 idle 0 0 -",
-        "vg-lv: 0 2097152 raid raid1 2 Aa 0/2097152 recover 0 0 -",
-        "vg-lv: 0 2097152 raid raid1 2 Aa 1048576/2097152 recover 0 0 -",
-        "vg-lv: 0 2097152 raid raid1 2 AA 2097152/2097152 idle 0 0 -",
-    ])
+    lines = iter(
+        [
+            "vg-lv: 0 2097152 raid raid1 2 AA 2097152/2097152 idle 0 0 -",
+            "vg-lv: 0 2097152 raid raid1 2 AD 2097152/2097152 idle 0 0 -",
+            "vg-lv: 0 2097152 raid raid1 2 Aa 0/2097152 recover 0 0 -",
+            "vg-lv: 0 2097152 raid raid1 2 Aa 1048576/2097152 recover 0 0 -",
+            "vg-lv: 0 2097152 raid raid1 2 AA 2097152/2097152 idle 0 0 -",
+        ]
+    )
     clock = itertools.count(1000, 10)
     sampler = Sampler(tmp_path, clock=lambda: float(next(clock)))
     sampler.dm_raid = DmRaidReader(run=lambda argv: Ran(0, (next(lines) + "\n").encode(), b""))

@@ -43,7 +43,10 @@ def test_raidtop_and_lvs_agree_at_each_step(tmp_path) -> None:
         if step == "1-leg-error":
             assert lvs["lv_health_status"] == "refresh needed"
             assert array.status == "U_" and array.members[1].is_faulty
-            assert [(e.event, e.member) for e in snap.events] == [("Fail", "vgr-mirror_rimage_1"), ("DegradedArray", None)]
+            assert [(e.event, e.member) for e in snap.events] == [
+                ("Fail", "vgr-mirror_rimage_1"),
+                ("DegradedArray", None),
+            ]
         if step == "2-refreshed":
             assert [e.event for e in snap.events] == ["SpareActive"]
 
@@ -61,8 +64,19 @@ def tree_from_dump(base: Path, dump: Path = DATA / "stack" / "vm-sysfs.txt", mou
         name, link, dev, size, _part, _start, dm_name, dm_uuid = head.split(" ")
         holders_text, _, tail = rest.partition("] ")
         slaves_text, _, md = tail.rpartition(" ")
-        rows.append((name, link, dev, size, dm_name, dm_uuid, ast.literal_eval("[" + holders_text + "]"),
-                     ast.literal_eval(slaves_text), md == "True"))
+        rows.append(
+            (
+                name,
+                link,
+                dev,
+                size,
+                dm_name,
+                dm_uuid,
+                ast.literal_eval("[" + holders_text + "]"),
+                ast.literal_eval(slaves_text),
+                md == "True",
+            )
+        )
     for name, link, dev, size, dm_name, dm_uuid, *_ in rows:
         d = base / "sys/class/block" / link
         d = Path(os.path.normpath(d))
@@ -113,5 +127,10 @@ def test_ext4_on_lvm_on_md_mounted_in_the_guest(tmp_path) -> None:
     oracle = json.loads((vm / "lsblk.json").read_text())["blockdevices"]
     assert sorted(_ours(stack, r) for r in stack.roots()) == sorted(_lsblk(d) for d in oracle)
     root_lv = stack.nodes["dm-0"]
-    assert (root_lv.label, root_lv.fstype, root_lv.mountpoints, root_lv.under) == ("vgmd-root", "ext4", ("/mnt/root",), ("md0",))
+    assert (root_lv.label, root_lv.fstype, root_lv.mountpoints, root_lv.under) == (
+        "vgmd-root",
+        "ext4",
+        ("/mnt/root",),
+        ("md0",),
+    )
     assert root_lv.usage.df_pct == 88  # what the guest's df printed

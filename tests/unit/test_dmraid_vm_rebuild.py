@@ -29,9 +29,18 @@ def _run_all(tmp_path) -> list:
 
 def test_events_follow_md_rules_through_fail_recover_and_check(tmp_path) -> None:
     events = [(step, e.event) for step, snap in zip(STEPS, _run_all(tmp_path)) for e in snap.events]
-    assert events == [("01", "Fail"), ("01", "DegradedArray"), ("10", "RebuildStarted"), ("13", "Rebuild20"),
-                      ("15", "Rebuild40"), ("17", "Rebuild60"), ("19", "RebuildFinished"), ("19", "SpareActive"),
-                      ("80", "CheckStarted"), ("91", "CheckFinished")]
+    assert events == [
+        ("01", "Fail"),
+        ("01", "DegradedArray"),
+        ("10", "RebuildStarted"),
+        ("13", "Rebuild20"),
+        ("15", "Rebuild40"),
+        ("17", "Rebuild60"),
+        ("19", "RebuildFinished"),
+        ("19", "SpareActive"),
+        ("80", "CheckStarted"),
+        ("91", "CheckFinished"),
+    ]
 
 
 def test_health_and_progress_agree_with_lvs_at_each_step(tmp_path) -> None:

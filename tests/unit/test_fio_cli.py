@@ -54,7 +54,14 @@ def env(tmp_path: Path, monkeypatch) -> Path:
 def test_list_shows_every_preset_with_its_runtime(env: Path, capsys):
     assert run_bench("--list") == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in out] == ["seq-read", "seq-write", "rand-read", "rand-write", "rand-rw", "certification"]
+    assert [line.split()[0] for line in out] == [
+        "seq-read",
+        "seq-write",
+        "rand-read",
+        "rand-write",
+        "rand-rw",
+        "certification",
+    ]
     assert "30 s" in out[-1] and "15 s" in out[0]
 
 
@@ -123,19 +130,27 @@ def _fio_children(pid: int) -> list[int]:
     return found
 
 
-@pytest.mark.parametrize(("signum", "inherit_ignored_sigint"), [
-    (signal.SIGINT, False),
-    (signal.SIGINT, True),
-    (signal.SIGTERM, False),
-    (signal.SIGHUP, False),
-])
+@pytest.mark.parametrize(
+    ("signum", "inherit_ignored_sigint"),
+    [
+        (signal.SIGINT, False),
+        (signal.SIGINT, True),
+        (signal.SIGTERM, False),
+        (signal.SIGHUP, False),
+    ],
+)
 def test_a_stop_signal_stops_fio_keeps_the_partial_result_and_exits_128_plus_n(
-        env: Path, tmp_path: Path, signum: int, inherit_ignored_sigint: bool):
+    env: Path, tmp_path: Path, signum: int, inherit_ignored_sigint: bool
+):
     started = tmp_path / "fio-started"
     environ = dict(os.environ, FAKE_FIO_TICK="0.3", FAKE_FIO_STARTED=str(started))
     proc = subprocess.Popen(
         [sys.executable, "-c", SCRIPT, "bench", "rand-read", "--target", str(env), "--runtime", "100", "--size", "1M"],
-        cwd=Path(__file__).resolve().parents[2], env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=_ignore_sigint if inherit_ignored_sigint else None,
     )
     try:
@@ -158,7 +173,9 @@ def test_a_stop_signal_stops_fio_keeps_the_partial_result_and_exits_128_plus_n(
     runs = RunStore(tmp_path / "data" / "raidtop" / "bench.sqlite").runs()
     assert len(runs) == 1 and runs[0].partial
     assert os.listdir(env) == [], "the test file and raidtop's directory are gone"
-    assert [e.result for e in ActionLog(tmp_path / "state" / "raidtop" / "actions.log").read("fio")] == [runs[0].message]
+    assert [e.result for e in ActionLog(tmp_path / "state" / "raidtop" / "actions.log").read("fio")] == [
+        runs[0].message
+    ]
     assert not [pid for pid in fio_pids if Path(f"/proc/{pid}").exists()], "no fio left"
 
 
@@ -175,13 +192,16 @@ def test_an_unwritable_history_is_refused_before_fio_runs(env: Path, tmp_path: P
     assert not started.exists() and blocker.read_text() == "sentinel" and os.listdir(env) == []
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    # Caught when the options are parsed (raidtop.cli.options)...
-    (("--size", "0"), "--size: expected a size from 4K to 1P"),
-    (("--runtime", "100000"), "--runtime: expected seconds per pass from 1 to 86400"),
-    # ...and by the fio guard for what parses but is still no test file.
-    (("--size", "512K"), "test-file size must be at least 1M"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        # Caught when the options are parsed (raidtop.cli.options)...
+        (("--size", "0"), "--size: expected a size from 4K to 1P"),
+        (("--runtime", "100000"), "--runtime: expected seconds per pass from 1 to 86400"),
+        # ...and by the fio guard for what parses but is still no test file.
+        (("--size", "512K"), "test-file size must be at least 1M"),
+    ],
+)
 def test_nonsense_jobs_are_refused_in_one_sentence(env: Path, capsys, argv, message):
     assert build_parser_run("rand-read", "--target", str(env), *argv) == 2
     err = capsys.readouterr().err.strip()

@@ -22,9 +22,23 @@ def test_a_directory_run_writes_one_sized_test_file():
     target = BenchTarget("/srv/my bench", "directory", "md0", test_file="/srv/my perf/raidtop-bench.dat")
     cmd = build_command(PRESETS["rand-rw"], target, runtime_s=15, size="1G", engine=LIBAIO, fio="fio")
     assert cmd.argv == (
-        "fio", "--name=rand-rw", "--filename=/srv/my perf/raidtop-bench.dat", "--rw=randrw", "--rwmixread=50",
-        "--bs=4k", "--iodepth=32", "--numjobs=4", "--thread", "--ioengine=libaio", "--direct=1", "--time_based", "--runtime=15",
-        "--size=1G", "--group_reporting", "--output-format=json", "--status-interval=1",
+        "fio",
+        "--name=rand-rw",
+        "--filename=/srv/my perf/raidtop-bench.dat",
+        "--rw=randrw",
+        "--rwmixread=50",
+        "--bs=4k",
+        "--iodepth=32",
+        "--numjobs=4",
+        "--thread",
+        "--ioengine=libaio",
+        "--direct=1",
+        "--time_based",
+        "--runtime=15",
+        "--size=1G",
+        "--group_reporting",
+        "--output-format=json",
+        "--status-interval=1",
     )
     # The string shown to the user is the same command, quoted for a shell.
     assert shlex.split(cmd.display) == list(cmd.argv)
@@ -39,12 +53,18 @@ def test_a_read_job_on_a_raw_device_is_read_only_and_unsized():
     assert "--filename=/dev/loop7" in cmd.argv
     write = build_command(PRESETS["certification"], target, runtime_s=30, engine=LIBAIO, fio="fio")
     assert "--readonly" not in write.argv
-    assert ("--bs=4M", "--iodepth=64", "--runtime=30") == (write.argv[4], write.argv[5], write.argv[11])
+    assert (write.argv[4], write.argv[5], write.argv[11]) == ("--bs=4M", "--iodepth=64", "--runtime=30")
 
 
 def test_the_fallback_engine_and_its_reason_are_carried():
     target = BenchTarget("/dev/loop7", "device", "loop7", lab=True)
-    cmd = build_command(PRESETS["rand-read"], target, runtime_s=5, engine=EngineChoice("psync", "libaio unavailable (x); using psync"), fio="fio")
+    cmd = build_command(
+        PRESETS["rand-read"],
+        target,
+        runtime_s=5,
+        engine=EngineChoice("psync", "libaio unavailable (x); using psync"),
+        fio="fio",
+    )
     assert "--ioengine=psync" in cmd.argv
     assert (cmd.engine, cmd.engine_note) == ("psync", "libaio unavailable (x); using psync")
 

@@ -45,8 +45,14 @@ def history(tmp_path: Path) -> RunStore:
 
 def add(history: RunStore, preset: str = "rand-rw", **figures):
     tuning = figures.pop("tuning", md_tuning())
-    return history.add(preset=preset, target="/dev/md127", started=1700000000, fio_json=fio_json(**figures), tuning=tuning,
-                       engine="libaio")
+    return history.add(
+        preset=preset,
+        target="/dev/md127",
+        started=1700000000,
+        fio_json=fio_json(**figures),
+        tuning=tuning,
+        engine="libaio",
+    )
 
 
 def test_pct_change_is_undefined_without_a_baseline_value():
@@ -56,7 +62,14 @@ def test_pct_change_is_undefined_without_a_baseline_value():
 
 def test_a_run_against_the_baseline_gives_pct_changes_and_the_settings_that_differ(history: RunStore):
     base = add(history, read_iops=10000, write_iops=5000, read_p99_us=1000, write_p99_us=2000, tuning=md_tuning("none"))
-    after = add(history, read_iops=12000, write_iops=4000, read_p99_us=900, write_p99_us=2200, tuning=md_tuning("mq-deadline", 512))
+    after = add(
+        history,
+        read_iops=12000,
+        write_iops=4000,
+        read_p99_us=900,
+        write_p99_us=2200,
+        tuning=md_tuning("mq-deadline", 512),
+    )
     comp = compare_runs(base, after)
     assert comp.change("read_iops").pct == pytest.approx(20.0)
     assert comp.change("read_iops").better is True
@@ -92,7 +105,11 @@ def test_a_direction_without_io_has_no_change(history: RunStore):
 
 def test_repeat_statistics_are_the_mean_and_sample_stddev_of_complete_passes(history: RunStore):
     runs = [add(history, read_iops=v, read_lat_us=lat) for v, lat in ((1000, 400), (1100, 380), (1300, 350))]
-    runs.append(history.add(preset="rand-rw", target="/t", started=1, fio_json=fio_json(read_iops=50), tuning=md_tuning(), partial=True))
+    runs.append(
+        history.add(
+            preset="rand-rw", target="/t", started=1, fio_json=fio_json(read_iops=50), tuning=md_tuning(), partial=True
+        )
+    )
     summary = summarise_passes(runs)
     assert [r.id for r in summary.skipped] == [runs[3].id]
     iops = summary.stat("read_iops")
@@ -111,13 +128,21 @@ def test_repeat_statistics_are_the_mean_and_sample_stddev_of_complete_passes(his
 def _plan(tuning: TuningState) -> BenchPlan:
     preset = next(p for p in BUILTIN_PRESETS if p.name == "rand-read")
     target = BenchTarget("/dev/loop7", "device", "loop7", lab=True)
-    return BenchPlan(build_command(preset, target, runtime_s=1, engine=EngineChoice("libaio"), fio="fio"), "fio-3.33", tuning)
+    return BenchPlan(
+        build_command(preset, target, runtime_s=1, engine=EngineChoice("libaio"), fio="fio"), "fio-3.33", tuning
+    )
 
 
 def _loop_tuning() -> TuningState:
-    return TuningState("/dev/loop7", "device", "loop7",
-                       devices=(DeviceTuning("loop7", "target", 0, "none", ("none", "mq-deadline", "kyber"), 128),
-                                DeviceTuning("vda", "backing", 1, "mq-deadline", ("none", "mq-deadline"), 8192)))
+    return TuningState(
+        "/dev/loop7",
+        "device",
+        "loop7",
+        devices=(
+            DeviceTuning("loop7", "target", 0, "none", ("none", "mq-deadline", "kyber"), 128),
+            DeviceTuning("vda", "backing", 1, "mq-deadline", ("none", "mq-deadline"), 8192),
+        ),
+    )
 
 
 def test_sweep_targets_the_device_with_a_choice_never_the_backing_disk():
@@ -174,8 +199,16 @@ def _recording_run(fake: FakeSys, history: RunStore, seen: list, fail_at: str | 
         seen.append(value)
         if value == fail_at:
             raise RuntimeError("fio exploded")
-        stored = hist.add(preset=plan.preset.name, target=plan.target.path, started=1, fio_json=fio_json(read_iops=len(seen) * 100),
-                          tuning=plan.tuning, label=label, group_id=kwargs["group_id"], group_kind=kwargs["group_kind"])
+        stored = hist.add(
+            preset=plan.preset.name,
+            target=plan.target.path,
+            started=1,
+            fio_json=fio_json(read_iops=len(seen) * 100),
+            tuning=plan.tuning,
+            label=label,
+            group_id=kwargs["group_id"],
+            group_kind=kwargs["group_kind"],
+        )
         outcome = RunOutcome(0, stored.fio_json, stored.result, (), False, False, None, 0, 1)
         return RunRecord(outcome, stored)
 
@@ -188,8 +221,15 @@ def test_a_sweep_runs_once_per_value_and_restores_the_original(tmp_path: Path, h
     _offer(fake, "loop7")
     log = ActionLog(tmp_path / "actions.log")
     seen: list[str] = []
-    outcome = run_sweep(_plan(_loop_tuning()), history, "scheduler", ["mq-deadline", "kyber"], root=fake.root, log=log,
-                        run=_recording_run(fake, history, seen))
+    outcome = run_sweep(
+        _plan(_loop_tuning()),
+        history,
+        "scheduler",
+        ["mq-deadline", "kyber"],
+        root=fake.root,
+        log=log,
+        run=_recording_run(fake, history, seen),
+    )
     assert seen == ["mq-deadline", "kyber"]
     assert _scheduler(fake) == "none"
     assert outcome.original == {"loop7": "none"} and outcome.restore_errors == ()
@@ -209,8 +249,15 @@ def test_a_sweep_interrupted_by_an_exception_still_restores(tmp_path: Path, hist
     _offer(fake, "loop7")
     seen: list[str] = []
     with pytest.raises(RuntimeError, match="fio exploded"):
-        run_sweep(_plan(_loop_tuning()), history, "scheduler", ["none", "kyber", "mq-deadline"], root=fake.root,
-                  log=ActionLog(tmp_path / "a.log"), run=_recording_run(fake, history, seen, fail_at="kyber"))
+        run_sweep(
+            _plan(_loop_tuning()),
+            history,
+            "scheduler",
+            ["none", "kyber", "mq-deadline"],
+            root=fake.root,
+            log=ActionLog(tmp_path / "a.log"),
+            run=_recording_run(fake, history, seen, fail_at="kyber"),
+        )
     assert seen == ["none", "kyber"]
     assert _scheduler(fake) == "bfq"
 
@@ -227,8 +274,16 @@ def test_a_cancelled_sweep_stops_and_restores(tmp_path: Path, history: RunStore)
         batch.cancel()  # the user pressed x during the first value
         return inner(*args, **kwargs)
 
-    outcome = run_sweep(_plan(_loop_tuning()), history, "read_ahead_kb", [512, 4096], root=fake.root, batch=batch,
-                        log=ActionLog(tmp_path / "a.log"), run=run_then_cancel)
+    outcome = run_sweep(
+        _plan(_loop_tuning()),
+        history,
+        "read_ahead_kb",
+        [512, 4096],
+        root=fake.root,
+        batch=batch,
+        log=ActionLog(tmp_path / "a.log"),
+        run=run_then_cancel,
+    )
     assert seen[0] == "512" and len(outcome.steps) == 1
     assert fake.queue("loop7", "read_ahead_kb") == "128"
 
@@ -251,8 +306,15 @@ def test_a_value_the_kernel_refuses_is_skipped_with_a_reason(tmp_path: Path, his
 
     monkeypatch.setattr(tuning_session, "write_attribute", kernel_refusing_the_first_write)
     seen: list[str] = []
-    outcome = run_sweep(_plan(_loop_tuning()), history, "scheduler", ["bfq", "kyber"], root=fake.root,
-                        log=ActionLog(tmp_path / "a.log"), run=_recording_run(fake, history, seen))
+    outcome = run_sweep(
+        _plan(_loop_tuning()),
+        history,
+        "scheduler",
+        ["bfq", "kyber"],
+        root=fake.root,
+        log=ActionLog(tmp_path / "a.log"),
+        run=_recording_run(fake, history, seen),
+    )
     monkeypatch.undo()
     einval = "loop7 scheduler = bfq: the kernel rejected the value (EINVAL, invalid argument)"
     assert outcome.steps[0].error == f"scheduler=bfq refused: {einval}"
@@ -270,7 +332,11 @@ def test_csv_export_has_the_issue_columns_and_numbers(history: RunStore):
     history.set_label(run.id, "scheduler=kyber")
     text = export_csv(history.runs())
     rows = list(csv.DictReader(io.StringIO(text)))
-    assert tuple(rows[0].keys()) == EXPORT_COLUMNS == ("label", "RAID level", "read IOPS", "write IOPS", "read MB/s", "write MB/s", "settings")
+    assert (
+        tuple(rows[0].keys())
+        == EXPORT_COLUMNS
+        == ("label", "RAID level", "read IOPS", "write IOPS", "read MB/s", "write MB/s", "settings")
+    )
     row = rows[0]
     assert row["label"] == "rand-rw scheduler=kyber"
     assert row["RAID level"] == "raid5"

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.actions.fio import guards
 from raidtop.actions.fio.guards import TargetRefused, check_device, check_target, device_in_use, parse_size
 from raidtop.actions.lab.registry import ImageRecord, RegistryDamaged
 from raidtop.actions.lab_registry import is_lab_device
@@ -62,7 +61,9 @@ def test_an_md_member_is_in_use_by_sysfs_holders(sysfs: FakeSys):
 
 def test_an_md_member_is_in_use_by_proc_mdstat(sysfs: FakeSys):
     sysfs.disk("loop5")
-    sysfs.mdstat("Personalities : [raid1]\nmd9 : active raid1 loop5[1] loop6[0]\n      1024 blocks [2/2] [UU]\n\nunused devices: <none>\n")
+    sysfs.mdstat(
+        "Personalities : [raid1]\nmd9 : active raid1 loop5[1] loop6[0]\n      1024 blocks [2/2] [UU]\n\nunused devices: <none>\n"
+    )
     assert device_in_use(sysfs.root, "loop5") == "loop5 is a member of md array md9 (/proc/mdstat)"
 
 
@@ -84,7 +85,9 @@ def test_a_device_in_use_is_refused_even_with_an_override(sysfs: FakeSys):
     number = sysfs.disk("loop3")
     sysfs.mount(number, "/mnt/x", "/dev/loop3")
     with pytest.raises(TargetRefused, match="mounted on /mnt/x"):
-        check_device("/dev/loop3", "loop3", allow_raw_device="loop3", root=sysfs.root, registry=sysfs.root / "none.json")
+        check_device(
+            "/dev/loop3", "loop3", allow_raw_device="loop3", root=sysfs.root, registry=sysfs.root / "none.json"
+        )
 
 
 def test_a_raw_device_needs_the_lab_or_an_override_naming_it(sysfs: FakeSys, tmp_path: Path):
@@ -95,7 +98,13 @@ def test_a_raw_device_needs_the_lab_or_an_override_naming_it(sysfs: FakeSys, tmp
     with pytest.raises(TargetRefused, match="the override names loop4"):
         check_device("/dev/loop3", "loop3", allow_raw_device="loop4", root=sysfs.root, registry=registry)
     allowed = check_device("/dev/loop3", "loop3", allow_raw_device="loop3", root=sysfs.root, registry=registry)
-    assert (allowed.kind, allowed.device, allowed.override, allowed.lab, allowed.shown_filename) == ("device", "loop3", True, False, "/dev/loop3")
+    assert (allowed.kind, allowed.device, allowed.override, allowed.lab, allowed.shown_filename) == (
+        "device",
+        "loop3",
+        True,
+        False,
+        "/dev/loop3",
+    )
 
 
 def test_a_lab_device_needs_no_override(tmp_path: Path):
@@ -183,7 +192,10 @@ def test_a_damaged_registry_means_no_lab_devices(tree: LabTree):
 def test_a_directory_target_names_the_test_file_in_raidtops_own_directory(tmp_path: Path):
     target = check_target(tmp_path, size="1M")
     assert (target.kind, target.path, target.test_file) == (
-        "directory", str(tmp_path), str(tmp_path / "raidtop-bench.d" / "raidtop-bench.dat"))
+        "directory",
+        str(tmp_path),
+        str(tmp_path / "raidtop-bench.d" / "raidtop-bench.dat"),
+    )
     st = os.stat(tmp_path)
     assert target.identity == (st.st_dev, st.st_ino)
     assert os.listdir(tmp_path) == [], "checking creates nothing"

@@ -16,8 +16,15 @@ from pathlib import Path
 import pytest
 
 from raidtop.actions.fio import guards
-from raidtop.actions.fio.guards import MIN_SIZE, TargetRefused, as_root, check_target, device_in_use, parse_size, \
-    same_device
+from raidtop.actions.fio.guards import (
+    MIN_SIZE,
+    TargetRefused,
+    as_root,
+    check_target,
+    device_in_use,
+    parse_size,
+    same_device,
+)
 
 file_bytes = guards.test_file_bytes  # imported by its own name, pytest would collect it as a test
 
@@ -29,11 +36,23 @@ def sysfs(tmp_path: Path) -> FakeSys:
     return FakeSys(tmp_path / "root")
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("1", 1), ("1b", 1), ("2k", 2048), ("2KiB", 2048), ("3m", 3 * 1048576), (" 3 MB ", 3 * 1048576),
-    ("1g", 1073741824), ("1t", 1099511627776), ("1T", 1099511627776), ("1p", 1125899906842624),
-    ("1.5k", 1536), ("0.5m", 524288),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1", 1),
+        ("1b", 1),
+        ("2k", 2048),
+        ("2KiB", 2048),
+        ("3m", 3 * 1048576),
+        (" 3 MB ", 3 * 1048576),
+        ("1g", 1073741824),
+        ("1t", 1099511627776),
+        ("1T", 1099511627776),
+        ("1p", 1125899906842624),
+        ("1.5k", 1536),
+        ("0.5m", 524288),
+    ],
+)
 def test_every_fio_unit(text, expected):
     assert parse_size(text) == expected
 
@@ -49,8 +68,11 @@ def test_the_minimum_test_file_is_exactly_1_mib():
     assert file_bytes(1048576) == 1048576
     assert file_bytes("1M") == 1048576
     assert file_bytes("1024k") == 1048576
-    with pytest.raises(TargetRefused, match=r"^the test-file size must be at least 1M \(a smaller file measures "
-                                            r"the page cache\), not 1048575$"):
+    with pytest.raises(
+        TargetRefused,
+        match=r"^the test-file size must be at least 1M \(a smaller file measures "
+        r"the page cache\), not 1048575$",
+    ):
         file_bytes(1048575)
     with pytest.raises(TargetRefused, match=r"at least 1M .*, not '1023k'$"):
         file_bytes("1023k")
@@ -99,18 +121,22 @@ def test_a_swap_partition_counts_for_its_disk_and_swap_files_do_not(sysfs: FakeS
     (sysfs.root / "proc" / "swaps").write_text(
         "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
         "/swapfile                               file\t\t1048572\t\t0\t\t-2\n"
-        "/dev/sdb2                               partition\t1048572\t\t0\t\t-3\n")
+        "/dev/sdb2                               partition\t1048572\t\t0\t\t-3\n"
+    )
     assert device_in_use(sysfs.root, "sdb") == "sdb (partition sdb2) is in use as swap"
     (sysfs.root / "proc" / "swaps").write_text(
-        "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/sdb file 1 0 -2\nbroken\n")
+        "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n/dev/sdb file 1 0 -2\nbroken\n"
+    )
     assert device_in_use(sysfs.root, "sdb") is None
 
 
 def test_a_partition_of_an_md_member_disk(sysfs: FakeSys):
     sysfs.disk("sdc", major=8)
     sysfs.partition("sdc", "sdc1")
-    sysfs.mdstat("Personalities : [raid1]\nmd9 : active raid1 sdc1[1] sdd1[0]\n      1024 blocks [2/2] [UU]\n\n"
-                  "unused devices: <none>\n")
+    sysfs.mdstat(
+        "Personalities : [raid1]\nmd9 : active raid1 sdc1[1] sdd1[0]\n      1024 blocks [2/2] [UU]\n\n"
+        "unused devices: <none>\n"
+    )
     assert device_in_use(sysfs.root, "sdc") == "sdc (partition sdc1) is a member of md array md9 (/proc/mdstat)"
     assert device_in_use(sysfs.root, "sdc1") == "sdc1 is a member of md array md9 (/proc/mdstat)"
 
@@ -134,9 +160,11 @@ def test_a_whole_disk_used_as_swap_is_named_as_the_disk(sysfs: FakeSys):
 
 def test_an_override_by_path_under_a_root_given_as_text(sysfs: FakeSys, tmp_path: Path):
     from raidtop.actions.fio.guards import check_device
+
     node = block_node(tmp_path, "by-id-disk", sysfs.disk("loop3"))
-    target = check_device("/dev/loop3", "loop3", allow_raw_device=str(node), root=str(sysfs.root),
-                          registry=tmp_path / "none.json")
+    target = check_device(
+        "/dev/loop3", "loop3", allow_raw_device=str(node), root=str(sysfs.root), registry=tmp_path / "none.json"
+    )
     assert target.override and target.device == "loop3"
 
 
@@ -148,6 +176,7 @@ def test_a_target_path_through_a_non_directory_is_refused_with_the_systems_words
 
 def test_a_directory_a_benchmark_holds_is_refused(tmp_path: Path):
     import fcntl
+
     held = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -72,7 +72,14 @@ options = { norandommap = true, randrepeat = 0 }
     assert rand_read.origin == "built-in, changed in presets.toml"
     oltp = presets.get("oltp-8k")
     assert presets.names[-1] == "oltp-8k"
-    assert (oltp.rw, oltp.rwmixread, oltp.bs, oltp.iodepth, oltp.numjobs, oltp.ioengine) == ("randrw", 70, "8k", 16, 2, "libaio")
+    assert (oltp.rw, oltp.rwmixread, oltp.bs, oltp.iodepth, oltp.numjobs, oltp.ioengine) == (
+        "randrw",
+        70,
+        "8k",
+        16,
+        2,
+        "libaio",
+    )
     assert oltp.options == (("norandommap", "1"), ("randrepeat", "0"))
     assert presets.runtime_of(oltp) == 20 and presets.size_of(oltp) == "256M"
 
@@ -148,17 +155,22 @@ def test_a_fifo_as_presets_file_is_refused_without_hanging(tmp_path: Path):
     os.mkfifo(path)
     loaded = load_presets(path)
     assert loaded.presets == BUILTIN_PRESETS
-    assert loaded.problems == (f"{path}: cannot be read (is a FIFO, not a regular file; not read); using the built-in presets",)
+    assert loaded.problems == (
+        f"{path}: cannot be read (is a FIFO, not a regular file; not read); using the built-in presets",
+    )
 
 
-@pytest.mark.parametrize(("spec", "problem"), [
-    ("numjobs = 100000", "numjobs must be from 1 to 64, not 100000"),
-    ("iodepth = 4097", "iodepth must be from 1 to 1024, not 4097"),
-    ("runtime = 1000000", "runtime must be from 1 to 86400, not 1000000"),
-    ('options = { numjobs = "1000" }', "option 'numjobs' is not allowed"),
-    ('options = { exec_prerun = "rm -rf /" }', "option 'exec_prerun' is not allowed"),
-    ('options = { thread = "0" }', "option 'thread' is not allowed"),
-])
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ("numjobs = 100000", "numjobs must be from 1 to 64, not 100000"),
+        ("iodepth = 4097", "iodepth must be from 1 to 1024, not 4097"),
+        ("runtime = 1000000", "runtime must be from 1 to 86400, not 1000000"),
+        ('options = { numjobs = "1000" }', "option 'numjobs' is not allowed"),
+        ('options = { exec_prerun = "rm -rf /" }', "option 'exec_prerun' is not allowed"),
+        ('options = { thread = "0" }', "option 'thread' is not allowed"),
+    ],
+)
 def test_job_limits_cannot_be_dodged(spec: str, problem: str):
     loaded = parse_presets_toml(f"[preset.rand-read]\n{spec}\n")
     assert loaded.get("rand-read").origin == "built-in"

@@ -62,7 +62,9 @@ def test_a_run_streams_points_and_ends_with_the_final_result(fake_fio: Path):
 def test_cancel_keeps_the_partial_result(fake_fio: Path, monkeypatch):
     monkeypatch.setenv("FAKE_FIO_TICK", "0.2")
     first_point = threading.Event()
-    runner = FioRunner([str(fake_fio), "--name=t", "--rw=randrw", "--runtime=100"], on_point=lambda _p: first_point.set())
+    runner = FioRunner(
+        [str(fake_fio), "--name=t", "--rw=randrw", "--runtime=100"], on_point=lambda _p: first_point.set()
+    )
     threading.Thread(target=lambda: (first_point.wait(10), runner.cancel()), daemon=True).start()
     outcome = runner.run()
     assert outcome.cancelled and outcome.partial and not outcome.ok

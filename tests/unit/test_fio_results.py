@@ -159,7 +159,11 @@ def test_lat_percentiles_are_used_when_clat_has_none():
 
 
 def test_warnings_around_the_json_are_ignored():
-    text = "fio: this platform does not support process shared mutexes\n" + (DATA / "fio-plot__ceph-ssd_randread-1-1.json").read_text() + "\nfio: done\n"
+    text = (
+        "fio: this platform does not support process shared mutexes\n"
+        + (DATA / "fio-plot__ceph-ssd_randread-1-1.json").read_text()
+        + "\nfio: done\n"
+    )
     assert parse_fio_json(text).result.read.iops == pytest.approx(1095.615073)
 
 
@@ -207,7 +211,7 @@ def test_status_stream_splits_into_objects_whatever_the_chunking():
     splitter = JsonObjectSplitter()
     pieces: list[str] = []
     for start in range(0, len(stream), 7):
-        pieces += splitter.feed(stream[start:start + 7])
+        pieces += splitter.feed(stream[start : start + 7])
     assert pieces == [one.strip(), two.strip()]
     assert splitter.noise == ["fio: a warning between status blocks"]
 

@@ -25,9 +25,19 @@ def test_the_database_lives_in_the_xdg_data_dir(monkeypatch, tmp_path: Path):
 def test_a_run_comes_back_with_its_json_tuning_and_points(history: RunStore):
     text = fio_json(read_iops=5000, write_iops=5000)
     stored = history.add(
-        preset="rand-rw", target="/dev/md127", target_kind="device", started=1700000000.5, duration_s=11.2,
-        runtime_s=10, fio_json=text, tuning=md_tuning("mq-deadline", sync_running=True), fio_version="fio-3.33",
-        kernel="6.1.0", engine="libaio", command="fio --name=rand-rw …", points=ramp(5000),
+        preset="rand-rw",
+        target="/dev/md127",
+        target_kind="device",
+        started=1700000000.5,
+        duration_s=11.2,
+        runtime_s=10,
+        fio_json=text,
+        tuning=md_tuning("mq-deadline", sync_running=True),
+        fio_version="fio-3.33",
+        kernel="6.1.0",
+        engine="libaio",
+        command="fio --name=rand-rw …",
+        points=ramp(5000),
     )
     again = history.get(stored.id)
     assert again == stored
@@ -36,7 +46,12 @@ def test_a_run_comes_back_with_its_json_tuning_and_points(history: RunStore):
     assert again.tuning == md_tuning("mq-deadline", sync_running=True)
     assert again.tuning.arrays[0].sync_running
     assert again.points == ramp(5000)
-    assert (again.fio_version, again.kernel, again.engine, again.started) == ("fio-3.33", "6.1.0", "libaio", 1700000000.5)
+    assert (again.fio_version, again.kernel, again.engine, again.started) == (
+        "fio-3.33",
+        "6.1.0",
+        "libaio",
+        1700000000.5,
+    )
     assert not again.partial and again.group_id is None and again.display_label == f"#{stored.id}"
     assert again.settings["loop3.scheduler"] == "mq-deadline"
     assert again.settings["fio.ioengine"] == "libaio"
@@ -44,12 +59,26 @@ def test_a_run_comes_back_with_its_json_tuning_and_points(history: RunStore):
 
 def test_partial_runs_and_groups_are_kept(history: RunStore):
     for n in (1, 2, 3):
-        history.add(preset="rand-read", target="/t", started=n, fio_json=fio_json(read_iops=1000 * n), tuning=md_tuning(),
-                    group_id="g1", group_kind="repeat", pass_no=n, label=f"pass {n}/3", partial=n == 3,
-                    message="cancelled" if n == 3 else None)
+        history.add(
+            preset="rand-read",
+            target="/t",
+            started=n,
+            fio_json=fio_json(read_iops=1000 * n),
+            tuning=md_tuning(),
+            group_id="g1",
+            group_kind="repeat",
+            pass_no=n,
+            label=f"pass {n}/3",
+            partial=n == 3,
+            message="cancelled" if n == 3 else None,
+        )
     history.add(preset="rand-read", target="/t", started=9, fio_json=fio_json(read_iops=1), tuning=md_tuning())
     passes = history.group("g1")
-    assert [(r.pass_no, r.partial, r.label) for r in passes] == [(1, False, "pass 1/3"), (2, False, "pass 2/3"), (3, True, "pass 3/3")]
+    assert [(r.pass_no, r.partial, r.label) for r in passes] == [
+        (1, False, "pass 1/3"),
+        (2, False, "pass 2/3"),
+        (3, True, "pass 3/3"),
+    ]
     assert passes[2].message == "cancelled"
     assert [r.started for r in history.runs(limit=2)] == [3, 9]
     assert len(history.runs(preset="rand-read")) == 4 and history.runs(preset="seq-read") == []
@@ -81,8 +110,10 @@ def test_labels_and_deletes(history: RunStore):
 def test_a_damaged_row_still_loads_with_a_message(history: RunStore):
     run = history.add(preset="p", target="/t", started=1, fio_json=fio_json(read_iops=1), tuning=md_tuning())
     with sqlite3.connect(history.path) as conn:
-        conn.execute("UPDATE runs SET fio_json = ?, tuning_json = ?, points_json = ? WHERE id = ?",
-                     ('{"jobs": [', "not json", "[{", run.id))
+        conn.execute(
+            "UPDATE runs SET fio_json = ?, tuning_json = ?, points_json = ? WHERE id = ?",
+            ('{"jobs": [', "not json", "[{", run.id),
+        )
     again = history.get(run.id)
     assert again.result is None and "truncated" in again.message
     assert again.tuning.notes == ("stored tuning state is unreadable",)

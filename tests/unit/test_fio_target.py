@@ -91,10 +91,16 @@ def test_a_name_fio_would_split_reaches_only_the_directory_checked(tmp_path: Pat
     target = tmp_path / "colon" / "x:"
     target.mkdir(parents=True)
     argv_seen: list[tuple[str, ...]] = []
-    record = execute(plan(target, fio), RunStore(tmp_path / "h.sqlite"), log=ActionLog(tmp_path / "a.log"),
-                     on_point=lambda _p: argv_seen.append(tuple(os.listdir(target / PRIVATE_DIR_NAME))))
+    record = execute(
+        plan(target, fio),
+        RunStore(tmp_path / "h.sqlite"),
+        log=ActionLog(tmp_path / "a.log"),
+        on_point=lambda _p: argv_seen.append(tuple(os.listdir(target / PRIVATE_DIR_NAME))),
+    )
     assert record.outcome.ok, record.message
-    assert argv_seen and argv_seen[0] == ("raidtop-bench.dat",), "fio's file was in raidtop's directory under the target"
+    assert argv_seen and argv_seen[0] == ("raidtop-bench.dat",), (
+        "fio's file was in raidtop's directory under the target"
+    )
     assert not (tmp_path / "colon" / "x").exists()
     assert os.listdir(target) == []
     logged = ActionLog(tmp_path / "a.log").read("fio")[0]
@@ -137,8 +143,11 @@ def test_a_second_bench_on_the_same_directory_is_refused_while_the_first_runs(tm
     batch = Batch()
     running = threading.Event()
     records = []
-    worker = threading.Thread(target=lambda: records.append(
-        execute(first, history, batch=batch, log=ActionLog(tmp_path / "a.log"), on_point=lambda _p: running.set())))
+    worker = threading.Thread(
+        target=lambda: records.append(
+            execute(first, history, batch=batch, log=ActionLog(tmp_path / "a.log"), on_point=lambda _p: running.set())
+        )
+    )
     worker.start()
     try:
         assert running.wait(60), "the first run never reported progress"
@@ -163,8 +172,9 @@ def test_a_repeat_keeps_one_directory_and_removes_it_at_the_end(tmp_path: Path, 
         st = os.stat(target / PRIVATE_DIR_NAME)
         seen.append((st.st_dev, st.st_ino))
 
-    records = run_repeat(plan(target, fio), RunStore(tmp_path / "h.sqlite"), 3, log=ActionLog(tmp_path / "a.log"),
-                         on_pass=on_pass)
+    records = run_repeat(
+        plan(target, fio), RunStore(tmp_path / "h.sqlite"), 3, log=ActionLog(tmp_path / "a.log"), on_pass=on_pass
+    )
     assert [r.outcome.ok for r in records] == [True, True, True]
     assert len(set(seen)) == 1
     assert os.listdir(target) == []

@@ -49,8 +49,9 @@ def test_acting_on_an_array_the_lab_did_not_make_is_refused(capsys, tmp_path: Pa
 
 @pytest.mark.skipif(Path("/proc/mdstat").exists(), reason="this host has md")
 def test_create_on_this_host_says_md_is_missing(capsys, tmp_path: Path):
-    code, _, err = run(capsys, "--lab-dir", str(tmp_path / "lab"), "create", "--level", "1", "--disks", "2",
-                       "--size", "16M")
+    code, _, err = run(
+        capsys, "--lab-dir", str(tmp_path / "lab"), "create", "--level", "1", "--disks", "2", "--size", "16M"
+    )
     assert code == 3 and "has no md driver" in err
     assert not (tmp_path / "lab").exists()  # nothing was made
     code, out, _ = run(capsys, "--lab-dir", str(tmp_path / "lab"), "doctor")
@@ -62,6 +63,13 @@ def test_lab_registers_as_a_subcommand():
 
     parser = argparse.ArgumentParser(prog="raidtop")
     lab_cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["lab", "--lab-dir", "/x", "study", "--levels", "0,1,5", "--runtime", "2", "--csv", "t.csv"])
+    args = parser.parse_args(
+        ["lab", "--lab-dir", "/x", "study", "--levels", "0,1,5", "--runtime", "2", "--csv", "t.csv"]
+    )
     assert (args.lab_command, args.levels, args.runtime, args.csv, args.lab_dir) == (
-        "study", "0,1,5", 2, Path("t.csv"), Path("/x"))
+        "study",
+        "0,1,5",
+        2,
+        Path("t.csv"),
+        Path("/x"),
+    )

@@ -35,15 +35,29 @@ def test_tables_for_each_target():
     assert dm_table(FaultSpec("delay", delay_ms=50), "/dev/loop3", SECTORS) == "0 32768 delay /dev/loop3 0 50"
     assert dm_table(FaultSpec("flakey", up_s=20, down_s=5), "/dev/loop3", SECTORS) == "0 32768 flakey /dev/loop3 0 20 5"
     assert dm_table(FaultSpec("error", start=2048, length=16), "/dev/loop3", SECTORS).splitlines() == [
-        "0 2048 linear /dev/loop3 0", "2048 16 error", "2064 30704 linear /dev/loop3 2064"]
+        "0 2048 linear /dev/loop3 0",
+        "2048 16 error",
+        "2064 30704 linear /dev/loop3 2064",
+    ]
     # A range at either end needs no linear piece on that side.
     assert dm_table(FaultSpec("error", start=0, length=8), "/dev/loop3", SECTORS).splitlines()[0] == "0 8 error"
-    assert dm_table(FaultSpec("error", start=SECTORS - 8, length=8), "/dev/loop3", SECTORS).splitlines()[-1] == "32760 8 error"
+    assert (
+        dm_table(FaultSpec("error", start=SECTORS - 8, length=8), "/dev/loop3", SECTORS).splitlines()[-1]
+        == "32760 8 error"
+    )
 
 
-@pytest.mark.parametrize("spec", [FaultSpec("delay", delay_ms=0), FaultSpec("delay", delay_ms=10**6),
-                                  FaultSpec("flakey", up_s=0, down_s=5), FaultSpec("error", start=SECTORS - 4, length=8),
-                                  FaultSpec("error", start=0, length=0), FaultSpec("crash")])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        FaultSpec("delay", delay_ms=0),
+        FaultSpec("delay", delay_ms=10**6),
+        FaultSpec("flakey", up_s=0, down_s=5),
+        FaultSpec("error", start=SECTORS - 4, length=8),
+        FaultSpec("error", start=0, length=0),
+        FaultSpec("crash"),
+    ],
+)
 def test_impossible_faults_are_refused(spec):
     with pytest.raises(FaultRefused):
         dm_table(spec, "/dev/loop3", SECTORS)
@@ -56,13 +70,17 @@ def test_fault_plan_runs_fail_remove_create_add_through_the_runner(tree: LabTree
     assert plan.command == (
         "mdadm /dev/md100 --fail /dev/loop4 && mdadm /dev/md100 --remove /dev/loop4 && "
         "dmsetup create --concise 'raidtop-lab-md100-loop4,,,rw,0 2048 linear /dev/loop4 0,2048 16 error,"
-        "2064 30704 linear /dev/loop4 2064' && dmsetup mknodes raidtop-lab-md100-loop4 && mdadm /dev/md100 --add /dev/mapper/raidtop-lab-md100-loop4")
+        "2064 30704 linear /dev/loop4 2064' && dmsetup mknodes raidtop-lab-md100-loop4 && mdadm /dev/md100 --add /dev/mapper/raidtop-lab-md100-loop4"
+    )
     assert tree.runner.commands == []  # planning runs nothing
     plan.execute()
     assert [c[:3] for c in tree.runner.commands] == [
-        ["mdadm", "/dev/md100", "--fail"], ["mdadm", "/dev/md100", "--remove"],
-        ["dmsetup", "create", "--concise"], ["dmsetup", "mknodes", "raidtop-lab-md100-loop4"],
-        ["mdadm", "/dev/md100", "--add"]]
+        ["mdadm", "/dev/md100", "--fail"],
+        ["mdadm", "/dev/md100", "--remove"],
+        ["dmsetup", "create", "--concise"],
+        ["dmsetup", "mknodes", "raidtop-lab-md100-loop4"],
+        ["mdadm", "/dev/md100", "--add"],
+    ]
     assert "dmsetup create --concise" in tree.log.path.read_text()
 
 
@@ -106,7 +124,8 @@ def test_the_guard_accepts_the_labs_dm_device_over_its_loop_and_clear_reverses_i
         "dmsetup mknodes raidtop-lab-md100-loop4 && "
         "mdadm /dev/md100 --fail /dev/mapper/raidtop-lab-md100-loop4 && "
         "mdadm /dev/md100 --remove /dev/mapper/raidtop-lab-md100-loop4 && "
-        "dmsetup remove raidtop-lab-md100-loop4 && mdadm /dev/md100 --add /dev/loop4")
+        "dmsetup remove raidtop-lab-md100-loop4 && mdadm /dev/md100 --add /dev/loop4"
+    )
 
 
 def test_a_dm_device_not_named_by_the_lab_is_refused(tree: LabTree):
@@ -121,8 +140,11 @@ def test_teardown_removes_the_labs_dm_devices_before_detaching(tree: LabTree):
     (tree.root / "sys" / "block" / "dm-0" / "holders" / "md100").unlink()
     report = tree.lab.teardown()
     ran = [" ".join(c) for c in tree.runner.commands]
-    assert ran.index("mdadm --stop /dev/md100") < ran.index("dmsetup remove raidtop-lab-md100-loop4") \
+    assert (
+        ran.index("mdadm --stop /dev/md100")
+        < ran.index("dmsetup remove raidtop-lab-md100-loop4")
         < ran.index("losetup -d /dev/loop4")
+    )
     assert "done: removed raidtop-lab-md100-loop4 (over loop4)" in report.lines()
 
 
@@ -147,7 +169,24 @@ def test_cli_parses_each_fault_and_refuses_an_array_the_lab_did_not_make(tmp_pat
     assert spec_from(ns(flakey="20,5")) == FaultSpec("flakey", up_s=20, down_s=5)
     assert spec_from(ns(error="2048+16")) == FaultSpec("error", start=2048, length=16)
     assert isinstance(spec_from(ns(delay="-1")), str) and isinstance(spec_from(ns(error="2048")), str)
-    run = subprocess.run([sys.executable, "-m", "raidtop", "lab", "--lab-dir", str(tmp_path), "fault", "md100", "loop4",
-                          "--delay", "50", "--dry-run"], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "raidtop",
+            "lab",
+            "--lab-dir",
+            str(tmp_path),
+            "fault",
+            "md100",
+            "loop4",
+            "--delay",
+            "50",
+            "--dry-run",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 1
     assert "fault refused: md100 was not created by raidtop's lab" in run.stderr

@@ -13,8 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.actions.experiments.chunk_sweep import SweepParams, check_params, parse_block_sizes, parse_chunks, parse_patterns
-from raidtop.actions.experiments.experiment import Control, ExperimentStopped, ProgressEvent, _percentiles, stop_on_signals
+from raidtop.actions.experiments.chunk_sweep import (
+    SweepParams,
+    check_params,
+    parse_block_sizes,
+    parse_chunks,
+    parse_patterns,
+)
+from raidtop.actions.experiments.experiment import (
+    Control,
+    ExperimentStopped,
+    ProgressEvent,
+    _percentiles,
+    stop_on_signals,
+)
 from raidtop.actions.experiments.results import (
     BitmapRow,
     ExperimentResult,
@@ -37,10 +49,14 @@ from raidtop.actions.experiments import bitmap_study
 from raidtop.cli.lab import main as lab_main
 
 CELLS = (
-    SweepCell(16, "4K", "read", 9000.0, 36.9), SweepCell(16, "1M", "read", 300.0, 314.6),
-    SweepCell(64, "4K", "read", 9500.0, 38.9), SweepCell(64, "1M", "read", 280.0, 293.6),
-    SweepCell(16, "4K", "randread", 8000.0, 32.8), SweepCell(16, "1M", "randread", 250.0, 262.1),
-    SweepCell(64, "4K", "randread", 8600.0, 35.2), SweepCell(64, "1M", "randread", 240.0, 251.7),
+    SweepCell(16, "4K", "read", 9000.0, 36.9),
+    SweepCell(16, "1M", "read", 300.0, 314.6),
+    SweepCell(64, "4K", "read", 9500.0, 38.9),
+    SweepCell(64, "1M", "read", 280.0, 293.6),
+    SweepCell(16, "4K", "randread", 8000.0, 32.8),
+    SweepCell(16, "1M", "randread", 250.0, 262.1),
+    SweepCell(64, "4K", "randread", 8600.0, 35.2),
+    SweepCell(64, "1M", "randread", 240.0, 251.7),
 )
 
 
@@ -81,11 +97,24 @@ def test_sweep_csv_has_raw_numbers_the_metric_and_one_best_per_pattern(tmp_path:
 
 def test_results_survive_the_history_and_json_round_trip(tmp_path: Path):
     store = LabStore(tmp_path / "lab.sqlite")
-    sweep = store_result(store, ExperimentResult("sweep", {"level": "raid5"}, CELLS, {"md100.chunk_size": "65536"},
-                                                 1.0, 2.0, commands=("fio …",)))
-    trade = store_result(store, ExperimentResult("tradeoff", {"limits": "1000,max"}, (
-        TradeoffRow("baseline", None, 5000.0, 90.0, 400.0, 5.0), TradeoffRow("1000", 16.2, 4000.0, 120.0, 900.0, 16.5),
-    ), stopped=True))
+    sweep = store_result(
+        store,
+        ExperimentResult(
+            "sweep", {"level": "raid5"}, CELLS, {"md100.chunk_size": "65536"}, 1.0, 2.0, commands=("fio …",)
+        ),
+    )
+    trade = store_result(
+        store,
+        ExperimentResult(
+            "tradeoff",
+            {"limits": "1000,max"},
+            (
+                TradeoffRow("baseline", None, 5000.0, 90.0, 400.0, 5.0),
+                TradeoffRow("1000", 16.2, 4000.0, 120.0, 900.0, 16.5),
+            ),
+            stopped=True,
+        ),
+    )
     assert (sweep.experiment_id, trade.experiment_id) == (1, 2)
     back = stored_results(store)
     assert back[0].rows == CELLS and back[0].tuning == {"md100.chunk_size": "65536"}
@@ -104,8 +133,11 @@ def test_a_damaged_history_document_is_skipped_not_fatal(tmp_path: Path):
 
 
 def test_tradeoff_and_bitmap_tables():
-    trade = ExperimentResult("tradeoff", {}, (TradeoffRow("baseline", None, 5000.0, 90.0, 400.0),
-                                              TradeoffRow("max", 2.0, 2500.0, 150.0, 2000.0)))
+    trade = ExperimentResult(
+        "tradeoff",
+        {},
+        (TradeoffRow("baseline", None, 5000.0, 90.0, 400.0), TradeoffRow("max", 2.0, 2500.0, 150.0, 2000.0)),
+    )
     text = result_table(trade)
     assert "baseline" in text and "50%" in text and "2.0 s" in text
     bitmap = ExperimentResult("bitmap", {}, (BitmapRow(False, 8, 6.1, "add"), BitmapRow(True, 8, 0.3)))
@@ -119,9 +151,16 @@ def test_parameters_are_read_or_refused_in_one_sentence():
     assert parse_patterns("read,randwrite") == ("read", "randwrite")
     assert parse_limits("1000, 10000,MAX") == ("1000", "10000", "max") and limit_kib("max") == 2_000_000
     assert parse_writes("1M,8,32M") == (1, 8, 32)
-    for call, text in ((parse_chunks, "3K"), (parse_block_sizes, "5K"), (parse_block_sizes, "1G"),
-                       (parse_patterns, "trim"), (parse_limits, "fast"), (parse_limits, "9" * 5000),
-                       (parse_writes, "1.5M"), (parse_chunks, "")):
+    for call, text in (
+        (parse_chunks, "3K"),
+        (parse_block_sizes, "5K"),
+        (parse_block_sizes, "1G"),
+        (parse_patterns, "trim"),
+        (parse_limits, "fast"),
+        (parse_limits, "9" * 5000),
+        (parse_writes, "1.5M"),
+        (parse_chunks, ""),
+    ):
         with pytest.raises(SpecError):
             call(text)
     with pytest.raises(SpecError, match="raid1 has no chunk"):
@@ -169,8 +208,14 @@ def test_cancel_stops_fio_batches_made_before_and_after():
 
 
 def test_latency_percentiles_take_the_worse_direction():
-    doc = {"jobs": [{"read": {"total_ios": 10, "clat_ns": {"percentile": {"50.000000": 80000, "99.000000": 400000}}},
-                     "write": {"total_ios": 10, "clat_ns": {"percentile": {"50.000000": 120000, "99.000000": 300000}}}}]}
+    doc = {
+        "jobs": [
+            {
+                "read": {"total_ios": 10, "clat_ns": {"percentile": {"50.000000": 80000, "99.000000": 400000}}},
+                "write": {"total_ios": 10, "clat_ns": {"percentile": {"50.000000": 120000, "99.000000": 300000}}},
+            }
+        ]
+    }
     assert _percentiles(json.dumps(doc)) == (120.0, 400.0)
     assert _percentiles("not json") == (None, None)
 
@@ -204,7 +249,9 @@ def test_the_bitmap_study_asks_for_a_bitmap_bit_per_mib():
     argv = mdadm_create_argv(spec, "md100", ["loop1", "loop2"])
     assert argv[-4:] == ["--bitmap=internal", "--bitmap-chunk=1024", "/dev/loop1", "/dev/loop2"]
     # Without a bitmap the chunk is not passed; with mdadm's default it is not either.
-    assert not any(a.startswith("--bitmap-chunk") for a in mdadm_create_argv(validate(LabSpec("raid1", 2, 64 << 20)), "md1", ["l"]))
+    assert not any(
+        a.startswith("--bitmap-chunk") for a in mdadm_create_argv(validate(LabSpec("raid1", 2, 64 << 20)), "md1", ["l"])
+    )
     with pytest.raises(SpecError):
         validate(LabSpec("raid1", 2, 64 << 20, bitmap=True, bitmap_chunk_kib=2))
 

@@ -77,7 +77,9 @@ def test_a_foreign_loop_device_in_a_lab_array_is_refused(tree: LabTree):
     tree.md("md100", "raid1", {"loop3": ("in_sync", "0"), "loop9": ("in_sync", "1")})
     actions = actions_for(tree)
     for verb in LAB_VERBS:
-        assert "has member loop9, a loop device raidtop's lab did not create" in refusal(actions, verb, "md100", "loop3")
+        assert "has member loop9, a loop device raidtop's lab did not create" in refusal(
+            actions, verb, "md100", "loop3"
+        )
 
 
 def test_a_reused_loop_number_is_not_the_labs(tree: LabTree):
@@ -144,7 +146,8 @@ def test_commands_on_an_all_lab_array_are_exact(tree: LabTree):
     assert actions.command("speed_limit", "md100", None) == "echo 1000 > /sys/block/md100/md/sync_speed_max"
     image = tree.lab_dir / "images" / "md100-3.img"
     assert actions.command("add", "md100", None) == (
-        f"truncate -s {16 << 20} {image} && mdadm /dev/md100 --add $(losetup --find --show {image})")
+        f"truncate -s {16 << 20} {image} && mdadm /dev/md100 --add $(losetup --find --show {image})"
+    )
     assert "--add-spare" in actions.command("add_spare", "md100", None)
 
 
@@ -167,7 +170,9 @@ def test_replace_needs_a_spare_and_names_it(tree: LabTree):
     (md / "state").write_text("spare\n")
     (md / "slot").write_text("none\n")
     tree.sys.hold("loop9", "md100")
-    assert actions.command("replace", "md100", loops[0]) == f"mdadm /dev/md100 --replace /dev/{loops[0]} --with /dev/loop9"
+    assert (
+        actions.command("replace", "md100", loops[0]) == f"mdadm /dev/md100 --replace /dev/{loops[0]} --with /dev/loop9"
+    )
 
 
 def test_re_add_picks_the_disk_removed_last(tree: LabTree):

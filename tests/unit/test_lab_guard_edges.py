@@ -80,7 +80,8 @@ def test_a_registry_image_outside_the_images_folder_is_not_the_labs(tree: LabTre
     assert lab_image_of("loop5", state, tree.root) is None
     assert refusal_for_device("loop5", "md100", state, tree.root) == (
         f"md100 has member loop5, which the registry says holds {outside}, outside the lab's images folder; "
-        "the lab acts only on its own loop devices")
+        "the lab acts only on its own loop devices"
+    )
     assert lab_image_of("loop3", state, tree.root) == image
     assert refusal_for_device("loop3", "md100", state, tree.root) is None
 
@@ -97,8 +98,9 @@ def test_a_detached_loop_is_not_the_labs(tree: LabTree):
     tree.image("md100", 0, "loop3")
     tree.detach("loop3")
     assert lab_image_of("loop3", tree.lab.state(), tree.root) is None
-    assert "a loop device raidtop's lab did not create" in refusal_for_device("loop3", "md100", tree.lab.state(),
-                                                                              tree.root)
+    assert "a loop device raidtop's lab did not create" in refusal_for_device(
+        "loop3", "md100", tree.lab.state(), tree.root
+    )
 
 
 def test_check_member_needs_a_member_of_the_array(tree: LabTree):
@@ -114,8 +116,9 @@ def test_check_member_needs_a_member_of_the_array(tree: LabTree):
 
 
 def test_an_unregistered_or_stopped_array_is_refused(tree: LabTree):
-    state = LabState(arrays=(ArrayRecord("md100", "raid1", 2, 16 << 20, 1.0, "active"),),
-                     images_dir=str(tree.lab_dir / "images"))
+    state = LabState(
+        arrays=(ArrayRecord("md100", "raid1", 2, 16 << 20, 1.0, "active"),), images_dir=str(tree.lab_dir / "images")
+    )
     with pytest.raises(ActionRefused, match="md100 is not running"):
         check_array("md100", state, tree.root)
     with pytest.raises(ActionRefused, match="md5 was not created by raidtop's lab"):

@@ -12,7 +12,6 @@ from raidtop.actions.lab.spec import LabSpec
 from raidtop.collect.source import Root
 
 
-
 def make_root(tmp_path: Path, *, mdstat: str | None = None, modules: str | None = None, loop: bool = True) -> Path:
     root = tmp_path / "root"
     (root / "proc" / "sys" / "kernel").mkdir(parents=True)
@@ -33,8 +32,10 @@ def test_a_kernel_without_md_is_explained_with_what_to_do(tmp_path: Path):
     env = check_environment(make_root(tmp_path), euid=0, which=lambda name: f"/usr/sbin/{name}")
     assert not env.ready and env.md_missing
     (problem,) = env.problems
-    assert problem.message == ("this kernel (6.18.44-fc-v669) has no md driver: /proc/mdstat is absent and "
-                               "/lib/modules/6.18.44-fc-v669 has no md_mod module")
+    assert problem.message == (
+        "this kernel (6.18.44-fc-v669) has no md driver: /proc/mdstat is absent and "
+        "/lib/modules/6.18.44-fc-v669 has no md_mod module"
+    )
     assert "sudo modprobe md_mod raid0 raid1 raid456 raid10" in problem.fix
     assert "raidtop --demo" in problem.fix
 
@@ -43,7 +44,9 @@ def test_an_md_module_that_is_only_not_loaded_gets_modprobe(tmp_path: Path):
     modules = "kernel/drivers/md/md-mod.ko.xz:\nkernel/drivers/md/raid456.ko.xz: kernel/drivers/md/md-mod.ko.xz\n"
     env = check_environment(make_root(tmp_path, modules=modules), euid=0, which=lambda name: f"/usr/sbin/{name}")
     (problem,) = env.problems
-    assert problem.text == "the md driver (md_mod) is not loaded: load it: sudo modprobe md_mod raid0 raid1 raid456 raid10"
+    assert (
+        problem.text == "the md driver (md_mod) is not loaded: load it: sudo modprobe md_mod raid0 raid1 raid456 raid10"
+    )
 
 
 def test_missing_tools_loop_driver_and_root_are_each_named(tmp_path: Path):
@@ -59,13 +62,16 @@ def test_missing_tools_loop_driver_and_root_are_each_named(tmp_path: Path):
 
 
 def test_a_level_whose_personality_cannot_be_loaded_is_named(tmp_path: Path):
-    root = make_root(tmp_path, mdstat="Personalities : [raid1]\nunused devices: <none>\n",
-                     modules="kernel/drivers/md/raid10.ko:\n")
+    root = make_root(
+        tmp_path, mdstat="Personalities : [raid1]\nunused devices: <none>\n", modules="kernel/drivers/md/raid10.ko:\n"
+    )
     env = check_environment(root, levels=["raid1", "raid5", "raid10"], euid=0, which=lambda name: f"/usr/sbin/{name}")
     (problem,) = env.problems
     assert problem.key == "md-level"
-    assert problem.text == ("md is loaded but has no raid5 personality and no raid456 module to load: "
-                            "load it: sudo modprobe raid456, or use another level")
+    assert problem.text == (
+        "md is loaded but has no raid5 personality and no raid456 module to load: "
+        "load it: sudo modprobe raid456, or use another level"
+    )
     assert personalities(Root(root)) == {"raid1"}
 
 

@@ -49,8 +49,12 @@ def test_each_creation_step_is_on_record_before_it_happens(tree: LabTree):
         # What a crash right now would leave behind.
         state = tree.lab.state()
         image = state.images[-1] if state.images else None
-        seen[step] = (image.state if image else None, image.loop if image else None,
-                      Path(image.path).exists() if image else None, image.inode is not None if image else None)
+        seen[step] = (
+            image.state if image else None,
+            image.loop if image else None,
+            Path(image.path).exists() if image else None,
+            image.inode is not None if image else None,
+        )
 
     tree.lab.new_disk("md100", 16 << 20, on_step=look)
     # Recorded before the file existed; inode and "attaching" recorded before losetup;
@@ -166,9 +170,8 @@ def test_a_failed_write_keeps_the_old_registry_whole(tree: LabTree, monkeypatch)
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "rename", broken_rename)
-    with pytest.raises(OSError):
-        with tree.lab.registry.edit() as draft:
-            draft.drop_image(str(tree.lab_dir / "images" / "md100-0.img"))
+    with pytest.raises(OSError), tree.lab.registry.edit() as draft:
+        draft.drop_image(str(tree.lab_dir / "images" / "md100-0.img"))
     monkeypatch.undo()
     assert tree.lab.registry.path.read_text() == before
     assert [p.name for p in tree.lab_dir.iterdir() if p.name.startswith(".registry.")] == []
@@ -215,9 +218,20 @@ def test_the_fio_guards_find_the_lab_registry_by_default(tree: LabTree, monkeypa
 def test_an_unknown_image_state_is_damage(tmp_path: Path):
     with pytest.raises(ValueError, match=r"images\[0\].state is not one of planned"):
         state_from_json({"images": [{"path": "/x.img", "size_bytes": 1, "created": 1.0, "state": "melted"}]})
-    assert state_from_json({"arrays": [{"name": "md100", "level": "raid1", "raid_disks": 2, "disk_size_bytes": 1,
-                                        "created": 1.0, "future_field": 1}]}).arrays[0] == ArrayRecord(
-        "md100", "raid1", 2, 1, 1.0)
+    assert state_from_json(
+        {
+            "arrays": [
+                {
+                    "name": "md100",
+                    "level": "raid1",
+                    "raid_disks": 2,
+                    "disk_size_bytes": 1,
+                    "created": 1.0,
+                    "future_field": 1,
+                }
+            ]
+        }
+    ).arrays[0] == ArrayRecord("md100", "raid1", 2, 1, 1.0)
 
 
 def test_teardown_unmounts_what_the_lab_mounted_before_stopping(tree: LabTree):

@@ -22,10 +22,25 @@ from raidtop.actions.lab.document import state_from_json
 from raidtop.actions.lab.registry import ImageRecord, LabRegistry, RegistryDamaged
 from raidtop.cli import lab as lab_cli
 
-GOOD_IMAGE = {"path": "/lab/images/md100-0.img", "size_bytes": 16, "created": 1.0, "array": "md100",
-              "state": "attached", "inode": 12, "loop": "loop3"}
-GOOD_ARRAY = {"name": "md100", "level": "raid1", "raid_disks": 2, "disk_size_bytes": 16, "created": 1.0,
-              "state": "active", "timeline": [{"time": 1.0, "kind": "created"}], "rebuilds": []}
+GOOD_IMAGE = {
+    "path": "/lab/images/md100-0.img",
+    "size_bytes": 16,
+    "created": 1.0,
+    "array": "md100",
+    "state": "attached",
+    "inode": 12,
+    "loop": "loop3",
+}
+GOOD_ARRAY = {
+    "name": "md100",
+    "level": "raid1",
+    "raid_disks": 2,
+    "disk_size_bytes": 16,
+    "created": 1.0,
+    "state": "active",
+    "timeline": [{"time": 1.0, "kind": "created"}],
+    "rebuilds": [],
+}
 
 
 @pytest.fixture(autouse=True)
@@ -75,11 +90,16 @@ def plant(kind: str, registry: Path) -> None:
         registry.write_text('{"images": [{"path": 3')
     else:
         changes = {
-            "inode-string": ({"inode": "12"}, None), "size-string": ({"size_bytes": "16M"}, None),
-            "disks-list": (None, {"raid_disks": [2]}), "timeline-object": (None, {"timeline": {"0": 1}}),
-            "created-nan": (None, {"created": math.nan}), "loop-traversal": ({"loop": "../../dev/sda"}, None),
-            "name-traversal": (None, {"name": "../md0"}), "bool-inode": ({"inode": True}, None),
-            "escape-in-path": ({"path": "/lab/images/\x1b]0;owned\x07.img"}, None), "missing-path": None,
+            "inode-string": ({"inode": "12"}, None),
+            "size-string": ({"size_bytes": "16M"}, None),
+            "disks-list": (None, {"raid_disks": [2]}),
+            "timeline-object": (None, {"timeline": {"0": 1}}),
+            "created-nan": (None, {"created": math.nan}),
+            "loop-traversal": ({"loop": "../../dev/sda"}, None),
+            "name-traversal": (None, {"name": "../md0"}),
+            "bool-inode": ({"inode": True}, None),
+            "escape-in-path": ({"path": "/lab/images/\x1b]0;owned\x07.img"}, None),
+            "missing-path": None,
         }[kind]
         if changes is None:
             doc = document()
@@ -128,9 +148,8 @@ def test_a_registry_link_is_never_written_through(tmp_path: Path):
     registry = LabRegistry(tmp_path / "lab")
     registry.lab_dir.mkdir()
     registry.path.symlink_to(victim)
-    with pytest.raises(RegistryDamaged, match="is a symbolic link"):
-        with registry.edit() as draft:
-            draft.put_image(ImageRecord("/x.img", 1, 1.0))
+    with pytest.raises(RegistryDamaged, match="is a symbolic link"), registry.edit() as draft:
+        draft.put_image(ImageRecord("/x.img", 1, 1.0))
     assert victim.read_text() == '{"images": []}' and registry.path.is_symlink()
 
 
@@ -139,9 +158,8 @@ def test_a_lock_file_link_is_never_followed(tmp_path: Path):
     registry.lab_dir.mkdir()
     target = tmp_path / "created-through-the-link"
     registry.lock_path.symlink_to(target)
-    with pytest.raises(RegistryDamaged, match="registry.lock is a symbolic link"):
-        with registry.edit():
-            pass
+    with pytest.raises(RegistryDamaged, match="registry.lock is a symbolic link"), registry.edit():
+        pass
     assert not target.exists() and not registry.path.exists()
 
 
@@ -164,19 +182,24 @@ def test_a_good_document_parses_and_unknown_keys_are_ignored():
     assert state.image_name("/lab/images/../etc/passwd") is None and state.image_name("/etc/passwd") is None
 
 
-@pytest.mark.parametrize(("doc", "words"), [
-    ([], "it is not a JSON object"),
-    ({"version": 2}, "its version is not 1"),
-    ({"images": {}}, "images is not a list"),
-    ({"images": ["x"]}, "images[0] is not an object"),
-    (document(array={"watch": {"time": "now"}}), "arrays[0].watch.time is a string, not a number"),
-    (document(array={"rebuilds": [{"kind": "recovery", "started": 1, "finished": -5}]}),
-     "arrays[0].rebuilds[0].finished is out of range"),
-    (document(array={"bitmap": 1}), "arrays[0].bitmap is a whole number, not true or false"),
-    (document(image={"state": "melted"}), "images[0].state is not one of planned"),
-    (document(image={"path": "relative.img"}), "images[0].path is not an absolute path"),
-    (document(array={"created": 1e300}), "arrays[0].created is out of range"),
-])
+@pytest.mark.parametrize(
+    ("doc", "words"),
+    [
+        ([], "it is not a JSON object"),
+        ({"version": 2}, "its version is not 1"),
+        ({"images": {}}, "images is not a list"),
+        ({"images": ["x"]}, "images[0] is not an object"),
+        (document(array={"watch": {"time": "now"}}), "arrays[0].watch.time is a string, not a number"),
+        (
+            document(array={"rebuilds": [{"kind": "recovery", "started": 1, "finished": -5}]}),
+            "arrays[0].rebuilds[0].finished is out of range",
+        ),
+        (document(array={"bitmap": 1}), "arrays[0].bitmap is a whole number, not true or false"),
+        (document(image={"state": "melted"}), "images[0].state is not one of planned"),
+        (document(image={"path": "relative.img"}), "images[0].path is not an absolute path"),
+        (document(array={"created": 1e300}), "arrays[0].created is out of range"),
+    ],
+)
 def test_every_field_is_checked(doc, words):
     with pytest.raises(ValueError) as caught:
         state_from_json(doc)

@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from raidtop.actions.experiments.results import ExperimentResult, csv_text, json_text, result_table, store_result, stored_results, summary
+from raidtop.actions.experiments.results import (
+    ExperimentResult,
+    csv_text,
+    json_text,
+    result_table,
+    store_result,
+    stored_results,
+    summary,
+)
 from raidtop.actions.lab.spec import SpecError
 from raidtop.actions.lab.store import LabStore
 from raidtop.actions.experiments.study import StudyParams, check_params, disks_for, failures_tolerated, parse_levels
@@ -24,9 +32,21 @@ MIB = 1 << 20
 
 
 def _run(run: int, level: str, read: float, write: float, **more) -> StudyRun:
-    return StudyRun(run, level, 3, 16 * MIB, 64 if level != "raid1" else None, 30 * MIB, "1", read_iops=read,
-                    write_iops=write, read_MBps=read * 4096 / 1e6, write_MBps=write * 4096 / 1e6,
-                    read_command=f"fio --name=rand-read --filename=/dev/md{100 + run}", **more)
+    return StudyRun(
+        run,
+        level,
+        3,
+        16 * MIB,
+        64 if level != "raid1" else None,
+        30 * MIB,
+        "1",
+        read_iops=read,
+        write_iops=write,
+        read_MBps=read * 4096 / 1e6,
+        write_MBps=write * 4096 / 1e6,
+        read_command=f"fio --name=rand-read --filename=/dev/md{100 + run}",
+        **more,
+    )
 
 
 RUNS = (
@@ -37,10 +57,24 @@ RUNS = (
     _run(3, "raid0", 20000.0, 18000.0, note="no redundancy"),
     _run(3, "raid5", 8500.0, 2500.0, rebuild_s=0.9, rebuild_resolution_s=0.05, rebuilding_write_iops=1600.0),
 )
-PARAMS = {"levels": "raid0,raid5", "disks": "3", "size": "16 MiB", "disk_size_bytes": str(16 * MIB), "runs": "3",
-          "runtime_s": "1", "ramp_s": "0", "fill": "yes", "bs": "4k", "iodepth": "32", "numjobs": "4",
-          "engine": "libaio", "kernel": "6.1.0-56-amd64", "started_utc": "2026-11-26T18:00:00Z",
-          "speed_limit_min": "1000", "speed_limit_max": "200000"}
+PARAMS = {
+    "levels": "raid0,raid5",
+    "disks": "3",
+    "size": "16 MiB",
+    "disk_size_bytes": str(16 * MIB),
+    "runs": "3",
+    "runtime_s": "1",
+    "ramp_s": "0",
+    "fill": "yes",
+    "bs": "4k",
+    "iodepth": "32",
+    "numjobs": "4",
+    "engine": "libaio",
+    "kernel": "6.1.0-56-amd64",
+    "started_utc": "2026-11-26T18:00:00Z",
+    "speed_limit_min": "1000",
+    "speed_limit_max": "200000",
+}
 
 
 def test_every_figure_is_a_per_run_field_and_two_csv_columns():
@@ -87,7 +121,12 @@ def test_csv_has_one_line_per_level_with_raw_means_sds_and_the_conditions():
     raid5 = rows[1]
     assert raid5["read_iops_mean"] == "8500.000" and raid5["read_iops_sd"] == "500.000"
     assert raid5["rebuild_s_mean"] == "0.800" and rows[0]["rebuild_s_mean"] == ""
-    assert (raid5["fio_bs"], raid5["fio_iodepth"], raid5["fio_numjobs"], raid5["fio_engine"]) == ("4k", "32", "4", "libaio")
+    assert (raid5["fio_bs"], raid5["fio_iodepth"], raid5["fio_numjobs"], raid5["fio_engine"]) == (
+        "4k",
+        "32",
+        "4",
+        "libaio",
+    )
     assert raid5["fio_runtime_s"] == "1" and raid5["filled"] == "yes" and raid5["kernel"] == "6.1.0-56-amd64"
     assert raid5["speed_limit_min_KiBps"] == "1000" and raid5["started_utc"] == "2026-11-26T18:00:00Z"
     assert raid5["chunk_KiB"] == "64" and raid5["rebuild_resolution_s"] == "0.060" and raid5["runs"] == "3"
@@ -98,9 +137,21 @@ def test_a_stored_study_reads_back_identically(tmp_path: Path):
     reserved = store.reserve_experiment("study", 1000.0)
     # Until the study ends, its row lists as a stopped, empty study.
     assert stored_results(store, reserved)[0].stopped
-    result = store_result(store, ExperimentResult("study", PARAMS, RUNS, {"raid5: md.chunk_size": "65536"},
-                                                  1000.0, 1060.0, reserved, False, ("fio a", "fio b"),
-                                                  summarize(RUNS)))
+    result = store_result(
+        store,
+        ExperimentResult(
+            "study",
+            PARAMS,
+            RUNS,
+            {"raid5: md.chunk_size": "65536"},
+            1000.0,
+            1060.0,
+            reserved,
+            False,
+            ("fio a", "fio b"),
+            summarize(RUNS),
+        ),
+    )
     assert result.experiment_id == reserved and len(store.experiments()) == 1
     back = stored_results(store, reserved)[0]
     assert json_text(back) == json_text(result)
@@ -114,7 +165,12 @@ def test_parameters_levels_disks_and_tolerance():
     assert disks_for("raid6", 3) == (4, "raid6 needs 4 disks; used 4")
     assert disks_for("raid5", None) == (3, "") and disks_for("raid1", 3) == (3, "")
     assert [failures_tolerated(level, 4) for level in ("raid0", "raid1", "raid5", "raid6", "raid10")] == [
-        "0", "3", "1", "2", "1 (≤2)"]
+        "0",
+        "3",
+        "1",
+        "2",
+        "1 (≤2)",
+    ]
     defaults = StudyParams()
     assert defaults.runs >= 3 and defaults.disks == 3 and defaults.fill and defaults.during_rebuild
     params, read, write = check_params(StudyParams(ramp_s=2))

@@ -13,7 +13,9 @@ T0 = 1_700_000_000.0
 def created(redundant: bool = True) -> ArrayRecord:
     """An array right after mdadm --create ran at T0, as the lab records it."""
     watch = Watch(T0, rebuild_kind="initial" if redundant else None, pending_since=T0 if redundant else None)
-    return ArrayRecord("md100", "raid5", 3, 16 << 20, T0, "active", timeline=(TimelineEvent(T0, "created"),), watch=watch)
+    return ArrayRecord(
+        "md100", "raid5", 3, 16 << 20, T0, "active", timeline=(TimelineEvent(T0, "created"),), watch=watch
+    )
 
 
 def status(sync=None, degraded=0, members=("loop3", "loop4", "loop5"), faulty=(), mismatch=0) -> ArrayStatus:
@@ -42,8 +44,9 @@ def test_a_recovery_after_add_is_timed_from_the_add():
     record = observe(created(), status(None), T0 + 5)
     record = observe(record, status(None, degraded=1, members=("loop4", "loop5")), T0 + 10)
     # What the lab's add wrote: a recovery onto loop6 is expected, timed from T0 + 11.
-    record = replace(record, watch=replace(record.watch, rebuild_kind="recovery", pending_since=T0 + 11,
-                                           rebuild_member="loop6"))
+    record = replace(
+        record, watch=replace(record.watch, rebuild_kind="recovery", pending_since=T0 + 11, rebuild_member="loop6")
+    )
     record = observe(record, status("recover", degraded=1, members=("loop4", "loop5", "loop6")), T0 + 11.1)
     record = observe(record, status("recover", members=("loop4", "loop5", "loop6")), T0 + 13.95)
     record = observe(record, status(None, members=("loop4", "loop5", "loop6")), T0 + 14.0)
@@ -72,13 +75,17 @@ def test_a_member_the_kernel_fails_is_recorded_once():
     record = observe(record, status(None, degraded=1, faulty=("loop4",)), T0 + 2)
     record = observe(record, status(None, degraded=1, faulty=("loop4",)), T0 + 3)
     assert [(e.kind, e.member, e.detail) for e in record.timeline if e.kind == "failed"] == [
-        ("failed", "loop4", "marked faulty by the kernel")]
+        ("failed", "loop4", "marked faulty by the kernel")
+    ]
 
 
 def test_what_the_lab_wrote_itself_is_not_written_again():
     record = observe(created(redundant=False), status(None), T0 + 1)
-    record = replace(record, timeline=record.timeline + (TimelineEvent(T0 + 2, "failed", "loop4"),
-                                                         TimelineEvent(T0 + 3, "removed", "loop4")))
+    record = replace(
+        record,
+        timeline=record.timeline
+        + (TimelineEvent(T0 + 2, "failed", "loop4"), TimelineEvent(T0 + 3, "removed", "loop4")),
+    )
     record = observe(record, status(None, degraded=1, members=("loop3", "loop5")), T0 + 3.5)
     assert [(e.kind, e.member) for e in record.timeline[1:]] == [("failed", "loop4"), ("removed", "loop4")]
 

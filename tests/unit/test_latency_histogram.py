@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from raidtop.latency.histogram import (
-    Bucket, delta, from_values, log2_bucket, parse_hist_message, percentile, percentile_bucket,
+    Bucket,
+    delta,
+    from_values,
+    log2_bucket,
+    parse_hist_message,
+    percentile,
+    percentile_bucket,
 )
 
 DATA = Path(__file__).parent.parent / "data" / "bpftrace"
@@ -54,7 +60,16 @@ def test_max_bound_is_at_least_the_max_and_under_twice_it(values):
 
 def test_buckets_are_bpftraces():
     assert [log2_bucket(v) for v in (0, 1, 2, 3, 4, 7, 8, 1023, 1024)] == [
-        (0, 0), (1, 1), (2, 3), (2, 3), (4, 7), (4, 7), (8, 15), (512, 1023), (1024, 2047)]
+        (0, 0),
+        (1, 1),
+        (2, 3),
+        (2, 3),
+        (4, 7),
+        (4, 7),
+        (8, 15),
+        (512, 1023),
+        (1024, 2047),
+    ]
 
 
 def test_bpftraces_own_json_parses():
@@ -72,8 +87,13 @@ def test_bpftraces_own_json_parses():
 
 
 def test_bad_input_gives_nothing():
-    for text in ("", "not json", '{"type": "map", "data": {}}', '{"type": "hist", "data": {"@": [{"min": -5, "max": 3, "count": 1}]}}',
-                 '{"type": "hist", "data": {"@": [{"min": 0, "max": 1, "count": 1e999}]}}'):
+    for text in (
+        "",
+        "not json",
+        '{"type": "map", "data": {}}',
+        '{"type": "hist", "data": {"@": [{"min": -5, "max": 3, "count": 1}]}}',
+        '{"type": "hist", "data": {"@": [{"min": 0, "max": 1, "count": 1e999}]}}',
+    ):
         assert parse_hist_message(text) == {}
 
 
@@ -82,5 +102,6 @@ def test_bad_input_gives_nothing():
 def test_an_intervals_histogram_is_the_difference_of_two_cumulative_prints(first, second):
     older, newer = from_values(first), from_values(first + second)
     assert delta(newer, older).total == len(second)
-    assert {(b.low, b.high): b.count for b in delta(newer, older).buckets if b.count} == \
-        {(b.low, b.high): b.count for b in from_values(second).buckets}
+    assert {(b.low, b.high): b.count for b in delta(newer, older).buckets if b.count} == {
+        (b.low, b.high): b.count for b in from_values(second).buckets
+    }

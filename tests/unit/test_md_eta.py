@@ -99,7 +99,9 @@ def test_raising_the_limit_predicts_a_burst_at_the_disks_speed():
 def test_limit_in_force_follows_the_array_then_the_system_never_below_the_minimum():
     system = RaidSpeedLimit(1000, 200_000)
     assert limit_in_force(MdArray("md0", "raid1", "active", "ok"), system) == 200_000
-    assert limit_in_force(MdArray("md0", "raid1", "active", "ok", sync_speed_max=900, sync_speed_min=1000), system) == 1000
+    assert (
+        limit_in_force(MdArray("md0", "raid1", "active", "ok", sync_speed_max=900, sync_speed_min=1000), system) == 1000
+    )
     assert limit_in_force(MdArray("md0", "raid1", "active", "ok"), None) is None
 
 
@@ -131,13 +133,16 @@ ETA_GOAL_PCT = 10.0
 def recorded_accuracy():
     import sys
     from pathlib import Path
+
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "perf"))
     import eta_accuracy
+
     return eta_accuracy.evaluate()
 
 
-@pytest.mark.parametrize("run", ["constant_raid1", "constant_raid5_recover", "fio_load",
-                                 "raised", "lowered_early", "lowered"])
+@pytest.mark.parametrize(
+    "run", ["constant_raid1", "constant_raid5_recover", "fio_load", "raised", "lowered_early", "lowered"]
+)
 def test_eta_meets_the_goal_on_real_kernel_recordings(recorded_accuracy, run):
     figures = recorded_accuracy[run]
     assert figures["readings"] >= 9 and figures["raidtop_missing"] == 0
@@ -153,6 +158,7 @@ def test_after_a_raise_the_eta_follows_md_s_burst(recorded_accuracy):
 
 def test_mark_fit_dates_mds_start_from_sync_speed_while_it_waits():
     from raidtop.collect.md.marks import fit_marks
+
     # md stalled at 21 632 KiB: sync_speed = done / whole seconds since its start (-0.6 s),
     # read at t.97 and t.45 in turn: only a start between -1.03 and -0.45 explains both.
     times = [t + (0.97 if t % 2 else 0.45) for t in range(7, 20)]

@@ -25,24 +25,21 @@ MDSTAT_SEQUENCE = [
     # 0: resync after creation
     HEAD + "md0 : active raid1 sdb1[1] sda1[0]\n"
     "      8387520 blocks super 1.2 [2/2] [UU]\n"
-    "      [====>................]  resync = 23.4% (1963200/8387520) finish=4.6min speed=23178K/sec\n"
-    + BITMAP + TAIL,
+    "      [====>................]  resync = 23.4% (1963200/8387520) finish=4.6min speed=23178K/sec\n" + BITMAP + TAIL,
     # 1: sdb1 fails; md aborts the resync
-    HEAD + "md0 : active raid1 sdb1[1](F) sda1[0]\n"
-    "      8387520 blocks super 1.2 [2/1] [U_]\n" + BITMAP + TAIL,
+    HEAD + "md0 : active raid1 sdb1[1](F) sda1[0]\n      8387520 blocks super 1.2 [2/1] [U_]\n" + BITMAP + TAIL,
     # 2: sdb1 removed, sdc1 added: recovery onto it
     HEAD + "md0 : active raid1 sdc1[2] sda1[0]\n"
     "      8387520 blocks super 1.2 [2/1] [U_]\n"
-    "      [=>...................]  recovery =  5.0% (419376/8387520) finish=5.7min speed=23178K/sec\n"
-    + BITMAP + TAIL,
+    "      [=>...................]  recovery =  5.0% (419376/8387520) finish=5.7min speed=23178K/sec\n" + BITMAP + TAIL,
     # 3: further on
     HEAD + "md0 : active raid1 sdc1[2] sda1[0]\n"
     "      8387520 blocks super 1.2 [2/1] [U_]\n"
     "      [=========>...........]  recovery = 45.1% (3782771/8387520) finish=3.3min speed=23178K/sec\n"
-    + BITMAP + TAIL,
+    + BITMAP
+    + TAIL,
     # 4: clean
-    HEAD + "md0 : active raid1 sdc1[2] sda1[0]\n"
-    "      8387520 blocks super 1.2 [2/2] [UU]\n" + BITMAP + TAIL,
+    HEAD + "md0 : active raid1 sdc1[2] sda1[0]\n      8387520 blocks super 1.2 [2/2] [UU]\n" + BITMAP + TAIL,
 ]
 
 
@@ -83,16 +80,17 @@ def sysfs_step(state, degraded, action, completed, speed, members):
 
 
 SYSFS_SEQUENCE = [
-    sysfs_step("active", 0, "resync", "3926400 / 16775040", "23178",
-               {"sda1": ("in_sync", "0"), "sdb1": ("in_sync", "1")}),
-    sysfs_step("clean", 1, "idle", "none", "none",
-               {"sda1": ("in_sync", "0"), "sdb1": ("faulty", "none")}),
-    sysfs_step("active", 1, "recover", "838752 / 16775040", "23178",
-               {"sda1": ("in_sync", "0"), "sdc1": ("spare", "1")}),
-    sysfs_step("active", 1, "recover", "7565542 / 16775040", "23178",
-               {"sda1": ("in_sync", "0"), "sdc1": ("spare", "1")}),
-    sysfs_step("clean", 0, "idle", "none", "none",
-               {"sda1": ("in_sync", "0"), "sdc1": ("in_sync", "1")}),
+    sysfs_step(
+        "active", 0, "resync", "3926400 / 16775040", "23178", {"sda1": ("in_sync", "0"), "sdb1": ("in_sync", "1")}
+    ),
+    sysfs_step("clean", 1, "idle", "none", "none", {"sda1": ("in_sync", "0"), "sdb1": ("faulty", "none")}),
+    sysfs_step(
+        "active", 1, "recover", "838752 / 16775040", "23178", {"sda1": ("in_sync", "0"), "sdc1": ("spare", "1")}
+    ),
+    sysfs_step(
+        "active", 1, "recover", "7565542 / 16775040", "23178", {"sda1": ("in_sync", "0"), "sdc1": ("spare", "1")}
+    ),
+    sysfs_step("clean", 0, "idle", "none", "none", {"sda1": ("in_sync", "0"), "sdc1": ("in_sync", "1")}),
 ]
 
 
@@ -151,8 +149,18 @@ def test_resync_fail_recovery_clean_from_sysfs(tmp_path):
 
 def raid1(members, sync=None, degraded=0, health="ok", mismatch=None, name="md0", level="raid1"):
     status = "".join("_" if i < degraded else "U" for i in range(2))[::-1]
-    return MdArray(name=name, level=level, state="clean", health=health, raid_disks=2, degraded=degraded,
-                   members=tuple(members), sync=sync, status=status, mismatch_cnt=mismatch)
+    return MdArray(
+        name=name,
+        level=level,
+        state="clean",
+        health=health,
+        raid_disks=2,
+        degraded=degraded,
+        members=tuple(members),
+        sync=sync,
+        status=status,
+        mismatch_cnt=mismatch,
+    )
 
 
 A = MdMember("sda", 0, ("in_sync",))
@@ -175,7 +183,11 @@ def test_new_and_disappeared_arrays():
     old = [raid1([A, B], name="md1")]
     new = [raid1([A], degraded=1, health="degraded", name="md2")]
     events = derive_events(old, new, 5.0)
-    assert [(e.array, e.event) for e in events] == [("md1", "DeviceDisappeared"), ("md2", "NewArray"), ("md2", "DegradedArray")]
+    assert [(e.array, e.event) for e in events] == [
+        ("md1", "DeviceDisappeared"),
+        ("md2", "NewArray"),
+        ("md2", "DegradedArray"),
+    ]
 
 
 def test_fail_spare_and_spare_active():
@@ -189,7 +201,9 @@ def test_fail_spare_and_spare_active():
 
 def test_member_vanishing_while_in_sync_is_a_fail():
     assert names(derive_events([raid1([A, B])], [raid1([A], degraded=1, health="degraded")], 1.0)) == [
-        ("Fail", "sdb"), ("DegradedArray", None)]
+        ("Fail", "sdb"),
+        ("DegradedArray", None),
+    ]
 
 
 def test_spare_removed_is_spares_missing():
@@ -199,6 +213,7 @@ def test_spare_removed_is_spares_missing():
 def test_rebuild_milestones_and_a_big_jump():
     def at(percent):
         return raid1([A, B], MdSync("resync", percent, int(percent * 10), 1000))
+
     steps = [at(p) for p in (1.0, 19.9, 20.0, 39.0, 85.0, 99.9)]
     events = [e for i in range(1, len(steps)) for e in derive_events([steps[i - 1]], [steps[i]], float(i))]
     assert names(events) == [("Rebuild20", None), ("Rebuild80", None)]
@@ -240,7 +255,12 @@ def test_unknown_roles_raise_nothing_but_faults():
 
 def test_event_json():
     assert event_to_json(MdEvent(12.5, "md0", "Fail", "sdb1", "ignored")) == {
-        "time": 12.5, "array": "md0", "event": "Fail", "member": "sdb1", "expected": False}
+        "time": 12.5,
+        "array": "md0",
+        "event": "Fail",
+        "member": "sdb1",
+        "expected": False,
+    }
 
 
 def test_mismatch_verdicts():

@@ -21,9 +21,15 @@ def test_layout_names_match_mdadm():
 
 
 def health(level, status, layout=None, degraded=None, state="clean", raid_disks=None, members=()):
-    return judge_health(level=level, state=state, raid_disks=raid_disks or len(status or ""),
-                        degraded=degraded if degraded is not None else (status or "").count("_"),
-                        status=status, layout=layout, members=list(members))
+    return judge_health(
+        level=level,
+        state=state,
+        raid_disks=raid_disks or len(status or ""),
+        degraded=degraded if degraded is not None else (status or "").count("_"),
+        status=status,
+        layout=layout,
+        members=list(members),
+    )
 
 
 def test_health_by_level():
@@ -62,4 +68,9 @@ def test_container_names():
 
 def test_natural_order_and_roles():
     assert sorted(["md10", "md2", "md_d0", "md127", "md1"], key=natural_key) == ["md1", "md2", "md10", "md127", "md_d0"]
-    assert sort_roles(["spare", "write_mostly", "failfast", "faulty"]) == ("faulty", "write_mostly", "spare", "failfast")
+    assert sort_roles(["spare", "write_mostly", "failfast", "faulty"]) == (
+        "faulty",
+        "write_mostly",
+        "spare",
+        "failfast",
+    )

@@ -54,8 +54,15 @@ def replay(name: str, workdir: Path, edit=None) -> tuple[dict, list]:
 
 
 def reported(snaps) -> list[dict]:
-    return [{"reported": {"events": [[e.array, e.event, e.member] for e in s.events],
-                          "arrays": [{"name": a.name, "level": a.level} for a in s.arrays]}} for s in snaps]
+    return [
+        {
+            "reported": {
+                "events": [[e.array, e.event, e.member] for e in s.events],
+                "arrays": [{"name": a.name, "level": a.level} for a in s.arrays],
+            }
+        }
+        for s in snaps
+    ]
 
 
 def events_of(snaps, array: str) -> list:
@@ -127,8 +134,11 @@ def test_an_array_going_broken_raises_array_failed_with_the_bell_and_the_alert(n
 def test_read_only_with_a_pending_resync_shows_pending(tmp_path):
     document, snaps = replay("readonly_pending", tmp_path)
     assert "resync=PENDING" in document["facts"]["mdstat_readonly"]
-    readonly = [next(a for a in s.arrays if a.name == "md34") for s, step in zip(snaps, document["steps"])
-                if step["label"] == "readonly"]
+    readonly = [
+        next(a for a in s.arrays if a.name == "md34")
+        for s, step in zip(snaps, document["steps"])
+        if step["label"] == "readonly"
+    ]
     assert readonly and all(a.read_only and a.sync is not None and a.sync.action == "pending" for a in readonly)
 
 
@@ -180,6 +190,7 @@ def test_mdadms_transient_reopen_around_readonly_is_a_documented_difference(tmp_
 
 def test_the_allowance_applies_only_where_the_array_never_left(tmp_path):
     from tests.realmd.monitor_compare import _left
+
     stop_doc, stop = replay("stop", tmp_path / "stop")
     readonly_doc, readonly = replay("readonly_pending", tmp_path / "ro")
     assert _left(reported(stop), stop_doc["array"])
@@ -189,8 +200,12 @@ def test_the_allowance_applies_only_where_the_array_never_left(tmp_path):
 def test_mdadms_replace_end_out_of_kernel_order_is_a_documented_difference(tmp_path):
     # Under load mdadm's poll caught the swap before the end of the copy (2 of 12 boots).
     document, snaps = replay("replace", tmp_path)
-    alerts = [e for e in document["mdadm_events"] if not e["event"].startswith("Rebuild") or e["event"] in ("RebuildStarted", "RebuildFinished")]
+    alerts = [
+        e
+        for e in document["mdadm_events"]
+        if not e["event"].startswith("Rebuild") or e["event"] in ("RebuildStarted", "RebuildFinished")
+    ]
     finished = [i for i, e in enumerate(alerts) if e["event"] == "RebuildFinished"][-1]
-    moved = alerts[:finished] + alerts[finished + 1:finished + 3] + [alerts[finished]] + alerts[finished + 3:]
+    moved = alerts[:finished] + alerts[finished + 1 : finished + 3] + [alerts[finished]] + alerts[finished + 3 :]
     assert [e["event"] for e in moved[-3:]] == ["Fail", "SpareActive", "RebuildFinished"]
     assert compare(reported(snaps), document["array"], moved)["agree"]

@@ -30,7 +30,9 @@ PROFILE = settings(max_examples=60, deadline=None, database=None, suppress_healt
 
 # Characters that cannot form any mdstat field: no digits, brackets, ':' or '='.
 UNUSED_LINE = re.compile(r"^\s*unused\s+devices\s*:")
-GARBAGE = st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzXYZ!#$%&*+,-./;<>?@^_`{|}~"), min_size=1, max_size=30)
+GARBAGE = st.text(
+    alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzXYZ!#$%&*+,-./;<>?@^_`{|}~"), min_size=1, max_size=30
+)
 
 
 def check_well_formed(arrays: list[MdArray], notes: list[str]) -> None:
@@ -73,7 +75,7 @@ def corrupted(draw):
             text = "\n".join(lines)
         elif kind == "swap" and len(text) > 1:
             i = draw(st.integers(0, len(text) - 2))
-            text = text[:i] + text[i + 1] + text[i] + text[i + 2:]
+            text = text[:i] + text[i + 1] + text[i] + text[i + 2 :]
         elif kind == "garbage":
             lines.insert(draw(st.integers(0, len(lines))), draw(GARBAGE))
             text = "\n".join(lines)
@@ -128,14 +130,25 @@ TREE = DATA / "roots" / "prometheus-procfs"
 TREE_FILES = sorted(str(p.relative_to(TREE)) for p in TREE.rglob("*") if p.is_file() and not p.is_symlink())
 NUMERIC = {"raid_disks", "degraded", "chunk_size", "errors", "slot"}
 # Read for every array; sync_completed is read only while a sync runs.
-ALWAYS_READ = {"level", "array_state", "raid_disks", "degraded", "chunk_size", "metadata_version", "uuid", "sync_action"}
+ALWAYS_READ = {
+    "level",
+    "array_state",
+    "raid_disks",
+    "degraded",
+    "chunk_size",
+    "metadata_version",
+    "uuid",
+    "sync_action",
+}
 
 
 @st.composite
 def sysfs_damage(draw):
     victims = draw(st.lists(st.sampled_from(TREE_FILES), min_size=1, max_size=4, unique=True))
-    damage = [(v, draw(st.sampled_from(["garbage", "truncate", "delete", "directory", "empty"])), draw(GARBAGE))
-              for v in victims]
+    damage = [
+        (v, draw(st.sampled_from(["garbage", "truncate", "delete", "directory", "empty"])), draw(GARBAGE))
+        for v in victims
+    ]
     return damage
 
 

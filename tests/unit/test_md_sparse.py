@@ -60,10 +60,12 @@ def test_a_member_leaving_a_sparse_array_alerts_through_raidtops_memory(tmp_path
     assert not alerts and not events
     # sdd1 leaves md13 (failed and removed between two samples): [24/3] [UUU___...]
     mdstat = (root / "proc/mdstat").read_text()
-    (root / "proc/mdstat").write_text(mdstat.replace("md13 : active raid1 sda4[26] sdd4[27] sdb4[24] sdc4[25]\n"
-                                                     "      458880 blocks super 1.0 [24/4] [UUUU",
-                                                     "md13 : active raid1 sda4[26] sdb4[24] sdc4[25]\n"
-                                                     "      458880 blocks super 1.0 [24/3] [UUU_"))
+    (root / "proc/mdstat").write_text(
+        mdstat.replace(
+            "md13 : active raid1 sda4[26] sdd4[27] sdb4[24] sdc4[25]\n      458880 blocks super 1.0 [24/4] [UUUU",
+            "md13 : active raid1 sda4[26] sdb4[24] sdc4[25]\n      458880 blocks super 1.0 [24/3] [UUU_",
+        )
+    )
     shutil.rmtree(root / "sys/block/md13/md/dev-sdd4")
     (root / "sys/block/md13/md/rd3").unlink()
     (root / "sys/block/md13/md/degraded").write_text("21\n")
@@ -76,13 +78,18 @@ def test_a_member_leaving_a_sparse_array_alerts_through_raidtops_memory(tmp_path
     assert md13.degraded_since == 1.0 and md13.degraded_since_basis == "observed"
 
 
-@pytest.mark.parametrize("line, counts", [
-    ("md0 : active raid1 sdb1[1]\n      1048512 blocks super 1.2 [2/1] [_U]\n", "[2/1]"),
-    ("md0 : active raid1 sda1[0] sdb1[1]\n      1048512 blocks super 1.2 [3/2] [UU_]\n", "[3/2]"),
-    ("md0 : active raid5 sda1[0] sdb1[1]\n      2097024 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n",
-     "[3/2]"),
-    ("md0 : active raid1 sda1[0] sdb1[1]\n      1048512 blocks super 1.2 [4/2] [UU__]\n", "[4/2]"),
-])
+@pytest.mark.parametrize(
+    "line, counts",
+    [
+        ("md0 : active raid1 sdb1[1]\n      1048512 blocks super 1.2 [2/1] [_U]\n", "[2/1]"),
+        ("md0 : active raid1 sda1[0] sdb1[1]\n      1048512 blocks super 1.2 [3/2] [UU_]\n", "[3/2]"),
+        (
+            "md0 : active raid5 sda1[0] sdb1[1]\n      2097024 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n",
+            "[3/2]",
+        ),
+        ("md0 : active raid1 sda1[0] sdb1[1]\n      1048512 blocks super 1.2 [4/2] [UU__]\n", "[4/2]"),
+    ],
+)
 def test_real_losses_at_start_up_stay_alarms(line, counts):
     (array,), _ = parse_mdstat("Personalities : [raid1] [raid5]\n" + line + "unused devices: <none>\n")
     tracker = MdTracker()
@@ -101,7 +108,7 @@ def test_the_rule_needs_a_filled_prefix_and_in_sync_members():
     arrays = arrays_of("qnap-sparse")
     md9 = arrays["md9"]
     assert judge_sparse(replace(md9, health="degraded"))
-    assert not judge_sparse(replace(md9, status="U_UU" + "_" * 20))   # a hole where a disk was
+    assert not judge_sparse(replace(md9, status="U_UU" + "_" * 20))  # a hole where a disk was
     assert not judge_sparse(replace(md9, level="raid10"))
     spare = replace(md9.members[0], roles=("spare",))
     assert not judge_sparse(replace(md9, members=(spare,) + md9.members[1:]))
@@ -117,9 +124,11 @@ def test_config_states_what_the_rule_cannot_tell(tmp_path):
     # md9 expected 6 members but has 4: a loss, whatever the shape says.
     judged = {a.name: a for a in SparseMemory(expected).apply(arrays)}
     assert judged["md9"].health == "degraded" and judged["md13"].sparse_by_design
-    (one_bay,), _ = parse_mdstat("Personalities : [raid1]\nmd0 : active raid1 sda1[0]\n"
-                                 "      1048512 blocks super 1.2 [24/1] [U_______________________]\n"
-                                 "unused devices: <none>\n")
+    (one_bay,), _ = parse_mdstat(
+        "Personalities : [raid1]\nmd0 : active raid1 sda1[0]\n"
+        "      1048512 blocks super 1.2 [24/1] [U_______________________]\n"
+        "unused devices: <none>\n"
+    )
     assert one_bay.health == "degraded"  # one copy: the rule alone calls it a loss
     (judged_one,) = SparseMemory(expected).apply([one_bay])
     assert judged_one.health == "ok" and judged_one.sparse_by_design

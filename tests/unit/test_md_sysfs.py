@@ -24,8 +24,25 @@ def member(name, slot, roles, errors=None):
     return {"name": name, "slot": slot, "roles": roles, "errors": errors}
 
 
-def array(name, level, state, health, raid_disks, degraded, size_kib, chunk_kib, layout, metadata, bitmap,
-          members, sync, mismatch_cnt, sync_speed_min, sync_speed_max, stripe_cache_size):
+def array(
+    name,
+    level,
+    state,
+    health,
+    raid_disks,
+    degraded,
+    size_kib,
+    chunk_kib,
+    layout,
+    metadata,
+    bitmap,
+    members,
+    sync,
+    mismatch_cnt,
+    sync_speed_min,
+    sync_speed_max,
+    stripe_cache_size,
+):
     return dict(locals())
 
 
@@ -34,34 +51,182 @@ IN = ["in_sync"]
 # Read off tests/data/md/roots/prometheus-procfs/sys/block/*/md by hand. The tree
 # has no size, layout, bitmap/, slot or errors files: slots come from rdN links.
 PROCFS_SYSFS = [
-    array("md0", "raid0", "clean", "ok", 2, None, None, 512, None, "1.2", None,
-          [member("sdg", 0, IN), member("sdh", 1, IN)], None, None, None, None, None),
-    array("md1", "raid1", "clean", "ok", 2, 0, None, None, None, "1.2", None,
-          [member("sdi", 0, IN), member("sdj", 1, IN)], None, None, None, None, None),
-    array("md4", "raid4", "clean", "ok", 3, 0, None, 512, None, "1.2", None,
-          [member("sdk", 0, IN), member("sdl", 1, IN), member("sdm", 2, IN)], None, None, None, None, None),
-    array("md5", "raid5", "clean", "degraded", 3, 1, None, 512, None, "1.2", None,
-          [member("sdn", 0, IN), member("sdo", 1, IN), member("sdp", 2, ["faulty"]), member("sdaa", None, ["spare"])],
-          None, None, None, None, None),
+    array(
+        "md0",
+        "raid0",
+        "clean",
+        "ok",
+        2,
+        None,
+        None,
+        512,
+        None,
+        "1.2",
+        None,
+        [member("sdg", 0, IN), member("sdh", 1, IN)],
+        None,
+        None,
+        None,
+        None,
+        None,
+    ),
+    array(
+        "md1",
+        "raid1",
+        "clean",
+        "ok",
+        2,
+        0,
+        None,
+        None,
+        None,
+        "1.2",
+        None,
+        [member("sdi", 0, IN), member("sdj", 1, IN)],
+        None,
+        None,
+        None,
+        None,
+        None,
+    ),
+    array(
+        "md4",
+        "raid4",
+        "clean",
+        "ok",
+        3,
+        0,
+        None,
+        512,
+        None,
+        "1.2",
+        None,
+        [member("sdk", 0, IN), member("sdl", 1, IN), member("sdm", 2, IN)],
+        None,
+        None,
+        None,
+        None,
+        None,
+    ),
+    array(
+        "md5",
+        "raid5",
+        "clean",
+        "degraded",
+        3,
+        1,
+        None,
+        512,
+        None,
+        "1.2",
+        None,
+        [member("sdn", 0, IN), member("sdo", 1, IN), member("sdp", 2, ["faulty"]), member("sdaa", None, ["spare"])],
+        None,
+        None,
+        None,
+        None,
+        None,
+    ),
     # sync_completed "1569888 / 2093056" sectors: 784944 of 1046528 KiB, 75.0 %.
-    array("md6", "raid6", "active", "degraded", 4, 1, None, 512, None, "1.2", None,
-          [member("sdq", 0, IN), member("sdr", 1, IN), member("sds", 2, IN), member("sdt", 3, ["spare"])],
-          {"action": "recover", "percent": 75.0, "done_kib": 784944, "total_kib": 1046528,
-           "speed_kib_s": None, "eta_s_kernel": None, "eta_s": None,
-           "eta_basis": None, "rate_kib_s": None, "stalled": False},
-          None, None, None, None),
-    array("md7", "container", "inactive", "ok", None, None, None, None, None, "1.2", None,
-          [], None, None, None, None, None),
+    array(
+        "md6",
+        "raid6",
+        "active",
+        "degraded",
+        4,
+        1,
+        None,
+        512,
+        None,
+        "1.2",
+        None,
+        [member("sdq", 0, IN), member("sdr", 1, IN), member("sds", 2, IN), member("sdt", 3, ["spare"])],
+        {
+            "action": "recover",
+            "percent": 75.0,
+            "done_kib": 784944,
+            "total_kib": 1046528,
+            "speed_kib_s": None,
+            "eta_s_kernel": None,
+            "eta_s": None,
+            "eta_basis": None,
+            "rate_kib_s": None,
+            "stalled": False,
+        },
+        None,
+        None,
+        None,
+        None,
+    ),
+    array(
+        "md7",
+        "container",
+        "inactive",
+        "ok",
+        None,
+        None,
+        None,
+        None,
+        None,
+        "1.2",
+        None,
+        [],
+        None,
+        None,
+        None,
+        None,
+        None,
+    ),
     # raid_disks "11 (10)": a reshape from 10 to 11 devices; no rdN links, so no slots.
-    array("md8", "raid5", "active", "ok", 11, 0, None, 512, None, "1.2", None,
-          [member("sdy", None, IN), member("sdz", None, IN)],
-          {"action": "reshape", "percent": None, "done_kib": None, "total_kib": None,
-           "speed_kib_s": None, "eta_s_kernel": None, "eta_s": None,
-           "eta_basis": None, "rate_kib_s": None, "stalled": False},
-          None, None, None, None),
-    array("md10", "raid10", "clean", "ok", 4, 0, None, 512, None, "1.2", None,
-          [member("sdu", 0, IN), member("sdv", 1, IN), member("sdw", 2, IN), member("sdx", 3, IN)],
-          None, None, None, None, None),
+    array(
+        "md8",
+        "raid5",
+        "active",
+        "ok",
+        11,
+        0,
+        None,
+        512,
+        None,
+        "1.2",
+        None,
+        [member("sdy", None, IN), member("sdz", None, IN)],
+        {
+            "action": "reshape",
+            "percent": None,
+            "done_kib": None,
+            "total_kib": None,
+            "speed_kib_s": None,
+            "eta_s_kernel": None,
+            "eta_s": None,
+            "eta_basis": None,
+            "rate_kib_s": None,
+            "stalled": False,
+        },
+        None,
+        None,
+        None,
+        None,
+    ),
+    array(
+        "md10",
+        "raid10",
+        "clean",
+        "ok",
+        4,
+        0,
+        None,
+        512,
+        None,
+        "1.2",
+        None,
+        [member("sdu", 0, IN), member("sdv", 1, IN), member("sdw", 2, IN), member("sdx", 3, IN)],
+        None,
+        None,
+        None,
+        None,
+        None,
+    ),
 ]
 
 
@@ -176,16 +341,51 @@ def test_recovering_raid5_every_field(tmp_path):
     assert reading.notes == ()
     assert md_to_json(reading.arrays, reading.speed_limit, []) == {
         "arrays": [
-            array("md127", "raid5", "active", "degraded", 3, 1, 129024, 512, "left-symmetric", "1.2", "internal",
-                  [member("loop0", 0, IN, 0), member("loop1", 1, ["in_sync", "write_mostly"], 3),
-                   member("loop2", 2, ["spare"], 0)],
-                  # 32768 / 129024 sectors = 25.40 %; (64512 - 16384) KiB at 16384 KiB/s = 2.9 s.
-                  {"action": "recover", "percent": 25.4, "done_kib": 16384, "total_kib": 64512,
-                   "speed_kib_s": 16384, "eta_s_kernel": 2.9, "eta_s": None,
-                   "eta_basis": None, "rate_kib_s": None, "stalled": False,
-                   "stalled_s": None, "held_by": None, "held_limit_kib_s": None},
-                  0, 1000, 200000, 256) | {"read_only": False, "auto_read_only": False, "sparse_by_design": False,
-                                           "degraded_since": None, "degraded_since_basis": None},
+            array(
+                "md127",
+                "raid5",
+                "active",
+                "degraded",
+                3,
+                1,
+                129024,
+                512,
+                "left-symmetric",
+                "1.2",
+                "internal",
+                [
+                    member("loop0", 0, IN, 0),
+                    member("loop1", 1, ["in_sync", "write_mostly"], 3),
+                    member("loop2", 2, ["spare"], 0),
+                ],
+                # 32768 / 129024 sectors = 25.40 %; (64512 - 16384) KiB at 16384 KiB/s = 2.9 s.
+                {
+                    "action": "recover",
+                    "percent": 25.4,
+                    "done_kib": 16384,
+                    "total_kib": 64512,
+                    "speed_kib_s": 16384,
+                    "eta_s_kernel": 2.9,
+                    "eta_s": None,
+                    "eta_basis": None,
+                    "rate_kib_s": None,
+                    "stalled": False,
+                    "stalled_s": None,
+                    "held_by": None,
+                    "held_limit_kib_s": None,
+                },
+                0,
+                1000,
+                200000,
+                256,
+            )
+            | {
+                "read_only": False,
+                "auto_read_only": False,
+                "sparse_by_design": False,
+                "degraded_since": None,
+                "degraded_since_basis": None,
+            },
         ],
         "raid_speed_limit": {"min": 1000, "max": 200000},
         "events": [],
@@ -199,15 +399,20 @@ def test_recovering_raid5_every_field(tmp_path):
 def test_mdstat_supplies_finish_numbers_and_bitmap_file(tmp_path):
     root = recovering_root(tmp_path)
     (root / "sys/block/md127/md/bitmap/location").write_text("file\n")
-    write_tree(root, {"proc/mdstat": (
-        "Personalities : [raid6] [raid5] [raid4] \n"
-        "md127 : active raid5 loop2[3] loop1[1](W) loop0[0]\n"
-        "      129024 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n"
-        "      [====>................]  recovery = 25.3% (16384/64512) finish=0.1min speed=16384K/sec\n"
-        "      bitmap: 1/1 pages [4KB], 65536KB chunk, file: /var/lib/md127.bitmap\n"
-        "\n"
-        "unused devices: <none>\n"
-    )})
+    write_tree(
+        root,
+        {
+            "proc/mdstat": (
+                "Personalities : [raid6] [raid5] [raid4] \n"
+                "md127 : active raid5 loop2[3] loop1[1](W) loop0[0]\n"
+                "      129024 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n"
+                "      [====>................]  recovery = 25.3% (16384/64512) finish=0.1min speed=16384K/sec\n"
+                "      bitmap: 1/1 pages [4KB], 65536KB chunk, file: /var/lib/md127.bitmap\n"
+                "\n"
+                "unused devices: <none>\n"
+            )
+        },
+    )
     reading = read_md(root)
     md127 = reading.arrays[0]
     assert md127.source == "both"
@@ -235,13 +440,19 @@ def test_sysfs_repair_wins_over_mdstat_resync(tmp_path):
 
 
 def test_mdstat_only_root_gives_arrays_members_roles_and_sync(tmp_path):
-    shutil.copy(DATA / "mdstat" / "prometheus-procfs__proc_mdstat", write_tree(tmp_path, {"proc/x": ""}) / "proc/mdstat")
+    shutil.copy(
+        DATA / "mdstat" / "prometheus-procfs__proc_mdstat", write_tree(tmp_path, {"proc/x": ""}) / "proc/mdstat"
+    )
     reading = read_md(tmp_path)
     assert reading.md_driver_present
     by_name = {a.name: a for a in reading.arrays}
     assert len(by_name) == 18 and all(a.source == "mdstat" for a in reading.arrays)
     md6 = array_to_json(by_name["md6"])
-    assert md6["members"] == [member("sdb2", None, ["faulty"]), member("sdc", None, ["spare"]), member("sda2", None, IN)]
+    assert md6["members"] == [
+        member("sdb2", None, ["faulty"]),
+        member("sdc", None, ["spare"]),
+        member("sda2", None, IN),
+    ]
     assert md6["sync"]["action"] == "recover" and md6["sync"]["eta_s_kernel"] == 1020.0
     assert by_name["md11"].sync.action == "pending"
 
@@ -251,8 +462,10 @@ def test_no_md_driver_versus_no_arrays(tmp_path):
     assert not bare.md_driver_present
     assert bare.arrays == () and bare.notes == ()
     assert bare.absence.startswith("No md driver")
-    shutil.copy(DATA / "mdstat" / "libstorage-ng__proc-mdstat-cc_parse_empty2",
-                write_tree(tmp_path / "empty", {"proc/x": ""}) / "proc/mdstat")
+    shutil.copy(
+        DATA / "mdstat" / "libstorage-ng__proc-mdstat-cc_parse_empty2",
+        write_tree(tmp_path / "empty", {"proc/x": ""}) / "proc/mdstat",
+    )
     empty = read_md(tmp_path / "empty")
     assert empty.md_driver_present and empty.arrays == ()
     assert empty.absence == "The md driver is loaded, but there are no md arrays."
@@ -260,7 +473,9 @@ def test_no_md_driver_versus_no_arrays(tmp_path):
 
 
 def test_speed_limits(tmp_path):
-    root = write_tree(tmp_path, {"proc/sys/dev/raid/speed_limit_min": "1000", "proc/sys/dev/raid/speed_limit_max": "200000"})
+    root = write_tree(
+        tmp_path, {"proc/sys/dev/raid/speed_limit_min": "1000", "proc/sys/dev/raid/speed_limit_max": "200000"}
+    )
     assert read_md(root).speed_limit == RaidSpeedLimit(1000, 200000)
 
 
@@ -328,8 +543,15 @@ def test_progress_comes_from_mdstat_when_sysfs_lags(tmp_path):
 
     base = tmp_path / "sys" / "block" / "md0" / "md"
     base.mkdir(parents=True)
-    files = {"level": "raid1", "array_state": "active", "raid_disks": "2", "degraded": "0",
-             "sync_action": "resync", "sync_completed": "12288 / 327680", "sync_speed": "760"}
+    files = {
+        "level": "raid1",
+        "array_state": "active",
+        "raid_disks": "2",
+        "degraded": "0",
+        "sync_action": "resync",
+        "sync_completed": "12288 / 327680",
+        "sync_speed": "760",
+    }
     for name, value in files.items():
         (base / name).write_text(value + "\n")
     (tmp_path / "sys" / "block" / "md0" / "size").write_text("327680\n")

@@ -49,8 +49,16 @@ def test_array_cut_after_its_first_line_at_the_end():
     assert [array_to_json(a) for a in arrays[:-1]] == REFERENCE[:-1]
     md42 = array_to_json(arrays[-1])
     assert md42 == {
-        "name": "md42", "level": "raid5", "state": "active", "health": "ok", "raid_disks": None,
-        "degraded": None, "size_kib": None, "chunk_kib": None, "layout": None, "metadata": None,
+        "name": "md42",
+        "level": "raid5",
+        "state": "active",
+        "health": "ok",
+        "raid_disks": None,
+        "degraded": None,
+        "size_kib": None,
+        "chunk_kib": None,
+        "layout": None,
+        "metadata": None,
         "bitmap": None,
         # Without [UU_] nothing says whether the unflagged members are in sync.
         "members": [
@@ -58,7 +66,10 @@ def test_array_cut_after_its_first_line_at_the_end():
             {"name": "sdd1", "slot": None, "roles": [], "errors": None},
             {"name": "sde1", "slot": None, "roles": [], "errors": None},
         ],
-        "sync": None, "mismatch_cnt": None, "sync_speed_min": None, "sync_speed_max": None,
+        "sync": None,
+        "mismatch_cnt": None,
+        "sync_speed_min": None,
+        "sync_speed_max": None,
         "stripe_cache_size": None,
     }
     assert "md42: only the first line of its entry is present" in notes
@@ -67,7 +78,7 @@ def test_array_cut_after_its_first_line_at_the_end():
 def test_array_cut_after_its_first_line_in_the_middle():
     lines = PROCFS.split("\n")
     start = lines.index("md6 : active raid1 sdb2[2](F) sdc[1](S) sda2[0]")
-    del lines[start + 1:start + 4]  # status, progress and blank line of md6
+    del lines[start + 1 : start + 4]  # status, progress and blank line of md6
     arrays, notes = parse_mdstat("\n".join(lines))
     names = [a.name for a in arrays]
     assert names == [a["name"] for a in REFERENCE]
@@ -84,7 +95,16 @@ def test_tab_indentation():
     assert as_json(text) == REFERENCE
     # The real 2016 fixture mixes tabs and spaces; it is covered field by field too.
     assert [a["name"] for a in as_json((DATA / "prometheus-node_exporter__proc_mdstat_tabs_2016").read_text())] == [
-        "md3", "md127", "md0", "md4", "md6", "md8", "md7", "md9", "md10"]
+        "md3",
+        "md127",
+        "md0",
+        "md4",
+        "md6",
+        "md8",
+        "md7",
+        "md9",
+        "md10",
+    ]
 
 
 def test_missing_indentation():
@@ -115,13 +135,17 @@ def test_mail_quoted_copy():
 
 
 def test_mail_wrapped_lines():
-    header = "md3 : active raid6 sda1[8] sdh1[7] sdg1[6] sdf1[5] sde1[11] sdd1[3] sdc1[10] sdb1[9] sdd1[10](S) sdd2[11](S)"
+    header = (
+        "md3 : active raid6 sda1[8] sdh1[7] sdg1[6] sdf1[5] sde1[11] sdd1[3] sdc1[10] sdb1[9] sdd1[10](S) sdd2[11](S)"
+    )
     wrapped_header = header.replace(" sdc1[10]", "\n sdc1[10]")
     status = "      1953381440 blocks super 1.2 level 5, 64k chunk, algorithm 2 [3/2] [UU_]"
     progress = "      [===========>.........]  reshape = 56.1% (1096879076/1953381440) finish=1868.1min speed=7640K/sec"
-    text = (PROCFS.replace(header, wrapped_header)
-            .replace(status, status.replace(" [3/2]", "\n [3/2]"))
-            .replace(progress, progress.replace(" finish=", "\n finish=")))
+    text = (
+        PROCFS.replace(header, wrapped_header)
+        .replace(status, status.replace(" [3/2]", "\n [3/2]"))
+        .replace(progress, progress.replace(" finish=", "\n finish="))
+    )
     arrays, notes = parse_mdstat(text)
     assert [array_to_json(a) for a in arrays] == REFERENCE
     assert "md3: member list continued on a second line (wrapped copy)" in notes
@@ -160,18 +184,25 @@ def test_only_a_status_fragment_is_not_an_array():
 
 def test_newer_kernel_broken_raid0():
     # 5.x kernels print "broken" for a raid0/linear array that lost a member.
-    text = ("Personalities : [raid0] \nmd0 : broken raid0 sdb[1] sda[0]\n"
-            "      2093056 blocks super 1.2 512k chunks\n\nunused devices: <none>\n")
+    text = (
+        "Personalities : [raid0] \nmd0 : broken raid0 sdb[1] sda[0]\n"
+        "      2093056 blocks super 1.2 512k chunks\n\nunused devices: <none>\n"
+    )
     md0 = parse_mdstat(text)[0][0]
     assert (md0.level, md0.state, md0.health, md0.size_kib) == ("raid0", "broken", "failed", 2093056)
 
 
 def test_replacement_and_write_mostly_flags():
-    text = ("Personalities : [raid1] \n"
-            "md5 : active raid1 sdd1[2](R) sdc1[1](W) sdb1[0]\n"
-            "      1047552 blocks super 1.2 [2/2] [UU]\n"
-            "      [=>...................]  recovery =  9.7% (102400/1047552) finish=0.3min speed=51200K/sec\n"
-            "\nunused devices: <none>\n")
+    text = (
+        "Personalities : [raid1] \n"
+        "md5 : active raid1 sdd1[2](R) sdc1[1](W) sdb1[0]\n"
+        "      1047552 blocks super 1.2 [2/2] [UU]\n"
+        "      [=>...................]  recovery =  9.7% (102400/1047552) finish=0.3min speed=51200K/sec\n"
+        "\nunused devices: <none>\n"
+    )
     md5 = parse_mdstat(text)[0][0]
     assert [(m.name, m.roles) for m in md5.members] == [
-        ("sdd1", ("replacement",)), ("sdc1", ("in_sync", "write_mostly")), ("sdb1", ("in_sync",))]
+        ("sdd1", ("replacement",)),
+        ("sdc1", ("in_sync", "write_mostly")),
+        ("sdb1", ("in_sync",)),
+    ]

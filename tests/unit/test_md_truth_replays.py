@@ -60,8 +60,9 @@ def syncing(snaps):
                 yield snap.time, array
 
 
-@pytest.mark.parametrize("run", ["eta_lowered", "eta_lowered_early", "eta_raised", "eta_raised_burst",
-                                 "eta_constant_raid1"])
+@pytest.mark.parametrize(
+    "run", ["eta_lowered", "eta_lowered_early", "eta_raised", "eta_raised_burst", "eta_constant_raid1"]
+)
 def test_the_speed_cell_never_reads_zero_while_md_advanced_inside_its_window(run, tmp_path):
     rows = list(syncing(replay(TRACE_DIR / f"{run}.json.xz", tmp_path)))
     assert len(rows) > 10
@@ -76,8 +77,9 @@ def test_the_speed_cell_never_reads_zero_while_md_advanced_inside_its_window(run
 def test_mds_sleep_after_a_lowered_limit_is_held_by_sync_speed_max_with_its_value(tmp_path):
     rows = list(syncing(replay(TRACE_DIR / "eta_lowered.json.xz", tmp_path)))
     # The recording lowers sync_speed_max to 1000 KiB/s; md then sleeps ~20 s with its count still.
-    still = [a for (t, a), (_, b) in zip(rows, rows[1:]) if a.sync.done_kib == b.sync.done_kib and
-             a.sync_speed_max == 1000]
+    still = [
+        a for (t, a), (_, b) in zip(rows, rows[1:]) if a.sync.done_kib == b.sync.done_kib and a.sync_speed_max == 1000
+    ]
     assert len(still) >= 10
     assert all((a.sync.held_by, a.sync.held_limit_kib_s) == ("sync_speed_max", 1000.0) for a in still)
 
@@ -108,11 +110,12 @@ def test_files_that_stop_moving_make_a_stall_after_a_minute_with_one_event(tmp_p
     # member whose I/O hangs (a suspended dm table) leaves them: mdstat's position stops.
     document = read_any_trace(TRACE_DIR / "eta_constant_raid1.json.xz")
     steps = document["steps"]
-    middle = next(i for i, s in enumerate(steps) if "resync =" in s["files"].get("/proc/mdstat", "")
-                  and i > len(steps) // 3)
+    middle = next(
+        i for i, s in enumerate(steps) if "resync =" in s["files"].get("/proc/mdstat", "") and i > len(steps) // 3
+    )
     frozen = steps[middle]
     start = frozen["sampled_at"]
-    recorded = [(step["sampled_at"], step) for step in steps[:middle + 1]]
+    recorded = [(step["sampled_at"], step) for step in steps[: middle + 1]]
     snaps = replay_steps(recorded + [(start + k, frozen) for k in range(1, 91)], tmp_path)
     rows = [(s.time - start, a, s) for s in snaps for a in s.arrays if a.sync is not None and a.sync.running]
     moved = max(t for (_, a, _), (t, b, _) in zip(rows, rows[1:]) if b.sync.done_kib > a.sync.done_kib)
@@ -150,8 +153,12 @@ def test_the_demos_recorded_rebuild_no_longer_flickers_to_zero():
     from raidtop.collect.recording.replayer import Replayer, load_for_replay
 
     replayer = Replayer(load_for_replay(Path(__file__).resolve().parents[2] / "raidtop/demo/data/rebuild.xz"))
-    cells = [sync_speed_cell(a.sync) for i in range(len(replayer)) for a in replayer.snapshot_at(i).arrays
-             if a.sync is not None and a.sync.running and a.sync.percent is not None]
+    cells = [
+        sync_speed_cell(a.sync)
+        for i in range(len(replayer))
+        for a in replayer.snapshot_at(i).arrays
+        if a.sync is not None and a.sync.running and a.sync.percent is not None
+    ]
     assert len(cells) > 30 and "0K/s" not in cells and not any(c.startswith("STALLED") for c in cells)
 
 
@@ -164,4 +171,4 @@ def test_mdadm_sends_milestones_for_a_check_and_raidtop_by_decision_does_not(tmp
     snaps = replay(path, tmp_path)
     ours = [e.event for s in snaps for e in s.events if e.array == "md35"]
     assert ours[-2:] == ["CheckStarted", "CheckFinished"]
-    assert not [e for e in ours[ours.index("CheckStarted"):] if e.startswith("Rebuild")]
+    assert not [e for e in ours[ours.index("CheckStarted") :] if e.startswith("Rebuild")]

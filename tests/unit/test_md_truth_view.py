@@ -46,11 +46,14 @@ def test_explain_and_readme_use_the_codes_own_constants():
     assert f"{mdeta.SPEED_WINDOW_S:.0f} s" in mdmethods.SPEED_METHOD
     assert f"{mdeta.STALL_AFTER_S:.0f} s" in mdmethods.STALL_METHOD
     # The README states the same numbers where it describes them.
-    speed = README[README.index("**Progress and speed.**"):README.index("**Held, not throttled.**")]
+    speed = README[README.index("**Progress and speed.**") : README.index("**Held, not throttled.**")]
     assert f"over the last {mdeta.SPEED_WINDOW_S:.0f} s" in speed
-    stall = README[README.index("**STALLED** is different"):README.index("**Since when degraded.**")]
-    assert f"not moved for {mdeta.STALL_AFTER_S:.0f} s" in stall and f"threshold is {mdeta.STALL_AFTER_COARSE_S:.0f} s" in stall
-    eta = README[README.index("**raidtop's ETA**"):]
+    stall = README[README.index("**STALLED** is different") : README.index("**Since when degraded.**")]
+    assert (
+        f"not moved for {mdeta.STALL_AFTER_S:.0f} s" in stall
+        and f"threshold is {mdeta.STALL_AFTER_COARSE_S:.0f} s" in stall
+    )
+    eta = README[README.index("**raidtop's ETA**") :]
     assert f"from the last {mdeta.HISTORY_S:.0f} s of" in eta
     assert TRUST_ETA in explain_array(snap, "md0").caveats
 
@@ -62,8 +65,16 @@ def test_md_bursts_never_read_zero_and_a_held_sync_names_its_limit():
         if t % 23 < 3:
             done += 3000
         forecast = model.update(float(t), MdSync("resync", None, done, 10_000_000, 1000), limit=1000.0)
-        cells.append(sync_speed_cell(MdSync("resync", rate_kib_s=forecast.rate_kib_s,
-                                            stalled=forecast.stalled_s is not None, stalled_s=forecast.stalled_s)))
+        cells.append(
+            sync_speed_cell(
+                MdSync(
+                    "resync",
+                    rate_kib_s=forecast.rate_kib_s,
+                    stalled=forecast.stalled_s is not None,
+                    stalled_s=forecast.stalled_s,
+                )
+            )
+        )
     assert "0K/s" not in cells and not any(c.startswith("STALLED") for c in cells)
     assert forecast.held_by == "sync_speed_max" and forecast.held_limit_kib_s == 1000.0
 
@@ -71,13 +82,15 @@ def test_md_bursts_never_read_zero_and_a_held_sync_names_its_limit():
 def test_competing_io_holding_a_sync_at_its_minimum_is_named():
     model = SyncModel()
     for t in range(40):
-        forecast = model.update(float(t), MdSync("recover", None, 1000 * t, 10_000_000, 1000), limit=200_000.0,
-                                minimum=1000.0, busy=True)
+        forecast = model.update(
+            float(t), MdSync("recover", None, 1000 * t, 10_000_000, 1000), limit=200_000.0, minimum=1000.0, busy=True
+        )
     assert (forecast.held_by, forecast.held_limit_kib_s) == ("sync_speed_min", 1000.0)
     quiet = SyncModel()
     for t in range(40):
-        forecast = quiet.update(float(t), MdSync("recover", None, 1000 * t, 10_000_000, 1000), limit=200_000.0,
-                                minimum=1000.0, busy=False)
+        forecast = quiet.update(
+            float(t), MdSync("recover", None, 1000 * t, 10_000_000, 1000), limit=200_000.0, minimum=1000.0, busy=False
+        )
     assert forecast.held_by is None  # slow disks, nothing holds it
     sync = MdSync("recover", rate_kib_s=1000.0, held_by="sync_speed_min", held_limit_kib_s=1000.0)
     assert sync_speed_text(sync) == "1000K/s over 33 s, held by sync_speed_min = 1000K/s (competing I/O)"
@@ -86,9 +99,19 @@ def test_competing_io_holding_a_sync_at_its_minimum_is_named():
 @pytest.mark.parametrize("why", ["frozen", "read-only", "limit 0"])
 def test_a_sync_that_is_not_meant_to_move_is_no_stall(why):
     sync = MdSync("resync", 50.0, 5000, 10_000, 0)
-    array = MdArray("md0", "raid1", "readonly" if why == "read-only" else "active", "ok", 2, 0, sync=sync,
-                    read_only=why == "read-only", sysfs_sync_action="frozen" if why == "frozen" else "resync",
-                    sync_speed_max=0 if why == "limit 0" else None, source="both")
+    array = MdArray(
+        "md0",
+        "raid1",
+        "readonly" if why == "read-only" else "active",
+        "ok",
+        2,
+        0,
+        sync=sync,
+        read_only=why == "read-only",
+        sysfs_sync_action="frozen" if why == "frozen" else "resync",
+        sync_speed_max=0 if why == "limit 0" else None,
+        source="both",
+    )
     tracker = mdeta.EtaTracker()
     for t in range(0, 200, 10):
         (out,) = tracker.apply([array], float(t))
@@ -117,12 +140,26 @@ def disk_io(name: str, r_await_ms: float) -> DiskIO:
 
 def test_the_array_row_tells_the_whole_story():
     members = (MdMember("sda1", 0, ("in_sync",)), MdMember("sdb1", 1, ("in_sync",)), MdMember("sdc1", 2, ("in_sync",)))
-    array = MdArray("md9", "raid5", "clean", "ok", 3, 0, members=members, status="UUU",
-                    sync=MdSync("check", 10.0, 100, 1000, 0, stalled=True, stalled_s=240.0))
+    array = MdArray(
+        "md9",
+        "raid5",
+        "clean",
+        "ok",
+        3,
+        0,
+        members=members,
+        status="UUU",
+        sync=MdSync("check", 10.0, 100, 1000, 0, stalled=True, stalled_s=240.0),
+    )
     smart = {"sdb": SmartHealth("sdb", 0.0, "read", "failing"), "sdc": SmartHealth("sdc", 0.0, "read", "watch")}
     disks = {n: disk_io(n, w) for n, w in (("sda1", 2.0), ("sdb1", 2.0), ("sdc1", 90.0))}
-    snap = Snapshot(time=100.0, interval_s=1.0, arrays=(array,), smart=smart,
-                    smart_disk_of={"sda1": ("sda",), "sdb1": ("sdb",), "sdc1": ("sdc",)})
+    snap = Snapshot(
+        time=100.0,
+        interval_s=1.0,
+        arrays=(array,),
+        smart=smart,
+        smart_disk_of={"sda1": ("sda",), "sdb1": ("sdb",), "sdc1": ("sdc",)},
+    )
     marks = marks_of(array, disks, snap)
     assert [text for text, _ in marks] == ["STALLED 4m", "sdb1 SMART FAIL", "sdc1 SMART watch", "sdc1 slow"]
     row = array_row(array, False, now=100.0, marks=marks)
@@ -134,8 +171,9 @@ def test_a_sparse_array_reads_as_such_and_a_degraded_one_says_since_when():
     arrays = {a.name: a for a in read_md(ROOTS / "qnap-sparse").arrays}
     row = array_row(arrays["md9"], False, now=0.0)
     assert row.cells[-1] == " 4/24 slots, by design" and row.styles[4] is None  # [UUUU___…] not in the warning tone
-    degraded = MdArray("md0", "raid1", "clean", "degraded", 2, 1, status="U_", degraded_since=0.0,
-                       degraded_since_basis="raidtop-start")
+    degraded = MdArray(
+        "md0", "raid1", "clean", "degraded", 2, 1, status="U_", degraded_since=0.0, degraded_since_basis="raidtop-start"
+    )
     assert row_marks(degraded, 7500.0, set(), {}) == [("degraded ≥2h05m", "warn")]
 
 

@@ -30,6 +30,7 @@ def _runner(calls: list, stale: int | None = None):
         if stale is not None and argv[-1] == "/dev/loop1":
             text = text.replace("MD_EVENTS=17", f"MD_EVENTS={stale}")
         return Ran(0, text.encode(), b"")
+
     return run
 
 
@@ -38,12 +39,19 @@ def test_the_vm_capture_gives_uuid_name_times_events_and_roles(tmp_path) -> None
     detail = read_mdadm_detail(_root(tmp_path), "md0", run=_runner(calls))
     assert detail.unavailable is None and detail.notes == ()
     assert (detail.uuid, detail.name, detail.events, detail.update_time) == (
-        "e495c48a:2c9192c0:24c9ac8e:494aa966", "(none):0", 17, 1795721179)
+        "e495c48a:2c9192c0:24c9ac8e:494aa966",
+        "(none):0",
+        17,
+        1795721179,
+    )
     assert [(m.name, m.role, m.events) for m in detail.members] == [("loop0", "0", 17), ("loop1", "1", 17)]
     assert detail.members[0].dev_uuid == "2002bbf7:36e56ad3:3d1b174b:b760267b"
     # Argument lists only, and only the array and the members md lists.
-    assert calls == [["mdadm", "--detail", "--export", "/dev/md0"], ["mdadm", "--examine", "--export", "/dev/loop0"],
-                     ["mdadm", "--examine", "--export", "/dev/loop1"]]
+    assert calls == [
+        ["mdadm", "--detail", "--export", "/dev/md0"],
+        ["mdadm", "--examine", "--export", "/dev/loop0"],
+        ["mdadm", "--examine", "--export", "/dev/loop1"],
+    ]
     assert detail.creation_time is None  # not in either export for 1.x metadata: plain --detail only
 
 
@@ -65,8 +73,12 @@ def test_never_on_what_md_does_not_own(tmp_path) -> None:
 
 
 def test_a_failing_mdadm_is_a_sentence(tmp_path) -> None:
-    detail = read_mdadm_detail(_root(tmp_path), "md0", run=lambda argv: Ran(1, b"", b"mdadm: cannot open /dev/md0: No such file\n"))
+    detail = read_mdadm_detail(
+        _root(tmp_path), "md0", run=lambda argv: Ran(1, b"", b"mdadm: cannot open /dev/md0: No such file\n")
+    )
     assert detail.unavailable == "mdadm --detail --export /dev/md0: mdadm: cannot open /dev/md0: No such file"
-    assert read_mdadm_detail(_root(tmp_path), "md0", run=lambda argv: Ran(None, b"", b"", "timeout")).unavailable.endswith("(timeout)")
+    assert read_mdadm_detail(
+        _root(tmp_path), "md0", run=lambda argv: Ran(None, b"", b"", "timeout")
+    ).unavailable.endswith("(timeout)")
     pairs = mdadm_pairs(detail)
     assert pairs[0][1].startswith("mdadm --detail") and "needs mdadm" in pairs[1][1]

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.collect.md.eta import (CAPACITY_SPAN_S, DEFAULT_STEP_S, PHASE_RANGE_S, SIM_TICK_S, SPEED_WINDOW_S,
-                                   STALL_AFTER_S, STALL_AFTER_COARSE_S, project_finish)
+from raidtop.collect.md.eta import (
+    CAPACITY_SPAN_S,
+    DEFAULT_STEP_S,
+    PHASE_RANGE_S,
+    SIM_TICK_S,
+    SPEED_WINDOW_S,
+    STALL_AFTER_S,
+    STALL_AFTER_COARSE_S,
+    project_finish,
+)
 
 # A sync that began at t = 50 s and ran at 1000 KiB/s: 50 000 KiB done at
 # 100 s, 60 000 at 110 s ("now"). md's marks every 3.25 s from 50 s (the
@@ -59,11 +67,14 @@ def test_without_a_limit_the_disks_pace_decides():
     assert project_finish(HISTORY, 72_345.0, None, -5.0) is None
 
 
-@pytest.mark.parametrize("left, expected", [
-    (20.0, 0.020),       # inside the first 50 ms tick
-    (50.0, 0.050),       # exactly one tick
-    (1234.0, 1.234),     # 24 whole ticks and 34 ms of the 25th
-])
+@pytest.mark.parametrize(
+    "left, expected",
+    [
+        (20.0, 0.020),  # inside the first 50 ms tick
+        (50.0, 0.050),  # exactly one tick
+        (1234.0, 1.234),  # 24 whole ticks and 34 ms of the 25th
+    ],
+)
 def test_a_finish_inside_a_tick_is_exact(left, expected):
     # A limit far above the disks: md never sleeps, 1000 KiB/s all the way.
     assert project_finish(HISTORY, 60_000.0 + left, 1e9, 1000.0) == pytest.approx(expected, abs=1e-3)

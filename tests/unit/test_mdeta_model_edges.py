@@ -135,25 +135,36 @@ STALL_TIMES = [(0.0, 0), (1.0, 1000), (2.0, 2000), (30.0, 2000), (61.95, 2000), 
 
 def test_the_tracker_flags_a_stall_a_minute_after_the_last_progress_in_mdstat():
     def array(done):
-        return MdArray("md5", "raid5", "active", "ok", sync=MdSync("resync", None, done, 100_000, 1000),
-                       source="mdstat")
+        return MdArray(
+            "md5", "raid5", "active", "ok", sync=MdSync("resync", None, done, 100_000, 1000), source="mdstat"
+        )
+
     syncs = _stall_run(array, STALL_TIMES)
     assert (syncs[61.95].stalled, syncs[61.95].stalled_s) == (False, None)
     assert (syncs[62.0].stalled, syncs[62.0].stalled_s, syncs[62.0].eta_s) == (True, 60.0, None)
 
 
-@pytest.mark.parametrize("excuse", [
-    {"sync_speed_max": 0}, {"sysfs_sync_action": "frozen"}, {"read_only": True}, {"auto_read_only": True},
-    {"state": "readonly"}, {"state": "read-auto"},
-])
+@pytest.mark.parametrize(
+    "excuse",
+    [
+        {"sync_speed_max": 0},
+        {"sysfs_sync_action": "frozen"},
+        {"read_only": True},
+        {"auto_read_only": True},
+        {"state": "readonly"},
+        {"state": "read-auto"},
+    ],
+)
 def test_a_sync_that_is_not_meant_to_move_is_never_stalled(excuse):
     # A limit of 0, a frozen sync, a read-only array: the silence is explained.
     fields = {"state": "active", **excuse}
     state = fields.pop("state")
 
     def array(done):
-        return MdArray("md5", "raid5", state, "ok", sync=MdSync("resync", None, done, 100_000, 1000),
-                       source="mdstat", **fields)
+        return MdArray(
+            "md5", "raid5", state, "ok", sync=MdSync("resync", None, done, 100_000, 1000), source="mdstat", **fields
+        )
+
     syncs = _stall_run(array, STALL_TIMES + [(500.0, 2000)])
     assert not any(s.stalled or s.stalled_s is not None for s in syncs.values())
 
@@ -162,8 +173,8 @@ def test_from_sysfs_alone_a_stall_takes_six_minutes():
     # sysfs's sync_completed moves only every 1/16 of the device or 5 minutes:
     # STALL_AFTER_COARSE_S = 360 s, so stalled from 362 s, not at 62 s or 361.95 s.
     def array(done):
-        return MdArray("md5", "raid5", "active", "ok", sync=MdSync("resync", None, done, 100_000, 1000),
-                       source="sysfs")
+        return MdArray("md5", "raid5", "active", "ok", sync=MdSync("resync", None, done, 100_000, 1000), source="sysfs")
+
     times = STALL_TIMES + [(t, 2000) for t in (120.0, 200.0, 300.0, 361.95, 362.0)]
     syncs = _stall_run(array, times)
     assert not any(syncs[t].stalled for t in (62.0, 300.0, 361.95))
@@ -211,8 +222,9 @@ def test_limit_in_force_each_source():
     assert limit_in_force(md0, system) == 200_000.0
     assert limit_in_force(MdArray("md0", "raid1", "active", "ok", sync_speed_max=5000), system) == 5000.0
     assert limit_in_force(MdArray("md0", "raid1", "active", "ok", sync_speed_max=500), system) == 1000.0
-    assert limit_in_force(MdArray("md0", "raid1", "active", "ok", sync_speed_max=500, sync_speed_min=100),
-                          system) == 500.0
+    assert (
+        limit_in_force(MdArray("md0", "raid1", "active", "ok", sync_speed_max=500, sync_speed_min=100), system) == 500.0
+    )
     assert limit_in_force(MdArray("md0", "raid1", "active", "ok", sync_speed_max=500), None) == 500.0
     assert limit_in_force(MdArray("md0", "raid1", "active", "ok", sync_speed_min=100), None) is None
 
@@ -320,8 +332,7 @@ def test_the_tracker_leaves_a_waiting_sync_alone_and_rounds_to_a_tenth():
     waiting = MdArray("md0", "raid1", "active", "ok", sync=MdSync("delayed"))
     assert tracker.apply([waiting], 0.0) == [waiting]
     for t, done in [(0.0, 0), (3.0, 1000)]:
-        result = tracker.apply([MdArray("md5", "raid5", "active", "ok", sync=MdSync("resync", None, done, 10**6))],
-                               t)
+        result = tracker.apply([MdArray("md5", "raid5", "active", "ok", sync=MdSync("resync", None, done, 10**6))], t)
     # 1000 KiB in 3 s: 333.33 KiB/s, shown as 333.3.
     assert result[0].sync.rate_kib_s == 333.3
 
@@ -350,23 +361,35 @@ def test_without_sync_speed_the_minimums_hold_is_judged_over_a_whole_window():
     # window average to judge (nothing named); from 33 s the window's 33 000 / 33 = 1000
     # ≤ 1250 is held.
     model = SyncModel()
-    held = {t: model.update(float(t), sync(1000 * t, total=10**6), limit=200_000.0, minimum=1000.0,
-                            busy=True).held_by for t in range(34)}
+    held = {
+        t: model.update(float(t), sync(1000 * t, total=10**6), limit=200_000.0, minimum=1000.0, busy=True).held_by
+        for t in range(34)
+    }
     assert held[32] is None and held[33] == "sync_speed_min"
 
 
-@pytest.mark.parametrize("array_min, system, busy, expected", [
-    (1000, None, True, ("sync_speed_min", 1000.0)),
-    (None, RaidSpeedLimit(1000, 200_000), True, ("sync_speed_min", 1000.0)),
-    (None, None, True, (None, None)),
-    (1000, None, False, (None, None)),
-])
+@pytest.mark.parametrize(
+    "array_min, system, busy, expected",
+    [
+        (1000, None, True, ("sync_speed_min", 1000.0)),
+        (None, RaidSpeedLimit(1000, 200_000), True, ("sync_speed_min", 1000.0)),
+        (None, None, True, (None, None)),
+        (1000, None, False, (None, None)),
+    ],
+)
 def test_the_tracker_names_the_minimum_from_the_array_or_the_system(array_min, system, busy, expected):
     # 1000 KiB/s with a minimum of 1000 (the array's, else the system's), the array
     # busy: held at the minimum (1000 ≤ 1.25 × 1000); not busy or no minimum: nothing.
     tracker = EtaTracker()
     for t in range(3):
-        array = MdArray("md5", "raid5", "active", "ok", sync=MdSync("recover", None, 1000 * t, 10**6, 1000),
-                        sync_speed_max=200_000, sync_speed_min=array_min)
+        array = MdArray(
+            "md5",
+            "raid5",
+            "active",
+            "ok",
+            sync=MdSync("recover", None, 1000 * t, 10**6, 1000),
+            sync_speed_max=200_000,
+            sync_speed_min=array_min,
+        )
         result = tracker.apply([array], float(t), system, busy=frozenset({"md5"} if busy else ()))
     assert (result[0].sync.held_by, result[0].sync.held_limit_kib_s) == expected

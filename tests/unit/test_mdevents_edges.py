@@ -19,8 +19,16 @@ B = MdMember("sdb", 1, ("in_sync",))
 
 
 def raid1(sync=None, members=(A, B), health="ok", state="clean", level="raid1", name="md0", mismatch=None):
-    return MdArray(name=name, level=level, state=state, health=health, raid_disks=2, members=tuple(members),
-                   sync=sync, mismatch_cnt=mismatch)
+    return MdArray(
+        name=name,
+        level=level,
+        state=state,
+        health=health,
+        raid_disks=2,
+        members=tuple(members),
+        sync=sync,
+        mismatch_cnt=mismatch,
+    )
 
 
 def events(before, after):
@@ -28,6 +36,7 @@ def events(before, after):
 
 
 # --- progress known only as a percent ------------------------------------------
+
 
 def test_percent_only_progress_going_back_is_a_restart():
     before = raid1(MdSync("resync", 60.0))
@@ -61,16 +70,20 @@ def test_no_progress_known_at_all_continues():
 
 # --- milestones -----------------------------------------------------------------
 
-@pytest.mark.parametrize("before, after, expected", [
-    (0.0, 20.0, ["Rebuild20"]),
-    (19.99, 20.0, ["Rebuild20"]),
-    (39.0, 41.0, ["Rebuild40"]),
-    (79.99, 80.0, ["Rebuild80"]),
-    (80.0, 99.99, []),
-    (79.0, 100.0, []),       # no step past 80: the end is RebuildFinished
-    (10.0, 19.99, []),
-    (20.0, 20.5, []),
-])
+
+@pytest.mark.parametrize(
+    "before, after, expected",
+    [
+        (0.0, 20.0, ["Rebuild20"]),
+        (19.99, 20.0, ["Rebuild20"]),
+        (39.0, 41.0, ["Rebuild40"]),
+        (79.99, 80.0, ["Rebuild80"]),
+        (80.0, 99.99, []),
+        (79.0, 100.0, []),  # no step past 80: the end is RebuildFinished
+        (10.0, 19.99, []),
+        (20.0, 20.5, []),
+    ],
+)
 def test_a_milestone_is_raised_once_its_step_is_reached(before, after, expected):
     got = events(raid1(MdSync("recover", before)), raid1(MdSync("recover", after)))
     assert [name for name, _ in got] == expected
@@ -87,6 +100,7 @@ def test_a_milestone_needs_both_percents():
 
 
 # --- how a sync ends ------------------------------------------------------------
+
 
 def test_a_finished_check_with_no_mismatch_has_no_detail():
     for count in (None, 0):
@@ -106,13 +120,17 @@ def test_a_sync_that_goes_to_waiting_did_not_finish():
 def test_a_sync_ended_by_a_failure_did_not_finish():
     failed = MdMember("sdb", 1, ("faulty",))
     assert events(raid1(MdSync("resync", 50.0)), raid1(members=(A, failed), health="degraded")) == [
-        ("Fail", "sdb"), ("DegradedArray", None)]
+        ("Fail", "sdb"),
+        ("DegradedArray", None),
+    ]
 
 
 def test_a_sync_ended_by_the_array_failing_did_not_finish():
     got = derive_events([raid1(MdSync("resync", 50.0))], [raid1(health="failed", state="broken")], 1.0)
-    assert [(e.event, e.detail) for e in got] == [("DegradedArray", None),
-                                                  ("ArrayFailed", "array_state broken: writes fail")]
+    assert [(e.event, e.detail) for e in got] == [
+        ("DegradedArray", None),
+        ("ArrayFailed", "array_state broken: writes fail"),
+    ]
 
 
 def test_array_failed_names_the_level_or_says_its_level():
@@ -180,8 +198,9 @@ def test_a_finished_replace_is_rebuild_finished_then_an_expected_fail():
 
 def test_a_member_wanting_replacement_that_fails_with_no_successor_is_a_plain_fail():
     # The replacement is not in sync yet: the old disk's failure is a real one.
-    failed = raid1(MdSync("recover", 99.5, 995, 1000), health="degraded",
-                   members=(MdMember("sda", 0, ("faulty",)), B, NEW))
+    failed = raid1(
+        MdSync("recover", 99.5, 995, 1000), health="degraded", members=(MdMember("sda", 0, ("faulty",)), B, NEW)
+    )
     got = derive_events([REPLACING], [failed], 1.0)
     assert [(e.event, e.member, e.expected) for e in got] == [("Fail", "sda", False), ("DegradedArray", None, False)]
 
@@ -209,6 +228,7 @@ def test_a_slotless_member_wanting_replacement_has_no_successor():
 
 # --- bell and alert state ---------------------------------------------------------
 
+
 def test_only_unexpected_bad_events_ring_the_bell():
     assert rings_bell(MdEvent(0.0, "md0", "Fail", "sda"))
     assert not rings_bell(MdEvent(0.0, "md0", "Fail", "sda", "sda replaced by sdc", True))
@@ -216,14 +236,16 @@ def test_only_unexpected_bad_events_ring_the_bell():
 
 
 def test_alert_state_raises_and_clears_in_natural_order():
-    state, raised, cleared = AlertState().advance([raid1(name="md10", health="degraded"),
-                                                   raid1(name="md2", health="failed"), raid1(name="md1")])
+    state, raised, cleared = AlertState().advance(
+        [raid1(name="md10", health="degraded"), raid1(name="md2", health="failed"), raid1(name="md1")]
+    )
     assert (state.degraded, raised, cleared) == (frozenset({"md10", "md2"}), ["md2", "md10"], [])
     state, raised, cleared = state.advance([raid1(name="md10", health="degraded")])
     assert (state.degraded, raised, cleared) == (frozenset({"md10"}), [], ["md2"])
 
 
 # --- mismatch verdicts ------------------------------------------------------------
+
 
 def test_exactly_1_mismatch_sector_is_worded_in_the_singular():
     assert mismatch_verdict("raid1", 1).text.startswith("1 sector differs between mirrors. On raid1 this is normal")
@@ -237,17 +259,25 @@ def test_the_mirror_threshold_at_its_boundary():
     at = mismatch_verdict("raid1", 2000, size_kib=1_000_000)
     over = mismatch_verdict("raid1", 2001, size_kib=1_000_000)
     assert at.severity == "info" and over.severity == "warning"
-    assert over.text == ("2001 sectors differ between mirrors, more than swap or unfinished writes usually "
-                         "explain on raid1; check whether this array holds swap, then run a repair.")
+    assert over.text == (
+        "2001 sectors differ between mirrors, more than swap or unfinished writes usually "
+        "explain on raid1; check whether this array holds swap, then run a repair."
+    )
     assert mismatch_verdict("raid10", 10**9).severity == "info"  # size unknown: never notable
     assert mismatch_verdict("multipath", 4001, size_kib=2_000_000).severity == "warning"
 
 
-@pytest.mark.parametrize("action, suffix", [
-    (None, ""), ("none", ""), ("check", ""), ("repair", ""),
-    ("resync", " (counted during a resync; a check gives a meaningful count)"),
-    ("recover", " (counted during a recover; a check gives a meaningful count)"),
-])
+@pytest.mark.parametrize(
+    "action, suffix",
+    [
+        (None, ""),
+        ("none", ""),
+        ("check", ""),
+        ("repair", ""),
+        ("resync", " (counted during a resync; a check gives a meaningful count)"),
+        ("recover", " (counted during a recover; a check gives a meaningful count)"),
+    ],
+)
 def test_the_count_is_qualified_unless_a_check_or_repair_made_it(action, suffix):
     assert mismatch_verdict("raid1", 0, last_sync_action=action).text == f"No mismatches{suffix}."
     assert mismatch_verdict("raid5", 8, last_sync_action=action).text.endswith(f"comes back{suffix}.")

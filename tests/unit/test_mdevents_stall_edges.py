@@ -27,8 +27,9 @@ def moving(percent=23.4, done=23_400):
 
 
 def stall_events(before, after):
-    return [(e.event, e.detail) for e in derive_events([raid1(before)], [raid1(after)], 1.0)
-            if e.event == "SyncStalled"]
+    return [
+        (e.event, e.detail) for e in derive_events([raid1(before)], [raid1(after)], 1.0) if e.event == "SyncStalled"
+    ]
 
 
 def test_a_sync_turning_stalled_raises_one_event_with_where_and_how_long():
@@ -41,5 +42,6 @@ def test_a_sync_already_stalled_raises_no_second_event():
 
 def test_a_stall_detail_leaves_out_what_is_unknown():
     assert stall_events(moving(percent=None), stalled(percent=None)) == [
-        ("SyncStalled", "resync has not moved for 60 s")]
+        ("SyncStalled", "resync has not moved for 60 s")
+    ]
     assert stall_events(moving(), stalled(stalled_s=None)) == [("SyncStalled", "resync has not moved at 23.4 %")]

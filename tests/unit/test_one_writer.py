@@ -83,16 +83,26 @@ def test_the_sweep_reports_a_read_back_mismatch_logs_it_and_restores(tmp_path: P
     _reads_back_256_once(monkeypatch)
     log = ActionLog(tmp_path / "a.log")
     seen: list[str] = []
-    outcome = run_sweep(_plan(_loop_tuning()), history, "read_ahead_kb", [512, 1024], root=fake.root, log=log,
-                        run=_recording_run(fake, history, seen))
-    assert outcome.steps[0].error == ("read_ahead_kb=512 refused: loop7 read_ahead_kb: the kernel accepted 512 "
-                                      "but it reads back as 256")
+    outcome = run_sweep(
+        _plan(_loop_tuning()),
+        history,
+        "read_ahead_kb",
+        [512, 1024],
+        root=fake.root,
+        log=log,
+        run=_recording_run(fake, history, seen),
+    )
+    assert outcome.steps[0].error == (
+        "read_ahead_kb=512 refused: loop7 read_ahead_kb: the kernel accepted 512 but it reads back as 256"
+    )
     assert outcome.steps[1].record is not None
     assert fake.queue("loop7", "read_ahead_kb") == "128" and fake.queue("sdz", "read_ahead_kb") == "64"
     lines = log.read("tune")
     assert [(e.details["status"], e.details["new"], e.details["readback"], e.details["by"]) for e in lines] == [
-        ("mismatch", "512", "256", "fio sweep"), ("ok", "1024", "1024", "fio sweep"),
-        ("ok", "128", "128", "fio sweep: restore")]
+        ("mismatch", "512", "256", "fio sweep"),
+        ("ok", "1024", "1024", "fio sweep"),
+        ("ok", "128", "128", "fio sweep: restore"),
+    ]
     assert lines[0].command == "blockdev --setra 1024 /dev/loop7"
     # The restore is an undo-all of the knob: nothing of the sweep is left to undo.
     assert session_for(fake.root, log).undoable == []
@@ -103,8 +113,15 @@ def test_the_sweep_refuses_a_value_the_device_does_not_offer_before_writing(tmp_
     fake.disk("loop7", scheduler="[none] mq-deadline kyber")
     log = ActionLog(tmp_path / "a.log")
     seen: list[str] = []
-    outcome = run_sweep(_plan(_loop_tuning()), history, "scheduler", ["bfq"], root=fake.root, log=log,
-                        run=_recording_run(fake, history, seen))
+    outcome = run_sweep(
+        _plan(_loop_tuning()),
+        history,
+        "scheduler",
+        ["bfq"],
+        root=fake.root,
+        log=log,
+        run=_recording_run(fake, history, seen),
+    )
     assert "'bfq' is not offered by this device" in (outcome.steps[0].error or "")
     assert seen == [] and fake.queue("loop7", "scheduler") == "[none] mq-deadline kyber"
     # Nothing was written; the restore only notes, as every undo does, that the value is in place.
@@ -121,8 +138,15 @@ def test_the_labs_speed_limit_is_validated_read_back_logged_and_undoable(tmp_pat
     assert actions.speed_limit_plan("md100", 5000).execute() == "echo 5000 > /sys/block/md100/md/sync_speed_max"
     assert speed.read_text() == "5000\n"
     (entry,) = tree.log.read("tune")
-    expected = {"device": "md100", "attribute": "sync_speed_max", "old": "system", "new": "5000",
-                "readback": "5000", "status": "ok", "by": "lab"}
+    expected = {
+        "device": "md100",
+        "attribute": "sync_speed_max",
+        "old": "system",
+        "new": "5000",
+        "readback": "5000",
+        "status": "ok",
+        "by": "lab",
+    }
     assert {key: entry.details.get(key) for key in expected} == expected
     assert tree.log.read("lab")[-1].command == "echo 5000 > /sys/block/md100/md/sync_speed_max"
     session = session_for(tree.root, tree.log)
@@ -138,7 +162,10 @@ def test_the_labs_check_is_logged_but_never_undone_or_made_permanent(tmp_path: P
     LabMemberActions(tree.lab, cache_s=0, live_only=False).run("check", "md100", None)
     (entry,) = tree.log.read("tune")
     assert (entry.command, entry.details["by"], entry.details["status"]) == (
-        "echo check > /sys/block/md100/md/sync_action", "lab", "ok")
+        "echo check > /sys/block/md100/md/sync_action",
+        "lab",
+        "ok",
+    )
     session = session_for(tree.root, tree.log)
     assert session.undoable == [] and session.net_changes() == [] and session.plan_undo_all() == []
 

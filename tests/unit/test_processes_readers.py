@@ -71,8 +71,12 @@ def test_v2_io_stat_skips_idle_devices_and_knows_the_tree():
 
 def test_v2_root_remainder_is_md_resync_io():
     reading, _ = CgroupIoReader().read(Root(DATA / "vm-v2"))
-    zero = CgroupReading(reading.source, tuple(c.__class__(c.cgroup, c.major, c.minor, 0, 0, 0, 0)
-                                              for c in reading.counters), reading.children, True)
+    zero = CgroupReading(
+        reading.source,
+        tuple(c.__class__(c.cgroup, c.major, c.minor, 0, 0, 0, 0) for c in reading.counters),
+        reading.children,
+        True,
+    )
     devices = {(7, 0): "loop0", (7, 1): "loop1", (9, 50): "md50"}
     by_device = unit_rates(zero, reading, devices, 1.0)  # totals since the counters began
     loop1 = {u.unit: u for u in by_device["loop1"]}
@@ -90,8 +94,11 @@ def test_v1_without_a_throttle_rule_says_so_and_gives_no_numbers():
 
 
 def test_v1_blkio_lines():
-    rows = parse_blkio("/g", text(HOST / "t1/sys/fs/cgroup/blkio/raidtop-probe/blkio.throttle.io_service_bytes"),
-                       text(HOST / "t1/sys/fs/cgroup/blkio/raidtop-probe/blkio.throttle.io_serviced"))
+    rows = parse_blkio(
+        "/g",
+        text(HOST / "t1/sys/fs/cgroup/blkio/raidtop-probe/blkio.throttle.io_service_bytes"),
+        text(HOST / "t1/sys/fs/cgroup/blkio/raidtop-probe/blkio.throttle.io_serviced"),
+    )
     assert [(r.major, r.minor, r.rbytes, r.wbytes) for r in rows] == [(7, 0, 0, 262733824)]
     assert rows[0].wios > 0
 
@@ -105,7 +112,9 @@ def test_dd_in_its_cgroup_is_the_top_writer_with_the_right_device():
     interval = float(text(HOST / "t2/proc/uptime").split()[0]) - float(text(HOST / "t1/proc/uptime").split()[0])
     top = snap.io.processes[0]
     assert (top.pid, top.comm, top.unit, top.user) == (DD, "dd", "raidtop-probe", "root")
-    written = field(text(HOST / f"t2/proc/{DD}/io"), "write_bytes") - field(text(HOST / f"t1/proc/{DD}/io"), "write_bytes")
+    written = field(text(HOST / f"t2/proc/{DD}/io"), "write_bytes") - field(
+        text(HOST / f"t1/proc/{DD}/io"), "write_bytes"
+    )
     assert abs(top.write_b_s - written / interval) < 1e-6 * written
     assert snap.io.level == "per device" and snap.io.source == "cgroup v1 blkio.throttle"
     [unit] = [u for u in snap.io.by_device["loop0"] if u.unit == "/raidtop-probe"]
@@ -132,7 +141,9 @@ def test_a_reused_pid_starts_without_a_rate():
     table = ProcessTable()
     first, _ = table.read(Root(HOST / "t1"))
     dd = next(p for p in first if p.pid == DD)
-    reborn = dd.__class__(**{**{f: getattr(dd, f) for f in dd.__slots__}, "start": dd.start + 1, "write_bytes": dd.write_bytes + 10})
+    reborn = dd.__class__(
+        **{**{f: getattr(dd, f) for f in dd.__slots__}, "start": dd.start + 1, "write_bytes": dd.write_bytes + 10}
+    )
     from raidtop.collect.rates.processes import process_rates
 
     [row] = [r for r in process_rates((dd,), (reborn,), 1.0)]

@@ -8,7 +8,13 @@ import pytest
 
 from raidtop.model.md import MdArray, MdMember, MdSync
 from raidtop.model.smart import SmartHealth, SmartReason
-from raidtop.presentation.rebuild_risk import ASSUMED_ERROR_BITS, DEGRADED_WHY, REBUILDING_WHY, rebuild_risks, ure_probability
+from raidtop.presentation.rebuild_risk import (
+    ASSUMED_ERROR_BITS,
+    DEGRADED_WHY,
+    REBUILDING_WHY,
+    rebuild_risks,
+    ure_probability,
+)
 
 TB = 976_562_500
 """10^12 bytes in KiB: a component size that makes the arithmetic checkable by hand."""
@@ -19,15 +25,38 @@ def in_sync(name: str, slot: int) -> MdMember:
 
 
 def health(disk: str, verdict: str = "ok", *reasons: str, rate: float | None = None) -> SmartHealth:
-    return SmartHealth(disk, 0.0, "read", verdict, tuple(SmartReason(verdict, r, "test") for r in reasons),
-                       unrecoverable_error_bits=rate)
+    return SmartHealth(
+        disk,
+        0.0,
+        "read",
+        verdict,
+        tuple(SmartReason(verdict, r, "test") for r in reasons),
+        unrecoverable_error_bits=rate,
+    )
 
 
-def array(level: str, disks: int, members: tuple[MdMember, ...], *, layout: str | None = None,
-          sync: MdSync | None = None, component: int | None = TB) -> MdArray:
+def array(
+    level: str,
+    disks: int,
+    members: tuple[MdMember, ...],
+    *,
+    layout: str | None = None,
+    sync: MdSync | None = None,
+    component: int | None = TB,
+) -> MdArray:
     missing = disks - sum(1 for m in members if m.is_in_sync)
-    return MdArray("md0", level, "clean", "degraded" if missing else "ok", raid_disks=disks, degraded=missing,
-                   members=members, layout=layout, sync=sync, component_size_kib=component)
+    return MdArray(
+        "md0",
+        level,
+        "clean",
+        "degraded" if missing else "ok",
+        raid_disks=disks,
+        degraded=missing,
+        members=members,
+        layout=layout,
+        sync=sync,
+        component_size_kib=component,
+    )
 
 
 def disks_of(*arrays: MdArray) -> dict[str, tuple[str, ...]]:
@@ -36,8 +65,10 @@ def disks_of(*arrays: MdArray) -> dict[str, tuple[str, ...]]:
 
 
 def smart(**verdicts: str) -> dict[str, SmartHealth]:
-    return {disk: health(disk, v, "8 pending sectors" if v != "ok" else "") if v != "ok" else health(disk)
-            for disk, v in verdicts.items()}
+    return {
+        disk: health(disk, v, "8 pending sectors" if v != "ok" else "") if v != "ok" else health(disk)
+        for disk, v in verdicts.items()
+    }
 
 
 def at_risk(arrays, smart_map) -> dict[str, list[str]]:
@@ -49,7 +80,12 @@ def test_raid1_with_one_in_sync_member_is_at_risk_on_that_disk():
     risks = rebuild_risks((md,), smart(sda="watch"), disks_of(md))
     assert [(r.array, r.why) for r in risks] == [("md0", DEGRADED_WHY)]
     survivor = risks[0].survivors[0]
-    assert (survivor.member, survivor.disk, survivor.verdict, survivor.reasons) == ("sda1", "sda", "watch", ("8 pending sectors",))
+    assert (survivor.member, survivor.disk, survivor.verdict, survivor.reasons) == (
+        "sda1",
+        "sda",
+        "watch",
+        ("8 pending sectors",),
+    )
     assert "mdadm --replace" in risks[0].advice and "Back up now" in risks[0].advice
 
 

@@ -45,7 +45,13 @@ def _lines_file(path: Path, lines: list, per_stream: int | None = None) -> Path:
 
 
 def _frame(i: int, **extra) -> dict:
-    return {"t": START + i, "d": {"f:/proc/loadavg": f"0.{i:02d} 0.00 0.00 1/100 {i}\n"}, "events": [], "actions": [], **extra}
+    return {
+        "t": START + i,
+        "d": {"f:/proc/loadavg": f"0.{i:02d} 0.00 0.00 1/100 {i}\n"},
+        "events": [],
+        "actions": [],
+        **extra,
+    }
 
 
 # --------------------------------------------------------------- every stream
@@ -109,14 +115,31 @@ def test_a_flipped_bit_costs_only_its_stream(ten_minutes, tmp_path, stream, wher
 
 def test_bad_frames_are_skipped_with_a_note_and_the_rest_replays(tmp_path):
     deep = "[" * 100_000 + "]" * 100_000
-    lines = [HEADER, _frame(0), _frame(1, t=1e300), _frame(2, t="nan"), '{"t": NaN, "d": {}}', _frame(3, events=[1, 2]),
-             _frame(4, events="Fail"), deep, '{"t": ' + "9" * 5000 + ', "d": {}}', _frame(5, d={"f:/x": 7}),
-             _frame(6, d=[]), "not json", _frame(7), _frame(8, t=True), _frame(9)]
+    lines = [
+        HEADER,
+        _frame(0),
+        _frame(1, t=1e300),
+        _frame(2, t="nan"),
+        '{"t": NaN, "d": {}}',
+        _frame(3, events=[1, 2]),
+        _frame(4, events="Fail"),
+        deep,
+        '{"t": ' + "9" * 5000 + ', "d": {}}',
+        _frame(5, d={"f:/x": 7}),
+        _frame(6, d=[]),
+        "not json",
+        _frame(7),
+        _frame(8, t=True),
+        _frame(9),
+    ]
     recording = read_recording(_lines_file(tmp_path / "bad.xz", lines))
     assert [f.time for f in recording.frames] == [START, START + 7, START + 9]
     (note,) = recording.notes
-    assert note.endswith("11 damaged samples skipped (after 22:13:20, …; the first: its time is out of range)".replace(
-        "22:13:20", time.strftime("%H:%M:%S", time.localtime(START))))
+    assert note.endswith(
+        "11 damaged samples skipped (after 22:13:20, …; the first: its time is out of range)".replace(
+            "22:13:20", time.strftime("%H:%M:%S", time.localtime(START))
+        )
+    )
     replayer = Replayer(recording)
     assert replayer.snapshot_at(2).time == START + 9
 
@@ -124,12 +147,22 @@ def test_bad_frames_are_skipped_with_a_note_and_the_rest_replays(tmp_path):
 def test_strings_from_a_recording_are_made_plain(tmp_path):
     title = "\x1b]0;pwned\x07\x9b31m"
     header = dict(HEADER, host=title, raidtop="\x1b[2J")
-    frame = _frame(0, events=[{"array": "md0\x1b[5m", "event": "Fail", "member": "sda\u202e"}],
-                   actions=[{"kind": "fail\x1b", "command": "mdadm\x07", "time": 1.0}])
+    frame = _frame(
+        0,
+        events=[{"array": "md0\x1b[5m", "event": "Fail", "member": "sda\u202e"}],
+        actions=[{"kind": "fail\x1b", "command": "mdadm\x07", "time": 1.0}],
+    )
     frame["d"]["f:/proc/mdstat"] = {"error": "/proc/mdstat: \x1b]0;x\x07"}
     recording = read_recording(_lines_file(tmp_path / "esc.xz", [header, frame]))
-    text = json.dumps([recording.header, recording.frames[0].events, recording.frames[0].actions,
-                       recording.frames[0].delta["f:/proc/mdstat"]], ensure_ascii=False)
+    text = json.dumps(
+        [
+            recording.header,
+            recording.frames[0].events,
+            recording.frames[0].actions,
+            recording.frames[0].delta["f:/proc/mdstat"],
+        ],
+        ensure_ascii=False,
+    )
     for control in ("\x1b", "\x07", "\x9b", "\u202e"):
         assert control not in text
     assert recording.header["host"] == "\ufffd]0;pwned\ufffd\ufffd31m"
@@ -169,8 +202,14 @@ def _rss_after_reading(path: Path) -> tuple[str, int]:
         "    print('refused', exc)\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
     )
-    result = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True,
-                            cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     outcome, rss = result.stdout.rsplit("\n", 2)[:2]
     return outcome, int(rss)
@@ -179,7 +218,11 @@ def _rss_after_reading(path: Path) -> tuple[str, int]:
 def _zeros_stream(megabytes: int, prefix: bytes = b"") -> bytes:
     compressor = lzma.LZMACompressor(preset=0)
     zeros = bytes(1 << 20)
-    return compressor.compress(prefix) + b"".join(compressor.compress(zeros) for _ in range(megabytes)) + compressor.flush()
+    return (
+        compressor.compress(prefix)
+        + b"".join(compressor.compress(zeros) for _ in range(megabytes))
+        + compressor.flush()
+    )
 
 
 def test_an_xz_bomb_is_stopped_by_the_limits(tmp_path):
@@ -190,16 +233,23 @@ def test_an_xz_bomb_is_stopped_by_the_limits(tmp_path):
     bomb.write_bytes(_zeros_stream(300, prefix=json.dumps(HEADER).encode() + b"\n") + bomb_stream * 9)
     assert bomb.stat().st_size < 600_000
     outcome, rss_kib = _rss_after_reading(bomb)
-    assert outcome.startswith("refused") and "line longer than 32 MiB" in outcome and "nothing is left to replay" in outcome
+    assert (
+        outcome.startswith("refused")
+        and "line longer than 32 MiB" in outcome
+        and "nothing is left to replay" in outcome
+    )
     assert rss_kib < 400 * 1024  # the old reader reached 6.3 GB
 
 
 def test_a_bomb_of_tiny_frames_stops_at_the_frame_limit(tmp_path, monkeypatch):
     from raidtop.collect.recording.roots import read as recording_read
+
     monkeypatch.setattr(recording_read, "MAX_FRAMES", 5_000)
     tiny = json.dumps({"t": START, "d": {}}).encode() + b"\n"
     compressor = lzma.LZMACompressor(preset=0)
-    body = compressor.compress(json.dumps(HEADER).encode() + b"\n") + b"".join(compressor.compress(tiny * 10_000) for _ in range(2))
+    body = compressor.compress(json.dumps(HEADER).encode() + b"\n") + b"".join(
+        compressor.compress(tiny * 10_000) for _ in range(2)
+    )
     path = tmp_path / "tiny.xz"
     path.write_bytes(body + compressor.flush())
     recording = read_recording(path)
@@ -210,7 +260,9 @@ def test_a_bomb_of_tiny_frames_stops_at_the_frame_limit(tmp_path, monkeypatch):
 def test_a_stream_of_unreadable_lines_is_abandoned(tmp_path):
     path = tmp_path / "junk.xz"
     head = (json.dumps(HEADER) + "\n" + json.dumps(_frame(0)) + "\n").encode()
-    path.write_bytes(lzma.compress(head) + lzma.compress(b"{}\n" * 100_000) + lzma.compress(json.dumps(_frame(1)).encode() + b"\n"))
+    path.write_bytes(
+        lzma.compress(head) + lzma.compress(b"{}\n" * 100_000) + lzma.compress(json.dumps(_frame(1)).encode() + b"\n")
+    )
     recording = read_recording(path)
     assert [f.time for f in recording.frames] == [START, START + 1]
     assert any("more than 100 unreadable lines" in note for note in recording.notes)
@@ -241,6 +293,7 @@ def test_a_stream_that_needs_more_decoder_memory_than_the_limit_is_skipped(ten_m
     # raidtop's preset 6 needs 9 MiB to decode; with the limit below that every
     # stream is refused by lzma itself, and the reader says why instead of crashing.
     from raidtop.collect.recording.roots import read as recording_read
+
     path, _ = ten_minutes
     monkeypatch.setattr(recording_read, "LZMA_MEMLIMIT", 1 << 20)
     with pytest.raises(RecordingError, match="needs more than 1 MiB of memory to decompress"):

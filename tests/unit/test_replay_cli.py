@@ -31,8 +31,9 @@ SENTINEL = b"raidtop sentinel: must survive\n"
 
 def raidtop(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "raidtop", *args], capture_output=True, text=True,
-                          timeout=timeout, cwd=REPO, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "raidtop", *args], capture_output=True, text=True, timeout=timeout, cwd=REPO, env=env
+    )
 
 
 def assert_one_sentence(result: subprocess.CompletedProcess[str], code: int, *words: str) -> None:
@@ -93,7 +94,9 @@ def test_the_command_line_reads_the_recording_once_and_hands_it_to_the_app(tmp_p
 # --------------------------------------------------------------- record
 
 
-@pytest.mark.parametrize("flags", [["--interval", "nan"], ["--interval", "inf"], ["--interval", "0.1", "--duration", "nan"]])
+@pytest.mark.parametrize(
+    "flags", [["--interval", "nan"], ["--interval", "inf"], ["--interval", "0.1", "--duration", "nan"]]
+)
 def test_record_refuses_a_timing_that_would_loop_forever(tmp_path, flags):
     out = tmp_path / "r.xz"
     result = raidtop("record", "-o", str(out), *flags, "--root", str(DATA / "ui" / "root1"), timeout=60)
@@ -131,11 +134,15 @@ def test_record_never_writes_to_a_block_device(tmp_path):
         handle.truncate(8 << 20)
         handle.write(SENTINEL)
     try:
-        device = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True, check=True).stdout.strip()
+        device = subprocess.run(
+            ["losetup", "-f", "--show", str(image)], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as exc:
         pytest.skip(f"no loop device here: {exc}")
     try:
-        result = raidtop("record", "-o", device, "--interval", "0.1", "--duration", "0.1", "--root", str(DATA / "ui" / "root1"))
+        result = raidtop(
+            "record", "-o", device, "--interval", "0.1", "--duration", "0.1", "--root", str(DATA / "ui" / "root1")
+        )
         assert_one_sentence(result, 1, "already exists")
         with open(device, "rb") as handle:
             assert handle.read(len(SENTINEL)) == SENTINEL

@@ -52,6 +52,7 @@ def sized(path: Path, size: int) -> Path:
 
 # --- reads -----------------------------------------------------------------
 
+
 def test_the_default_limit_is_16_mib():
     assert DEFAULT_LIMIT == 16_777_216
 
@@ -63,7 +64,7 @@ def test_a_file_of_exactly_the_limit_is_read_and_one_byte_more_refused(tmp_path:
     exact.write_bytes(data[:limit])
     assert read_bounded(exact, limit) == data[:limit]
     over = tmp_path / "over"
-    over.write_bytes(data[:limit + 1])
+    over.write_bytes(data[: limit + 1])
     with no_fd_leak(), pytest.raises(UnsafeFile) as refused:
         read_bounded(over, limit)
     assert str(refused.value) == f"{over}: is larger than {limit:,} bytes; not read"
@@ -114,6 +115,7 @@ def test_a_block_device_is_refused_without_reading_it(tmp_path: Path):
 
 def test_a_socket_cannot_even_be_opened(tmp_path: Path):
     import socket
+
     with socket.socket(socket.AF_UNIX) as server:
         server.bind(str(tmp_path / "sock"))
         with no_fd_leak(), pytest.raises(OSError) as refused:
@@ -165,6 +167,7 @@ def test_a_missing_file_raises_the_systems_error(tmp_path: Path):
 
 # --- directories -------------------------------------------------------------
 
+
 def test_open_directory_refuses_a_symlink_unless_told(tmp_path: Path):
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
@@ -192,6 +195,7 @@ def test_open_directory_gives_a_directory_descriptor_and_the_systems_errors(tmp_
 
 
 # --- atomic writes -----------------------------------------------------------
+
 
 def test_atomic_write_writes_text_as_utf8_and_bytes_as_they_are(tmp_path: Path):
     with no_fd_leak():
@@ -268,11 +272,14 @@ def small_tmpfs(tmp_path: Path):
     """A real 64 KiB tmpfs, so a write fails with the kernel's own ENOSPC."""
     mount = tmp_path / "full"
     mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=0755", "tmpfs", str(mount)],
-                          capture_output=True, check=False)
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k,mode=0755", "tmpfs", str(mount)], capture_output=True, check=False
+    )
     if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({made.stderr.decode().strip()}); "
-                    "test_a_failed_write_is_raised_without_tmpfs covers the path")
+        pytest.skip(
+            f"cannot mount a tmpfs here ({made.stderr.decode().strip()}); "
+            "test_a_failed_write_is_raised_without_tmpfs covers the path"
+        )
     yield mount
     subprocess.run(["umount", str(mount)], check=True)
 

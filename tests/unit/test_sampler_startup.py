@@ -56,7 +56,11 @@ def test_the_first_snapshot_waits_for_a_few_walks_and_the_rest_follow(tmp_path):
     # Every device now has what a full walk says, in its (idle, reused) row too.
     full = {d.name: identify(Root(root), d.name, d.major, d.minor) for d in snap.raw.disks}
     for disk in snap.disks:
-        assert (disk.model, disk.serial, disk.by_id) == (full[disk.name].model, full[disk.name].serial, full[disk.name].by_id), disk.name
+        assert (disk.model, disk.serial, disk.by_id) == (
+            full[disk.name].model,
+            full[disk.name].serial,
+            full[disk.name].by_id,
+        ), disk.name
     sdb = next(d for d in snap.disks if d.name == "sdb")
     assert (sdb.model, sdb.serial, sdb.by_id) == ("Udev Model", "S123", "ata-Udev_Model_S123")
     # The steady state reuses the identities once all are walked.

@@ -20,8 +20,14 @@ NVME = DATA / "corpus" / "nvme-null-INTEL_SSDPE2KX010T8-nvme1.json"
 
 def raidtop(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "raidtop", "smart", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "raidtop", "smart", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=REPO,
+    )
 
 
 def test_saved_files_are_judged_and_a_bad_one_is_one_line(tmp_path) -> None:
@@ -73,8 +79,12 @@ def test_usage_errors_exit_2_in_one_line() -> None:
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or not Path("/sys/block/vda").exists() or not shutil.which(
-    "smartctl", path=os.environ.get("PATH", "") + ":/usr/sbin"), reason="needs root, smartctl and /dev/vda")
+@pytest.mark.skipif(
+    os.geteuid() != 0
+    or not Path("/sys/block/vda").exists()
+    or not shutil.which("smartctl", path=os.environ.get("PATH", "") + ":/usr/sbin"),
+    reason="needs root, smartctl and /dev/vda",
+)
 def test_the_real_smartctl_on_a_virtio_disk() -> None:
     result = raidtop("/dev/vda", "--json")
     assert result.returncode == 0, result.stderr

@@ -104,7 +104,9 @@ def test_nvme_ok() -> None:
     assert h.unsafe_shutdowns == 7 and h.power_on_hours == 8843
     assert h.reallocated_sectors is None and h.pending_sectors is None
     assert h.unrecoverable_error_bits == 1e16
-    assert {a.name for a in h.attributes} >= {"percentage_used", "unsafe_shutdowns"} and all(a.id == 0 for a in h.attributes)
+    assert {a.name for a in h.attributes} >= {"percentage_used", "unsafe_shutdowns"} and all(
+        a.id == 0 for a in h.attributes
+    )
 
 
 def test_nvme_spare_below_threshold_and_critical_warning() -> None:
@@ -140,8 +142,12 @@ def test_the_real_smartctl_output_of_a_virtio_disk_is_unsupported() -> None:
 
 
 def test_standby_is_not_read() -> None:
-    out = json.dumps({"smartctl": {"exit_status": 2, "messages": [{"string": "Device is in STANDBY mode, exit(2)"}]},
-                      "device": {"name": "/dev/sda", "protocol": "ATA"}})
+    out = json.dumps(
+        {
+            "smartctl": {"exit_status": 2, "messages": [{"string": "Device is in STANDBY mode, exit(2)"}]},
+            "device": {"name": "/dev/sda", "protocol": "ATA"},
+        }
+    )
     h = health_from_output("sda", 1.0, out.encode())
     assert (h.state, h.message, h.verdict) == ("standby", "standby, not read", "unknown")
 
@@ -164,28 +170,48 @@ def test_bits_in_words() -> None:
 def test_a_reading_survives_the_dict_round_trip_of_a_recording() -> None:
     from dataclasses import asdict
 
-    for name in ("sata-failing-ST3500418AS.json", "nvme-critical-INTEL_SSDPE2KX010T8.json", "SEAGATE_ST373453LC_26.json"):
+    for name in (
+        "sata-failing-ST3500418AS.json",
+        "nvme-critical-INTEL_SSDPE2KX010T8.json",
+        "SEAGATE_ST373453LC_26.json",
+    ):
         h = health(name, disk="sdb")
         assert health_from_dict(json.loads(json.dumps(asdict(h))), "sdb") == h
     assert health_from_dict({"state": "hacked"}, "sdb") is None
     assert health_from_dict("junk", "sdb") is None
-    mixed = health_from_dict({"state": "read", "verdict": "ok", "model": "\x1b[2Jx", "pending_sectors": "8",
-                              "reasons": [{"severity": "watch", "text": 5, "rule": "x"}, "junk"]}, "sdb")
+    mixed = health_from_dict(
+        {
+            "state": "read",
+            "verdict": "ok",
+            "model": "\x1b[2Jx",
+            "pending_sectors": "8",
+            "reasons": [{"severity": "watch", "text": 5, "rule": "x"}, "junk"],
+        },
+        "sdb",
+    )
     assert mixed is not None and mixed.pending_sectors is None and not has_controls(mixed.model) and mixed.reasons == ()
 
 
 # ------------------------------------------------------------------ hypothesis
 
-_BASES = [json.loads(p.read_text()) for p in (
-    DATA / "corpus" / "ST3500418AS_12.json",
-    DATA / "corpus" / "SEAGATE_ST373453LC_26.json",
-    DATA / "corpus" / "nvme-null-INTEL_SSDPE2KX010T8-nvme1.json",
-    DATA / "derived" / "sata-failing-ST3500418AS.json",
-)]
+_BASES = [
+    json.loads(p.read_text())
+    for p in (
+        DATA / "corpus" / "ST3500418AS_12.json",
+        DATA / "corpus" / "SEAGATE_ST373453LC_26.json",
+        DATA / "corpus" / "nvme-null-INTEL_SSDPE2KX010T8-nvme1.json",
+        DATA / "derived" / "sata-failing-ST3500418AS.json",
+    )
+]
 _JUNK = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70), st.floats(),
-    st.text(alphabet=st.characters(codec="utf-8"), max_size=30), st.just("\x1b]0;x\x07\x9b2J"),
-    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(),
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=30),
+    st.just("\x1b]0;x\x07\x9b2J"),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
 )
 
 
@@ -224,25 +250,45 @@ def mutated(draw):
 def test_mutated_json_never_raises_and_missing_is_never_zero(doc) -> None:
     h = judge(parse_smartctl(doc, "sdx", 1.0))
     assert h.verdict in ("ok", "watch", "failing")
-    for text in (h.model, h.serial, h.firmware, h.protocol, h.last_self_test, *(r.text for r in h.reasons),
-                 *(a.name for a in h.attributes), *(a.raw_string for a in h.attributes)):
+    for text in (
+        h.model,
+        h.serial,
+        h.firmware,
+        h.protocol,
+        h.last_self_test,
+        *(r.text for r in h.reasons),
+        *(a.name for a in h.attributes),
+        *(a.raw_string for a in h.attributes),
+    ):
         assert text is None or not has_controls(text)
     attrs = doc.get("ata_smart_attributes")
     rows = attrs.get("table") if isinstance(attrs, dict) else None
-    ids = {a.get("id") for a in rows if isinstance(a, dict) and type(a.get("id")) is int} if isinstance(rows, list) else set()
+    ids = (
+        {a.get("id") for a in rows if isinstance(a, dict) and type(a.get("id")) is int}
+        if isinstance(rows, list)
+        else set()
+    )
     if 197 not in ids:
         assert h.pending_sectors is None
     nvme = doc.get("nvme_smart_health_information_log")
-    if not isinstance(nvme, dict) or not isinstance(nvme.get("media_errors"), int) or isinstance(nvme.get("media_errors"), bool):
+    if (
+        not isinstance(nvme, dict)
+        or not isinstance(nvme.get("media_errors"), int)
+        or isinstance(nvme.get("media_errors"), bool)
+    ):
         assert h.media_errors is None
     if not isinstance(doc.get("scsi_grown_defect_list"), int) or isinstance(doc.get("scsi_grown_defect_list"), bool):
         assert h.grown_defects is None
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.recursive(_JUNK, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                    st.dictionaries(st.text(max_size=12), inner, max_size=5)),
-                    max_leaves=20))
+@given(
+    st.recursive(
+        _JUNK,
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=5)),
+        max_leaves=20,
+    )
+)
 def test_any_json_value_parses_without_an_exception(value) -> None:
     h = judge(parse_smartctl(value, "sdx", 1.0))
     assert h.state == "read"

@@ -29,7 +29,9 @@ from raidtop.model.smart import SmartHealth
 from raidtop.presentation.smart_rules import judge
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "smartctl"
-ROOT_AND_SMARTCTL = os.geteuid() == 0 and shutil.which("smartctl", path=os.environ.get("PATH", "") + ":/usr/sbin") is not None
+ROOT_AND_SMARTCTL = (
+    os.geteuid() == 0 and shutil.which("smartctl", path=os.environ.get("PATH", "") + ":/usr/sbin") is not None
+)
 needs_root = pytest.mark.skipif(not ROOT_AND_SMARTCTL, reason="needs root and smartctl")
 
 
@@ -57,7 +59,9 @@ def loop_device(tmp_path):
         f.truncate(8 << 20)
         f.seek(4096)
         f.write(b"SENTINEL-smart")
-    dev = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True, check=True).stdout.strip()
+    dev = subprocess.run(
+        ["losetup", "-f", "--show", str(image)], capture_output=True, text=True, check=True
+    ).stdout.strip()
     try:
         yield dev, image
     finally:
@@ -255,8 +259,13 @@ def sysfs_tree(base: Path) -> Root:
     (devices / "sdb" / "sdb1").mkdir()
     (devices / "sdb" / "sdb1" / "partition").write_text("1\n")
     (base / "sys/class/block/sdb1").symlink_to("../../devices/pci0000:00/host0/sdb/sdb1")
-    for virtual, slaves in (("dm-0", ["sdb1"]), ("md0", ["dm-0", "sdc"]), ("md9", ["md8"]), ("md8", ["md9"]),
-                            ("loop0", [])):
+    for virtual, slaves in (
+        ("dm-0", ["sdb1"]),
+        ("md0", ["dm-0", "sdc"]),
+        ("md9", ["md8"]),
+        ("md8", ["md9"]),
+        ("loop0", []),
+    ):
         (base / "sys/block" / virtual / "slaves").mkdir(parents=True)
         for slave in slaves:
             (base / "sys/block" / virtual / "slaves" / slave).mkdir()

@@ -12,8 +12,15 @@ from __future__ import annotations
 import pytest
 
 from raidtop.model.smart import SmartHealth
-from raidtop.presentation.smart_rules import RATE_CONSUMER_HDD, RATE_ENTERPRISE_HDD, RATE_SSD, REALLOCATED_FAILING, RULES, \
-    error_rate, judge
+from raidtop.presentation.smart_rules import (
+    RATE_CONSUMER_HDD,
+    RATE_ENTERPRISE_HDD,
+    RATE_SSD,
+    REALLOCATED_FAILING,
+    RULES,
+    error_rate,
+    judge,
+)
 
 
 def reading(**fields) -> SmartHealth:
@@ -39,7 +46,9 @@ def test_reallocated_99_is_watch_and_100_failing():
     assert verdict(reallocated_sectors=1) == ("watch", [("watch", "1 reallocated sector", "ata-reallocated")])
     assert verdict(reallocated_sectors=99) == ("watch", [("watch", "99 reallocated sectors", "ata-reallocated")])
     assert verdict(reallocated_sectors=100) == (
-        "failing", [("failing", "100 reallocated sectors", "ata-reallocated-many")])
+        "failing",
+        [("failing", "100 reallocated sectors", "ata-reallocated-many")],
+    )
 
 
 @pytest.mark.parametrize("state", ["standby", "unsupported", "error", "not_root", "no_smartctl"])
@@ -54,14 +63,22 @@ def test_a_disk_not_read_is_unknown_whatever_stale_fields_say():
     assert (judged.verdict, judged.reasons) == ("unknown", ())
 
 
-@pytest.mark.parametrize("status, expected", [
-    (1, ("ok", [])), (2, ("ok", [])), (4, ("ok", [])),
-    (8, ("failing", [("failing", "smartctl: the disk reports it is failing", "exit-disk-failing")])),
-    (16, ("failing", [("failing", "a pre-failure attribute is at or below its threshold now", "exit-prefail-now")])),
-    (32, ("watch", [("watch", "an attribute was at or below its threshold in the past", "exit-threshold-past")])),
-    (64, ("watch", [("watch", "the drive's error log has entries", "exit-error-log")])),
-    (128, ("watch", [("watch", "the self-test log has errors", "exit-self-test-log")])),
-])
+@pytest.mark.parametrize(
+    "status, expected",
+    [
+        (1, ("ok", [])),
+        (2, ("ok", [])),
+        (4, ("ok", [])),
+        (8, ("failing", [("failing", "smartctl: the disk reports it is failing", "exit-disk-failing")])),
+        (
+            16,
+            ("failing", [("failing", "a pre-failure attribute is at or below its threshold now", "exit-prefail-now")]),
+        ),
+        (32, ("watch", [("watch", "an attribute was at or below its threshold in the past", "exit-threshold-past")])),
+        (64, ("watch", [("watch", "the drive's error log has entries", "exit-error-log")])),
+        (128, ("watch", [("watch", "the self-test log has errors", "exit-self-test-log")])),
+    ],
+)
 def test_each_exit_status_bit_alone(status, expected):
     assert verdict(exit_status=status) == expected
 
@@ -75,21 +92,28 @@ def test_a_failed_overall_assessment_is_said_once():
 
 def test_a_failed_self_test_is_said_once_with_its_lba():
     assert verdict(last_self_test_passed=False, exit_status=128) == (
-        "failing", [("failing", "last self-test failed", "self-test-failed")])
+        "failing",
+        [("failing", "last self-test failed", "self-test-failed")],
+    )
     assert verdict(last_self_test_passed=False, self_test_failed_lba=0) == (
-        "failing", [("failing", "last self-test failed at LBA 0", "self-test-failed")])
+        "failing",
+        [("failing", "last self-test failed at LBA 0", "self-test-failed")],
+    )
     assert verdict(last_self_test_passed=True, exit_status=128)[0] == "watch"
 
 
-@pytest.mark.parametrize("field, text, severity, rule", [
-    ("pending_sectors", "pending sector", "failing", "ata-pending"),
-    ("offline_uncorrectable", "offline uncorrectable sector", "failing", "ata-offline-uncorrectable"),
-    ("reported_uncorrect", "reported uncorrectable error", "watch", "ata-reported-uncorrect"),
-    ("command_timeouts", "command timeout", "watch", "ata-command-timeout"),
-    ("media_errors", "NVMe media error", "watch", "nvme-media-errors"),
-    ("grown_defects", "grown defect", "watch", "scsi-grown-defects"),
-    ("scsi_uncorrected_errors", "uncorrected error", "watch", "scsi-uncorrected"),
-])
+@pytest.mark.parametrize(
+    "field, text, severity, rule",
+    [
+        ("pending_sectors", "pending sector", "failing", "ata-pending"),
+        ("offline_uncorrectable", "offline uncorrectable sector", "failing", "ata-offline-uncorrectable"),
+        ("reported_uncorrect", "reported uncorrectable error", "watch", "ata-reported-uncorrect"),
+        ("command_timeouts", "command timeout", "watch", "ata-command-timeout"),
+        ("media_errors", "NVMe media error", "watch", "nvme-media-errors"),
+        ("grown_defects", "grown defect", "watch", "scsi-grown-defects"),
+        ("scsi_uncorrected_errors", "uncorrected error", "watch", "scsi-uncorrected"),
+    ],
+)
 def test_each_count_from_1(field, text, severity, rule):
     assert verdict(**{field: 0}) == ("ok", [])
     assert verdict(**{field: 1}) == (severity, [(severity, f"1 {text}", rule)])
@@ -97,7 +121,10 @@ def test_each_count_from_1(field, text, severity, rule):
 
 
 def test_crc_errors_point_at_the_cable_and_never_fail():
-    assert verdict(udma_crc_errors=5000) == ("watch", [("watch", "5000 interface CRC errors (check the cable)", "ata-crc")])
+    assert verdict(udma_crc_errors=5000) == (
+        "watch",
+        [("watch", "5000 interface CRC errors (check the cable)", "ata-crc")],
+    )
 
 
 def test_command_timeouts_count_on_rotating_disks_only():
@@ -108,7 +135,9 @@ def test_command_timeouts_count_on_rotating_disks_only():
 def test_nvme_spare_at_its_threshold_is_ok_below_it_failing():
     assert verdict(available_spare=10, available_spare_threshold=10) == ("ok", [])
     assert verdict(available_spare=9, available_spare_threshold=10) == (
-        "failing", [("failing", "NVMe spare 9 % below its 10 % threshold", "nvme-spare")])
+        "failing",
+        [("failing", "NVMe spare 9 % below its 10 % threshold", "nvme-spare")],
+    )
     assert verdict(available_spare=0, available_spare_threshold=None) == ("ok", [])
 
 
@@ -117,16 +146,30 @@ def test_nvme_critical_warning_bits():
     assert verdict(critical_warning=1) == ("failing", [spare_bit])
     # Bit 0 with the spare already below its threshold: said once, as nvme-spare.
     assert [r[2] for r in verdict(critical_warning=1, available_spare=5, available_spare_threshold=10)[1]] == [
-        "nvme-spare"]
+        "nvme-spare"
+    ]
     assert verdict(critical_warning=2) == (
-        "watch", [("watch", "NVMe critical warning: temperature outside its thresholds", "nvme-temperature")])
-    assert verdict(critical_warning=4 | 8) == ("failing", [(
-        "failing", "NVMe critical warning: reliability degraded by media or internal errors; "
-        "media placed in read-only mode", "nvme-critical")])
-    assert verdict(critical_warning=32)[1][0][1] == "NVMe critical warning: persistent memory region has become read-only"
+        "watch",
+        [("watch", "NVMe critical warning: temperature outside its thresholds", "nvme-temperature")],
+    )
+    assert verdict(critical_warning=4 | 8) == (
+        "failing",
+        [
+            (
+                "failing",
+                "NVMe critical warning: reliability degraded by media or internal errors; "
+                "media placed in read-only mode",
+                "nvme-critical",
+            )
+        ],
+    )
+    assert (
+        verdict(critical_warning=32)[1][0][1] == "NVMe critical warning: persistent memory region has become read-only"
+    )
     assert verdict(critical_warning=2 | 16)[1] == [
         ("failing", "NVMe critical warning: volatile memory backup device failed", "nvme-critical"),
-        ("watch", "NVMe critical warning: temperature outside its thresholds", "nvme-temperature")]
+        ("watch", "NVMe critical warning: temperature outside its thresholds", "nvme-temperature"),
+    ]
 
 
 def test_nvme_endurance_at_99_and_100_percent():
@@ -141,30 +184,65 @@ def test_the_worst_reason_sets_the_verdict_in_any_order():
 
 
 def test_every_reason_names_a_rule_of_its_own_severity():
-    fields = dict(passed=False, exit_status=255, pending_sectors=1, offline_uncorrectable=1, reallocated_sectors=1,
-                  reported_uncorrect=1, command_timeouts=1, udma_crc_errors=1, last_self_test_passed=False,
-                  critical_warning=63, percentage_used=100, media_errors=1, grown_defects=1,
-                  scsi_uncorrected_errors=1, available_spare=1, available_spare_threshold=10)
+    fields = dict(
+        passed=False,
+        exit_status=255,
+        pending_sectors=1,
+        offline_uncorrectable=1,
+        reallocated_sectors=1,
+        reported_uncorrect=1,
+        command_timeouts=1,
+        udma_crc_errors=1,
+        last_self_test_passed=False,
+        critical_warning=63,
+        percentage_used=100,
+        media_errors=1,
+        grown_defects=1,
+        scsi_uncorrected_errors=1,
+        available_spare=1,
+        available_spare_threshold=10,
+    )
     for reason in judge(reading(**fields)).reasons:
         assert RULES[reason.rule].severity == reason.severity, reason
 
 
-@pytest.mark.parametrize("fields, bits, basis", [
-    (dict(protocol="NVMe"), RATE_SSD, "NVMe drive: 1 in 10^16 bits (data sheets say 10^16 to 10^17)"),
-    (dict(protocol="ATA", rotation_rate=0), RATE_SSD, "solid-state drive (rotation rate 0): 1 in 10^16 bits"),
-    (dict(protocol="SCSI", rotation_rate=10_000), RATE_ENTERPRISE_HDD,
-     "SAS/SCSI hard drive: enterprise class, 1 in 10^15 bits"),
-    (dict(protocol="ATA", rotation_rate=7200, model_family="Seagate Exos 7E8"), RATE_ENTERPRISE_HDD,
-     "enterprise hard drive (Seagate Exos 7E8): 1 in 10^15 bits"),
-    (dict(protocol="ATA", rotation_rate=None, model_family="Western Digital RE4"), RATE_ENTERPRISE_HDD,
-     "enterprise hard drive (Western Digital RE4): 1 in 10^15 bits"),
-    (dict(protocol="ATA", rotation_rate=5400, model_family="Western Digital Red"), RATE_CONSUMER_HDD,
-     "consumer hard drive (Western Digital Red): 1 in 10^14 bits"),
-    (dict(protocol="ATA", rotation_rate=None, model_family="Western Digital Red"), RATE_CONSUMER_HDD,
-     "assumed 1 in 10^14 bits (drive class unknown; the consumer hard drive rate)"),
-    (dict(protocol="ATA", rotation_rate=7200), RATE_CONSUMER_HDD,
-     "assumed 1 in 10^14 bits (drive class unknown; the consumer hard drive rate)"),
-])
+@pytest.mark.parametrize(
+    "fields, bits, basis",
+    [
+        (dict(protocol="NVMe"), RATE_SSD, "NVMe drive: 1 in 10^16 bits (data sheets say 10^16 to 10^17)"),
+        (dict(protocol="ATA", rotation_rate=0), RATE_SSD, "solid-state drive (rotation rate 0): 1 in 10^16 bits"),
+        (
+            dict(protocol="SCSI", rotation_rate=10_000),
+            RATE_ENTERPRISE_HDD,
+            "SAS/SCSI hard drive: enterprise class, 1 in 10^15 bits",
+        ),
+        (
+            dict(protocol="ATA", rotation_rate=7200, model_family="Seagate Exos 7E8"),
+            RATE_ENTERPRISE_HDD,
+            "enterprise hard drive (Seagate Exos 7E8): 1 in 10^15 bits",
+        ),
+        (
+            dict(protocol="ATA", rotation_rate=None, model_family="Western Digital RE4"),
+            RATE_ENTERPRISE_HDD,
+            "enterprise hard drive (Western Digital RE4): 1 in 10^15 bits",
+        ),
+        (
+            dict(protocol="ATA", rotation_rate=5400, model_family="Western Digital Red"),
+            RATE_CONSUMER_HDD,
+            "consumer hard drive (Western Digital Red): 1 in 10^14 bits",
+        ),
+        (
+            dict(protocol="ATA", rotation_rate=None, model_family="Western Digital Red"),
+            RATE_CONSUMER_HDD,
+            "assumed 1 in 10^14 bits (drive class unknown; the consumer hard drive rate)",
+        ),
+        (
+            dict(protocol="ATA", rotation_rate=7200),
+            RATE_CONSUMER_HDD,
+            "assumed 1 in 10^14 bits (drive class unknown; the consumer hard drive rate)",
+        ),
+    ],
+)
 def test_error_rate_classes(fields, bits, basis):
     health = SmartHealth("sda", 0.0, "read", **fields)
     assert error_rate(health) == (bits, basis)

@@ -22,8 +22,13 @@ def _lsblk_tree(node: dict) -> tuple:
 
 def _our_tree(stack, name: str) -> tuple:
     node = stack.nodes[name]
-    return (node.name, node.kind, node.size_bytes, tuple(sorted(node.mountpoints)),
-            tuple(_our_tree(stack, h) for h in node.holders))
+    return (
+        node.name,
+        node.kind,
+        node.size_bytes,
+        tuple(sorted(node.mountpoints)),
+        tuple(_our_tree(stack, h) for h in node.holders),
+    )
 
 
 def test_the_tree_reads_as_lsblk_reads_it() -> None:
@@ -67,10 +72,12 @@ def test_usage_is_unknown_on_a_fixture_root_unless_given() -> None:
 
 
 def test_bad_mountinfo_lines_are_skipped_and_escapes_undone() -> None:
-    text = ("garbage\n"
-            "36 35 98:0 /mnt1 /mnt2 rw - ext3\n"  # too few fields after the separator
-            "37 35 x:y / /a rw - ext4 /dev/x rw\n"
-            "38 35 8:3 / /with\\011tab rw - ext4 /dev/sda3 rw\n")
+    text = (
+        "garbage\n"
+        "36 35 98:0 /mnt1 /mnt2 rw - ext3\n"  # too few fields after the separator
+        "37 35 x:y / /a rw - ext4 /dev/x rw\n"
+        "38 35 8:3 / /with\\011tab rw - ext4 /dev/sda3 rw\n"
+    )
     assert [(m.dev, m.mountpoint) for ms in parse_mountinfo(text).values() for m in ms] == [("8:3", "/with\ttab")]
 
 

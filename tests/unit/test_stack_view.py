@@ -14,8 +14,10 @@ ROOT = Root(Path(__file__).resolve().parents[1] / "data" / "stack" / "md-lvm")
 
 
 def _arrays(health: str = "ok") -> dict[str, MdArray]:
-    return {"md0": MdArray("md0", "raid1", "clean", health, raid_disks=2, degraded=1 if health == "degraded" else 0),
-            "md1": MdArray("md1", "raid5", "clean", "ok", raid_disks=3, degraded=0)}
+    return {
+        "md0": MdArray("md0", "raid1", "clean", health, raid_disks=2, degraded=1 if health == "degraded" else 0),
+        "md1": MdArray("md1", "raid5", "clean", "ok", raid_disks=3, degraded=0),
+    }
 
 
 def test_rows_read_like_lsblk_and_an_array_is_drawn_once() -> None:
@@ -61,16 +63,30 @@ def test_an_lvm_raid_volume_node_carries_its_state_and_its_full_filesystem_is_sa
     from raidtop.model.md import MdArray
     from raidtop.model.stack import FsUsage, Stack, StackNode
 
-    stack = Stack({
-        "loop2": StackNode("loop2", "loop", "loop2", 100, ("dm-5",), ()),
-        "dm-5": StackNode("dm-5", "lvm", "vgr-mirror", 100, (), ("loop2",), fstype="xfs", mountpoints=("/srv",),
-                          usage=FsUsage(100, 97, 3)),
-    })
-    volume = MdArray("vgr-mirror", "raid1", "active", "degraded", raid_disks=2, degraded=1, status="U_", source="dm-raid")
+    stack = Stack(
+        {
+            "loop2": StackNode("loop2", "loop", "loop2", 100, ("dm-5",), ()),
+            "dm-5": StackNode(
+                "dm-5",
+                "lvm",
+                "vgr-mirror",
+                100,
+                (),
+                ("loop2",),
+                fstype="xfs",
+                mountpoints=("/srv",),
+                usage=FsUsage(100, 97, 3),
+            ),
+        }
+    )
+    volume = MdArray(
+        "vgr-mirror", "raid1", "active", "degraded", raid_disks=2, degraded=1, status="U_", source="dm-raid"
+    )
     rows = tree_rows(stack, {"vgr-mirror": volume})
     assert rows[1].name == "└─vgr-mirror" and rows[1].state == "raid1 ! degraded"
     assert full_on_degraded(stack, {"vgr-mirror": volume}) == [
-        "vgr-mirror is degraded and its filesystem /srv (xfs on vgr-mirror) is 97 % full"]
+        "vgr-mirror is degraded and its filesystem /srv (xfs on vgr-mirror) is 97 % full"
+    ]
     # An md array that happens to share a dm name is not taken for the volume.
     md_named = MdArray("vgr-mirror", "raid1", "active", "degraded", raid_disks=2)
     assert tree_rows(stack, {"vgr-mirror": md_named})[1].state == ""

@@ -52,11 +52,28 @@ PROC_FILES = ("stat", "uptime", "meminfo", "vmstat", "loadavg")
 
 # iostat -x column -> DiskIO attribute. JSON output names %rrqm "rrqm" and %util "util".
 IOSTAT_COLUMNS = {
-    "r/s": "r_s", "rkB/s": "rkb_s", "rrqm/s": "rrqm_s", "%rrqm": "rrqm_pct", "r_await": "r_await_ms",
-    "rareq-sz": "rareq_sz_kb", "w/s": "w_s", "wkB/s": "wkb_s", "wrqm/s": "wrqm_s", "%wrqm": "wrqm_pct",
-    "w_await": "w_await_ms", "wareq-sz": "wareq_sz_kb", "d/s": "d_s", "dkB/s": "dkb_s", "drqm/s": "drqm_s",
-    "%drqm": "drqm_pct", "d_await": "d_await_ms", "dareq-sz": "dareq_sz_kb", "f/s": "f_s",
-    "f_await": "f_await_ms", "aqu-sz": "aqu_sz", "%util": "util_pct",
+    "r/s": "r_s",
+    "rkB/s": "rkb_s",
+    "rrqm/s": "rrqm_s",
+    "%rrqm": "rrqm_pct",
+    "r_await": "r_await_ms",
+    "rareq-sz": "rareq_sz_kb",
+    "w/s": "w_s",
+    "wkB/s": "wkb_s",
+    "wrqm/s": "wrqm_s",
+    "%wrqm": "wrqm_pct",
+    "w_await": "w_await_ms",
+    "wareq-sz": "wareq_sz_kb",
+    "d/s": "d_s",
+    "dkB/s": "dkb_s",
+    "drqm/s": "drqm_s",
+    "%drqm": "drqm_pct",
+    "d_await": "d_await_ms",
+    "dareq-sz": "dareq_sz_kb",
+    "f/s": "f_s",
+    "f_await": "f_await_ms",
+    "aqu-sz": "aqu_sz",
+    "%util": "util_pct",
 }
 JSON_IOSTAT_ALIASES = {"rrqm": "%rrqm", "wrqm": "%wrqm", "drqm": "%drqm", "util": "%util"}
 MPSTAT_COLUMNS = ("usr", "nice", "sys", "iowait", "irq", "soft", "steal", "guest", "gnice", "idle")
@@ -170,8 +187,14 @@ def parse_iostat_text(text: str) -> list[IostatReport]:
 def parse_iostat_json(text: str) -> list[IostatReport]:
     """The same from ``iostat -o JSON`` (every value printed with %.2f)."""
     stats = json.loads(text)["sysstat"]["hosts"][0]["statistics"]
-    avg_keys = {"user": "%user", "nice": "%nice", "system": "%system", "iowait": "%iowait",
-                "steal": "%steal", "idle": "%idle"}
+    avg_keys = {
+        "user": "%user",
+        "nice": "%nice",
+        "system": "%system",
+        "iowait": "%iowait",
+        "steal": "%steal",
+        "idle": "%idle",
+    }
     reports = []
     for stat in stats:
         avg = {avg_keys[k]: f"{v:.2f}" for k, v in stat["avg-cpu"].items()} if "avg-cpu" in stat else None
@@ -213,7 +236,7 @@ def parse_mpstat_text(text: str) -> list[MpstatReport]:
             in_cpu_block = fields[1] == "CPU" and "%usr" in fields
             continue
         if in_cpu_block:
-            values = fields[-len(MPSTAT_COLUMNS):]
+            values = fields[-len(MPSTAT_COLUMNS) :]
             by_label.setdefault(fields[0], {})[fields[1]] = dict(zip(MPSTAT_COLUMNS, values, strict=True))
     return [MpstatReport(label, cpus) for label, cpus in by_label.items()]
 
@@ -333,8 +356,22 @@ def disk_mismatches(expected: dict[str, str], row: DiskIO) -> list[str]:
 
 
 COUNTER_FIELDS = (
-    "rd_ios", "rd_merges", "rd_sectors", "rd_ticks", "wr_ios", "wr_merges", "wr_sectors", "wr_ticks",
-    "tot_ticks", "rq_ticks", "dc_ios", "dc_merges", "dc_sectors", "dc_ticks", "fl_ios", "fl_ticks",
+    "rd_ios",
+    "rd_merges",
+    "rd_sectors",
+    "rd_ticks",
+    "wr_ios",
+    "wr_merges",
+    "wr_sectors",
+    "wr_ticks",
+    "tot_ticks",
+    "rq_ticks",
+    "dc_ios",
+    "dc_merges",
+    "dc_sectors",
+    "dc_ticks",
+    "fl_ios",
+    "fl_ticks",
 )
 # The iostat columns computed from the discard and flush fields, which older kernels lack.
 COLUMNS_OF_OPTIONAL_FIELDS = {
@@ -401,8 +438,10 @@ def test_iostat_x_equals_sysstat(run: IostatRun, index: int, report: IostatRepor
             # Deliberate difference (module docstring): no rate rather than a since-reset average.
             unknown = [c for c in IOSTAT_COLUMNS.values() if getattr(row, c) is not None]
             if unknown:
-                problems.append(f"{name}: expected every rate None (reset={reset}, appeared={appeared}, "
-                                f"uptime back={uptime_went_back}), got values for {unknown}")
+                problems.append(
+                    f"{name}: expected every rate None (reset={reset}, appeared={appeared}, "
+                    f"uptime back={uptime_went_back}), got values for {unknown}"
+                )
             continue
         if old is not None:
             for field, columns in COLUMNS_OF_OPTIONAL_FIELDS.items():
@@ -580,8 +619,20 @@ def test_every_golden_file_has_reports() -> None:
     counts = {run.name: len(golden_iostat(run)) for run in IOSTAT_RUNS}
     counts |= {run.name: len(golden_mpstat(run)) for run in MPSTAT_RUNS}
     assert counts == {
-        "iostat-x": 2, "iostat-x-0": 1, "iostat-x-ALL": 2, "iostat-x-ALL-flush": 3, "iostat-x-p-ALL": 2,
-        "iostat-x-p-ALL-JSON": 2, "iostat-x-ALL-p-ALL": 7, "iostat-x-list": 1, "iostat-x-p-sda": 2,
-        "mpstat": 1, "mpstat-A": 5, "mpstat-A-JSON": 1, "mpstat-APN": 2, "mpstat-T": 3, "mpstat-T-JSON": 1,
+        "iostat-x": 2,
+        "iostat-x-0": 1,
+        "iostat-x-ALL": 2,
+        "iostat-x-ALL-flush": 3,
+        "iostat-x-p-ALL": 2,
+        "iostat-x-p-ALL-JSON": 2,
+        "iostat-x-ALL-p-ALL": 7,
+        "iostat-x-list": 1,
+        "iostat-x-p-sda": 2,
+        "mpstat": 1,
+        "mpstat-A": 5,
+        "mpstat-A-JSON": 1,
+        "mpstat-APN": 2,
+        "mpstat-T": 3,
+        "mpstat-T-JSON": 1,
         "mpstat-U": 3,
     }

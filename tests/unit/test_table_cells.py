@@ -10,23 +10,26 @@ from textual.strip import Strip
 from raidtop.widgets.table_cells import Column, fit_cell, fit_widths, shorter_number, whole_cells
 
 
-@pytest.mark.parametrize(("text", "room", "shown"), [
-    ("21304", 4, "21k"),
-    ("213045", 5, "213k"),
-    ("60000.00", 7, "60000.0"),
-    ("60000.00", 5, "60000"),
-    ("60000.00", 4, "60k"),
-    ("1279K/s", 6, "1.2M/s"),
-    ("12.0G", 3, "12G"),
-    ("4294967295", 7, "4.3G"),
-    ("2576980992 B", 11, "2.4 GiB"),
-    ("12,345", 5, "12.3k"),
-    ("1.23e+07", 6, "12.3M"),
-    ("999999", 4, "1.0M"),
-    ("99.5%", 4, "100%"),
-    ("123.5°C", 3, "…"),
-    ("123456", 2, "…"),
-])
+@pytest.mark.parametrize(
+    ("text", "room", "shown"),
+    [
+        ("21304", 4, "21k"),
+        ("213045", 5, "213k"),
+        ("60000.00", 7, "60000.0"),
+        ("60000.00", 5, "60000"),
+        ("60000.00", 4, "60k"),
+        ("1279K/s", 6, "1.2M/s"),
+        ("12.0G", 3, "12G"),
+        ("4294967295", 7, "4.3G"),
+        ("2576980992 B", 11, "2.4 GiB"),
+        ("12,345", 5, "12.3k"),
+        ("1.23e+07", 6, "12.3M"),
+        ("999999", 4, "1.0M"),
+        ("99.5%", 4, "100%"),
+        ("123.5°C", 3, "…"),
+        ("123456", 2, "…"),
+    ],
+)
 def test_a_number_too_long_becomes_shorter_never_cut(text: str, room: int, shown: str):
     assert shorter_number(text, room) == shown
     assert fit_cell(text, room + 1, "right") == " " + shown.rjust(room)

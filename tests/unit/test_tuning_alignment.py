@@ -39,8 +39,10 @@ def test_striped_levels_against_the_kernels_chunk_size(array, level, parity_or_c
     assert hint.ext4_stripe_width == hint.ext4_stride * expected_data
     assert hint.optimal_io_kib * 1024 == chunk_bytes * expected_data
     assert hint.xfs_command == f"mkfs.xfs -d su={chunk_bytes // 1024}k,sw={expected_data} /dev/{array}"
-    assert hint.ext4_command == (f"mkfs.ext4 -b 4096 -E stride={chunk_bytes // 4096},"
-                                 f"stripe_width={chunk_bytes // 4096 * expected_data} /dev/{array}")
+    assert hint.ext4_command == (
+        f"mkfs.ext4 -b 4096 -E stride={chunk_bytes // 4096},"
+        f"stripe_width={chunk_bytes // 4096 * expected_data} /dev/{array}"
+    )
 
 
 def test_raid10_without_a_layout_assumes_mdadms_default():
@@ -63,8 +65,8 @@ def test_raid1_has_nothing_to_align():
     [
         ("near=2", 4, 2),
         ("near=3", 6, 2),
-        ("near=2", 3, 3),        # not a multiple: the kernel's raid10_nr_stripes uses all disks
-        ("far=2", 4, 4),         # far copies live elsewhere on each disk: the stripe spans all
+        ("near=2", 3, 3),  # not a multiple: the kernel's raid10_nr_stripes uses all disks
+        ("far=2", 4, 4),  # far copies live elsewhere on each disk: the stripe spans all
         ("offset=2", 4, 4),
         ("near=2,far=2", 8, 4),
     ],

@@ -18,8 +18,11 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 ENTRY_POINTS = [
     pytest.param(["-m", "raidtop.cli.tune"], id="module"),
-    pytest.param(["-m", "raidtop", "tune"], id="raidtop-tune", marks=pytest.mark.skipif(
-        "tune" not in SUBCOMMANDS, reason="'tune' is not in raidtop.cli.SUBCOMMANDS yet")),
+    pytest.param(
+        ["-m", "raidtop", "tune"],
+        id="raidtop-tune",
+        marks=pytest.mark.skipif("tune" not in SUBCOMMANDS, reason="'tune' is not in raidtop.cli.SUBCOMMANDS yet"),
+    ),
 ]
 
 
@@ -51,7 +54,13 @@ def test_set_reads_back_and_logs(tune):
     (line,) = tune.log.read_text().splitlines()
     entry = json.loads(line)
     assert (entry["kind"], entry["device"], entry["attribute"], entry["old"], entry["new"], entry["result"]) == (
-        "tune", "sda", "nr_requests", "64", "128", "ok")
+        "tune",
+        "sda",
+        "nr_requests",
+        "64",
+        "128",
+        "ok",
+    )
 
 
 @pytest.mark.parametrize(
@@ -102,7 +111,9 @@ def test_list(tune):
     assert knobs.returncode == 0
     assert "scheduler          bfq" in knobs.stdout and "echo bfq > /sys/block/sda/queue/scheduler" in knobs.stdout
     doc = json.loads(tune("--list", "md6", "--json").stdout)
-    assert {"sync_speed_min", "sync_speed_max", "stripe_cache_size", "group_thread_cnt"} <= {k["attribute"] for k in doc}
+    assert {"sync_speed_min", "sync_speed_max", "stripe_cache_size", "group_thread_cnt"} <= {
+        k["attribute"] for k in doc
+    }
 
 
 def test_undo_reverts_the_last_logged_change_once(tune):

@@ -69,7 +69,12 @@ def test_apply_writes_reads_back_and_logs(session):
     (entry,) = session.logged_changes()
     assert entry.kind == "tune" and entry.command == "blockdev --setra 8192 /dev/sda" and entry.result == "ok"
     assert {k: entry.details[k] for k in ("device", "attribute", "old", "new", "status")} == {
-        "device": "sda", "attribute": "read_ahead_kb", "old": "128", "new": "4096", "status": "ok"}
+        "device": "sda",
+        "attribute": "read_ahead_kb",
+        "old": "128",
+        "new": "4096",
+        "status": "ok",
+    }
     # The result carries the log's own timestamp, so an undo can name the change.
     assert result.time == entry.time
 
@@ -207,7 +212,9 @@ def test_net_changes_list_what_is_still_in_effect(session):
     session.set("sda", "nomerges", "0")  # back to its start value: nothing to persist
     session.set("raid", "speed_limit_max", "500000")
     assert [(k.target, k.attr, k.value) for k in session.net_changes()] == [
-        ("sda", "read_ahead_kb", "512"), ("raid", "speed_limit_max", "500000")]
+        ("sda", "read_ahead_kb", "512"),
+        ("raid", "speed_limit_max", "500000"),
+    ]
 
 
 def test_log_failure_is_reported_not_raised(tmp_path):

@@ -25,8 +25,14 @@ REMAINING = 1_000_000  # KiB per device
 
 
 def syncing(name: str, speed: int, done: int = 0, total: int = REMAINING) -> MdArray:
-    return MdArray(name, "raid5", "active", "degraded", raid_disks=3,
-                   sync=MdSync("recover", percent=0.0, done_kib=done, total_kib=total, speed_kib_s=speed))
+    return MdArray(
+        name,
+        "raid5",
+        "active",
+        "degraded",
+        raid_disks=3,
+        sync=MdSync("recover", percent=0.0, done_kib=done, total_kib=total, speed_kib_s=speed),
+    )
 
 
 def test_held_at_the_maximum_the_new_maximum_sets_the_pace():
@@ -70,8 +76,10 @@ def test_a_minimum_above_the_maximum_wins():
 
 def test_a_global_change_moves_only_arrays_that_follow_it():
     arrays = [syncing("md0", 195_000), syncing("md1", 195_000)]
-    limits = {"md0": ArrayLimits(None, None, 1000, 200_000),       # follows the system limits
-              "md1": ArrayLimits(None, 300_000, 1000, 200_000)}    # has its own maximum
+    limits = {
+        "md0": ArrayLimits(None, None, 1000, 200_000),  # follows the system limits
+        "md1": ArrayLimits(None, 300_000, 1000, 200_000),
+    }  # has its own maximum
     (p,) = predictions_for_change(arrays, limits, "raid", "speed_limit_max", "100000")
     assert p.array == "md0" and p.predicted_kib_s == 100_000
     # An array's own knob moves only that array; "system" puts it back on the global value.

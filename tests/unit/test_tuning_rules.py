@@ -28,8 +28,22 @@ from .test_tuning_validation import tuning_root
 # ---------------------------------------------------------------- udev(7), independently of raidtop
 
 # "Match keys" and "Assignment keys" as udev(7) lists them (systemd 252).
-MATCH_ONLY = {"ACTION", "DEVPATH", "KERNEL", "KERNELS", "SUBSYSTEM", "SUBSYSTEMS", "DRIVER", "DRIVERS",
-              "ATTRS", "CONST", "TAGS", "TEST", "PROGRAM", "RESULT"}
+MATCH_ONLY = {
+    "ACTION",
+    "DEVPATH",
+    "KERNEL",
+    "KERNELS",
+    "SUBSYSTEM",
+    "SUBSYSTEMS",
+    "DRIVER",
+    "DRIVERS",
+    "ATTRS",
+    "CONST",
+    "TAGS",
+    "TEST",
+    "PROGRAM",
+    "RESULT",
+}
 ASSIGN_ONLY = {"OWNER", "GROUP", "MODE", "SECLABEL", "RUN", "LABEL", "GOTO", "IMPORT", "OPTIONS"}
 BOTH = {"NAME", "SYMLINK", "ATTR", "SYSCTL", "ENV", "TAG"}
 NEEDS_BRACES = {"ATTR", "ATTRS", "SYSCTL", "ENV", "CONST", "SECLABEL", "IMPORT"}
@@ -46,7 +60,7 @@ def check_udev_line(line: str) -> list[tuple[str, str | None, str, str]]:
     pos = 0
     while pos < len(line):
         match = PAIR.match(line, pos)
-        assert match, f"syntax error at column {pos}: {line[pos:pos + 30]!r}"
+        assert match, f"syntax error at column {pos}: {line[pos : pos + 30]!r}"
         key, arg, op, value = match.group("key", "arg", "op", "value")
         assert key in MATCH_ONLY | ASSIGN_ONLY | BOTH, f"unknown key {key}"
         assert (arg is not None) == (key in NEEDS_BRACES), f"{key} braces"
@@ -76,11 +90,13 @@ def check_udev_file(text: str) -> list[list[tuple[str, str | None, str, str]]]:
 def test_the_checker_rejects_what_udev_rejects():
     """The oracle itself: so a passing rules file means something."""
     check_udev_line('ACTION=="add", KERNEL=="sda", ATTR{queue/scheduler}="none"')
-    for bad in ('KERNEL="sda", ATTR{queue/scheduler}="none"',      # KERNEL assigned
-                'ACTION=="add" ATTR{queue/scheduler}="none"',       # missing comma
-                'ACTION=="add", ATTR{queue/scheduler}=none',        # unquoted value
-                'ACTION=="add", ATTR="none"',                       # ATTR without {file}
-                'ACTION=="add", KERNEL=="sda"'):                    # nothing assigned
+    for bad in (
+        'KERNEL="sda", ATTR{queue/scheduler}="none"',  # KERNEL assigned
+        'ACTION=="add" ATTR{queue/scheduler}="none"',  # missing comma
+        'ACTION=="add", ATTR{queue/scheduler}=none',  # unquoted value
+        'ACTION=="add", ATTR="none"',  # ATTR without {file}
+        'ACTION=="add", KERNEL=="sda"',
+    ):  # nothing assigned
         with pytest.raises(AssertionError):
             check_udev_line(bad)
 
@@ -95,9 +111,11 @@ def root(tmp_path: Path) -> Path:
     (root / "sys" / "block" / "sda" / "dev").write_text("8:0\n")
     db = root / "run" / "udev" / "data"
     db.mkdir(parents=True)
-    (db / "b8:0").write_text("S:disk/by-id/ata-WDC_WD40EFRX-68N32N0_WD-WCC7K0000000\n"
-                             "E:ID_SERIAL=WDC_WD40EFRX-68N32N0_WD-WCC7K0000000\n"
-                             "E:ID_SERIAL_SHORT=WD-WCC7K0000000\n")
+    (db / "b8:0").write_text(
+        "S:disk/by-id/ata-WDC_WD40EFRX-68N32N0_WD-WCC7K0000000\n"
+        "E:ID_SERIAL=WDC_WD40EFRX-68N32N0_WD-WCC7K0000000\n"
+        "E:ID_SERIAL_SHORT=WD-WCC7K0000000\n"
+    )
     loop = root / "sys" / "block" / "loop7" / "queue"
     loop.mkdir(parents=True)
     (loop / "scheduler").write_text("[none] mq-deadline\n")
@@ -176,8 +194,10 @@ def test_rules_from_a_session(root, tmp_path):
     session.set("sda", "read_ahead_kb", "8192")
     session.set("raid", "speed_limit_min", "20000")
     settings = settings_from_knobs(session.net_changes())
-    assert [(s.target, s.attr, s.value) for s in settings] == [("sda", "read_ahead_kb", "8192"),
-                                                               ("raid", "speed_limit_min", "20000")]
+    assert [(s.target, s.attr, s.value) for s in settings] == [
+        ("sda", "read_ahead_kb", "8192"),
+        ("raid", "speed_limit_min", "20000"),
+    ]
     (rule,) = check_udev_file(udev_rules(settings, root, now=0, host="h"))
     assert ("ATTR", "queue/read_ahead_kb", "=", "8192") in rule
     assert "dev.raid.speed_limit_min = 20000" in sysctl_conf(settings, now=0, host="h")

@@ -65,8 +65,15 @@ def knob(root: Path, target: str, attr: str):
 
 def test_queue_knobs_read_from_the_copied_sda_tree(root):
     knobs = {k.attr: k for k in read_knobs(root, "sda")}
-    assert list(knobs) == ["scheduler", "read_ahead_kb", "nr_requests", "rq_affinity", "nomerges",
-                           "max_sectors_kb", "write_cache"]
+    assert list(knobs) == [
+        "scheduler",
+        "read_ahead_kb",
+        "nr_requests",
+        "rq_affinity",
+        "nomerges",
+        "max_sectors_kb",
+        "write_cache",
+    ]
     assert knobs["scheduler"].value == "bfq"
     assert knobs["scheduler"].allowed.choices == ("mq-deadline", "kyber", "bfq", "none")
     assert knobs["read_ahead_kb"].value == "128" and knobs["read_ahead_kb"].shown == "128 KiB (setra 256)"
@@ -159,7 +166,7 @@ def test_any_text_is_accepted_or_refused_never_raised(shared_root, text):
 
 
 @settings(max_examples=100, deadline=None)
-@given(number=st.integers(min_value=-10**6, max_value=10**6))
+@given(number=st.integers(min_value=-(10**6), max_value=10**6))
 def test_stripe_cache_size_accepts_exactly_the_kernels_range(shared_root, number):
     checked = check_value(knob(shared_root, "md6", "stripe_cache_size"), str(number))
     # raid5_set_cache_size: `if (size <= 16 || size > 32768) return -EINVAL;`

@@ -34,8 +34,13 @@ def test_smart_from_json_with_percentage_used_1e999_is_no_traceback() -> None:
     assert doc["nvme_smart_health_information_log"]["percentage_used"] == float("inf")
     health = parse_smartctl(doc, "nvme0", 0.0)
     assert health.percentage_used is None and health.state == "read"
-    done = subprocess.run([sys.executable, "-m", "raidtop", "smart", "--from-json", str(ATTACK), "--json"],
-                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "raidtop", "smart", "--from-json", str(ATTACK), "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "Traceback" not in done.stderr and done.returncode == 0, done.stderr
     (disk,) = json.loads(done.stdout)["disks"]
     assert disk["disk"] == "nvme0" and disk["percentage_used"] is None

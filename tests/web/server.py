@@ -32,7 +32,10 @@ class WebServer:
         env = {**os.environ, "PYTHONPATH": str(PROJECT)}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "raidtop", "--web", "--port", str(self.port), "--root", str(root)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=PROJECT, env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=PROJECT,
+            env=env,
         )
         self.rest = ""
         self.output = self._read_until(URL)

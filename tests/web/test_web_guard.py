@@ -44,9 +44,8 @@ async def handshake(url: str, **headers: str) -> int:
 
 
 async def get(url: str, **headers: str) -> tuple[int, str, dict]:
-    async with aiohttp.ClientSession() as session:
-        async with session.get(url, headers=headers) as response:
-            return response.status, await response.text(), dict(response.headers)
+    async with aiohttp.ClientSession() as session, session.get(url, headers=headers) as response:
+        return response.status, await response.text(), dict(response.headers)
 
 
 def ws_url(server: WebServer, token: str | None = None) -> str:
@@ -122,7 +121,7 @@ def test_the_own_page_gets_the_dashboard(server):
                 while not all(text in received for text in DASHBOARD) and loop.time() < deadline:
                     try:
                         message = await ws.receive(timeout=1)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         continue
                     if message.type == aiohttp.WSMsgType.BINARY:
                         received += message.data.decode("utf-8", "replace")
@@ -165,8 +164,13 @@ def test_a_port_in_use_is_one_line():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = subprocess.run([sys.executable, "-m", "raidtop", "--web", "--port", str(port), "--root", str(DATA)],
-                                capture_output=True, text=True, timeout=60, cwd=PROJECT)
+        result = subprocess.run(
+            [sys.executable, "-m", "raidtop", "--web", "--port", str(port), "--root", str(DATA)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=PROJECT,
+        )
     assert result.returncode == 1, result.stderr
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith(f"raidtop: cannot serve on localhost port {port}") and "Traceback" not in result.stderr
@@ -174,8 +178,13 @@ def test_a_port_in_use_is_one_line():
 
 @pytest.mark.parametrize("port", ["0", "65536", "http", "-1"])
 def test_a_bad_port_is_one_line(port):
-    result = subprocess.run([sys.executable, "-m", "raidtop", "--web", "--port", port, "--root", str(DATA)],
-                            capture_output=True, text=True, timeout=60, cwd=PROJECT)
+    result = subprocess.run(
+        [sys.executable, "-m", "raidtop", "--web", "--port", port, "--root", str(DATA)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=PROJECT,
+    )
     assert result.returncode == 2
     (line,) = result.stderr.splitlines()
     assert "--port" in line and "TCP port from 1 to 65535" in line

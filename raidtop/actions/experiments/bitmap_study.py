@@ -18,7 +18,15 @@ from dataclasses import dataclass
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.experiments.experiment import (
-    Control, ExperimentStopped, in_sync_member, last_rebuild, rebuild_seconds, tuning_in_force, wait_idle, wait_whole, write_mib,
+    Control,
+    ExperimentStopped,
+    in_sync_member,
+    last_rebuild,
+    rebuild_seconds,
+    tuning_in_force,
+    wait_idle,
+    wait_whole,
+    write_mib,
 )
 from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.experiments.results import BitmapRow, ExperimentResult, store_result
@@ -44,8 +52,12 @@ class BitmapParams:
 
     def as_text(self) -> dict[str, str]:
         """The parameters as the history stores them."""
-        return {"level": self.level, "disks": str(self.disks), "writes": ",".join(f"{w}M" for w in self.writes_mib),
-                "size": human_size(self.disk_size_bytes)}
+        return {
+            "level": self.level,
+            "disks": str(self.disks),
+            "writes": ",".join(f"{w}M" for w in self.writes_mib),
+            "size": human_size(self.disk_size_bytes),
+        }
 
     @property
     def steps(self) -> int:
@@ -77,8 +89,10 @@ def check_params(params: BitmapParams) -> BitmapParams:
     room = usable_bytes(level, params.disks, params.disk_size_bytes) - (4 << 20)
     too_big = [w for w in params.writes_mib if w << 20 > room]
     if too_big:
-        raise SpecError(f"{too_big[0]} MiB does not fit on this {level} (about {human_size(room)} usable): "
-                        "write less or use bigger disks (--size)")
+        raise SpecError(
+            f"{too_big[0]} MiB does not fit on this {level} (about {human_size(room)} usable): "
+            "write less or use bigger disks (--size)"
+        )
     return BitmapParams(params.writes_mib, level, params.disks, params.disk_size_bytes)
 
 
@@ -96,13 +110,25 @@ def run_bitmap_study(lab: Lab, params: BitmapParams, control: Control | None = N
         for bitmap in (False, True):
             what = "with an internal bitmap" if bitmap else "without a bitmap"
             control.step(f"creating {params.level} {what}")
-            name = lab.create(LabSpec(params.level, params.disks, params.disk_size_bytes, bitmap=bitmap,
-                                      bitmap_chunk_kib=BITMAP_CHUNK_KIB if bitmap else None)).name
+            name = lab.create(
+                LabSpec(
+                    params.level,
+                    params.disks,
+                    params.disk_size_bytes,
+                    bitmap=bitmap,
+                    bitmap_chunk_kib=BITMAP_CHUNK_KIB if bitmap else None,
+                )
+            ).name
             try:
                 control.step(f"waiting for {name}'s initial build")
                 wait_idle(lab, name, control)
-                tuning.update({f"{'with' if bitmap else 'without'} bitmap: {k}": v
-                               for k, v in tuning_in_force(lab, name).items() if k.startswith(name)})
+                tuning.update(
+                    {
+                        f"{'with' if bitmap else 'without'} bitmap: {k}": v
+                        for k, v in tuning_in_force(lab, name).items()
+                        if k.startswith(name)
+                    }
+                )
                 for mib in params.writes_mib:
                     control.step(f"{what}: remove a member, write {mib} MiB, put it back")
                     rows.append(_outage(lab, actions, name, mib, bitmap, control))

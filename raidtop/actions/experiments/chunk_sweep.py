@@ -15,7 +15,14 @@ import time
 from dataclasses import dataclass
 
 from raidtop.actions.lab.core import Lab
-from raidtop.actions.experiments.experiment import Control, ExperimentStopped, fio_job, run_fio, tuning_in_force, wait_idle
+from raidtop.actions.experiments.experiment import (
+    Control,
+    ExperimentStopped,
+    fio_job,
+    run_fio,
+    tuning_in_force,
+    wait_idle,
+)
 from raidtop.actions.experiments.results import ExperimentResult, SweepCell, store_result
 from raidtop.actions.lab.spec import CHUNK_CHOICES_KIB, LabSpec, SpecError, human_size, level_name, parse_size, validate
 
@@ -44,9 +51,15 @@ class SweepParams:
 
     def as_text(self) -> dict[str, str]:
         """The parameters as the history stores them."""
-        return {"level": self.level, "disks": str(self.disks), "chunk": ",".join(f"{c}K" for c in self.chunks_kib),
-                "bs": ",".join(self.block_sizes), "rw": ",".join(self.patterns), "runtime_s": str(self.runtime_s),
-                "size": human_size(self.disk_size_bytes)}
+        return {
+            "level": self.level,
+            "disks": str(self.disks),
+            "chunk": ",".join(f"{c}K" for c in self.chunks_kib),
+            "bs": ",".join(self.block_sizes),
+            "rw": ",".join(self.patterns),
+            "runtime_s": str(self.runtime_s),
+            "size": human_size(self.disk_size_bytes),
+        }
 
     @property
     def steps(self) -> int:
@@ -106,8 +119,15 @@ def check_params(params: SweepParams) -> SweepParams:
         validate(LabSpec(level, params.disks, params.disk_size_bytes, chunk))
     if not params.chunks_kib or not params.block_sizes or not params.patterns:
         raise SpecError("a sweep needs at least one chunk, one block size and one pattern")
-    return SweepParams(level, params.disks, params.chunks_kib, params.block_sizes, params.patterns,
-                       max(1, params.runtime_s), params.disk_size_bytes)
+    return SweepParams(
+        level,
+        params.disks,
+        params.chunks_kib,
+        params.block_sizes,
+        params.patterns,
+        max(1, params.runtime_s),
+        params.disk_size_bytes,
+    )
 
 
 def run_chunk_sweep(lab: Lab, params: SweepParams, control: Control | None = None) -> ExperimentResult:
@@ -135,20 +155,31 @@ def run_chunk_sweep(lab: Lab, params: SweepParams, control: Control | None = Non
                 if not tuning:
                     tuning = tuning_in_force(lab, name)
                 tuning[f"chunk {chunk}K"] = f"{name}.chunk_size=" + tuning_in_force(lab, name).get(
-                    f"{name}.chunk_size", "?")
+                    f"{name}.chunk_size", "?"
+                )
                 for rw in params.patterns:
                     for bs in params.block_sizes:
                         control.step(f"{where}: fio {rw} bs {bs} for {params.runtime_s} s on /dev/{name}")
                         job = fio_job(f"lab-sweep-{rw}-{bs}", rw, bs)
                         figures = run_fio(lab, job, f"/dev/{name}", params.runtime_s, control)
                         commands.append(figures.command)
-                        cells.append(SweepCell(chunk, bs, rw, round(figures.iops, 1), round(figures.mb_s, 2),
-                                               figures.p50_us, figures.p99_us))
+                        cells.append(
+                            SweepCell(
+                                chunk,
+                                bs,
+                                rw,
+                                round(figures.iops, 1),
+                                round(figures.mb_s, 2),
+                                figures.p50_us,
+                                figures.p99_us,
+                            )
+                        )
             finally:
                 control.step(f"{where}: tearing down {name}", check=False)
                 lab.teardown([name])
     except ExperimentStopped:
         stopped = True
-    result = ExperimentResult("sweep", params.as_text(), tuple(cells), tuning, started, time.time(),
-                              stopped=stopped, commands=tuple(commands))
+    result = ExperimentResult(
+        "sweep", params.as_text(), tuple(cells), tuning, started, time.time(), stopped=stopped, commands=tuple(commands)
+    )
     return store_result(lab.store, result)

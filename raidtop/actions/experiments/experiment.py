@@ -19,7 +19,7 @@ import stat
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.guard import check_array, kernel_members
@@ -285,13 +285,22 @@ def fio_job(name: str, rw: str, bs: str, *, iodepth: int = 16, numjobs: int = 1,
     """A fio :class:`~raidtop.actions.fio.presets.Preset` for one experiment job (direct I/O, libaio)."""
     from raidtop.actions.fio.presets import Preset
 
-    return Preset(name, rw, bs, iodepth, numjobs, f"lab experiment: {rw} {bs}", rwmixread=rwmixread,
-                  origin="lab experiment")
+    return Preset(
+        name, rw, bs, iodepth, numjobs, f"lab experiment: {rw} {bs}", rwmixread=rwmixread, origin="lab experiment"
+    )
 
 
-def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
-            until: threading.Event | None = None, running: threading.Event | None = None,
-            on_point: Callable | None = None, **history) -> JobFigures:
+def run_fio(
+    lab: Lab,
+    preset,
+    device: str,
+    runtime_s: int,
+    control: Control,
+    until: threading.Event | None = None,
+    running: threading.Event | None = None,
+    on_point: Callable | None = None,
+    **history,
+) -> JobFigures:
     """Run ``preset`` on the lab device through raidtop's fio module (guards, opened target, log, history).
 
     The exact command reaches the lab's listeners before fio starts (``$ fio …``
@@ -311,13 +320,19 @@ def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
 
     control.check()
     try:
-        plan = plan_run(preset, device, presets=PresetSet((preset,)),
-                        runtime_s=LOAD_CEILING_S if until is not None else runtime_s, registry=lab.registry.path)
+        plan = plan_run(
+            preset,
+            device,
+            presets=PresetSet((preset,)),
+            runtime_s=LOAD_CEILING_S if until is not None else runtime_s,
+            registry=lab.registry.path,
+        )
     except (FioMissing, TargetRefused) as exc:
         raise LabError(str(exc)) from None
     batch = control.new_batch()
     if until is not None:
         threading.Thread(target=lambda: (until.wait(), batch.cancel()), daemon=True).start()
+
     def point(progress) -> None:
         if running is not None:
             running.set()
@@ -325,8 +340,14 @@ def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
             on_point(progress)
 
     with lab.runner.shown(plan.command.display):
-        record = execute(plan, RunStore(), batch=batch, log=lab.runner.log,
-                         on_point=point if running is not None or on_point is not None else None, **history)
+        record = execute(
+            plan,
+            RunStore(),
+            batch=batch,
+            log=lab.runner.log,
+            on_point=point if running is not None or on_point is not None else None,
+            **history,
+        )
     control.check()
     outcome = record.outcome
     if outcome.result is None:
@@ -335,8 +356,16 @@ def run_fio(lab: Lab, preset, device: str, runtime_s: int, control: Control,
         raise LabError(f"fio {preset.rw} {preset.bs} on {device} did not finish: {outcome.message}")
     result = outcome.result
     p50, p99 = _percentiles(outcome.json_text)
-    return JobFigures(result.read.iops + result.write.iops, result.read.mb_s + result.write.mb_s, p50, p99,
-                      outcome.ended - outcome.started, plan.command.display, outcome.partial, result)
+    return JobFigures(
+        result.read.iops + result.write.iops,
+        result.read.mb_s + result.write.mb_s,
+        p50,
+        p99,
+        outcome.ended - outcome.started,
+        plan.command.display,
+        outcome.partial,
+        result,
+    )
 
 
 def _percentiles(json_text: str | None) -> tuple[float | None, float | None]:

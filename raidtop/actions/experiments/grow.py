@@ -28,8 +28,14 @@ from raidtop.actions.lab.spec import MAX_DISKS, MIN_DISKS, SpecError, level_name
 from raidtop.actions.lab.timeline import format_seconds
 from raidtop.actions.member_actions import ActionRefused
 
-CONVERSIONS = {("raid1", "raid5"), ("raid5", "raid6"), ("raid4", "raid5"), ("raid5", "raid4"), ("raid0", "raid5"),
-               ("raid6", "raid5")}
+CONVERSIONS = {
+    ("raid1", "raid5"),
+    ("raid5", "raid6"),
+    ("raid4", "raid5"),
+    ("raid5", "raid4"),
+    ("raid0", "raid5"),
+    ("raid6", "raid5"),
+}
 """Level changes ``mdadm --grow --level`` makes on a running array (the lab offers these)."""
 
 
@@ -59,8 +65,10 @@ def plan_grow(lab: Lab, array: str, disks: int | None = None, level: str | None 
     if target_level == current and target_disks == raid_disks:
         raise SpecError(f"{name} already is {current} on {raid_disks} disks: nothing to change")
     if target_level != current and (current, target_level) not in CONVERSIONS:
-        raise SpecError(f"the lab converts {', '.join(f'{a} → {b}' for a, b in sorted(CONVERSIONS))}; "
-                        f"not {current} → {target_level}")
+        raise SpecError(
+            f"the lab converts {', '.join(f'{a} → {b}' for a, b in sorted(CONVERSIONS))}; "
+            f"not {current} → {target_level}"
+        )
     if target_disks < raid_disks:
         raise SpecError(f"the lab only grows: {name} has {raid_disks} disks, not fewer")
     if not max(MIN_DISKS.get(target_level, 2), 2) <= target_disks <= MAX_DISKS and target_disks != raid_disks:
@@ -69,8 +77,10 @@ def plan_grow(lab: Lab, array: str, disks: int | None = None, level: str | None 
     if target_level != current:
         commands.append(shlex.join(["mdadm", "--grow", f"/dev/{name}", f"--level={target_level.removeprefix('raid')}"]))
     for _ in range(target_disks - raid_disks):
-        commands.append(f"truncate -s {checked.record.disk_size_bytes} {lab.registry.images_dir}/{name}-N.img && "
-                        f"mdadm /dev/{name} --add-spare $(losetup --find --show …)")
+        commands.append(
+            f"truncate -s {checked.record.disk_size_bytes} {lab.registry.images_dir}/{name}-N.img && "
+            f"mdadm /dev/{name} --add-spare $(losetup --find --show …)"
+        )
     if target_disks != raid_disks:
         commands.append(shlex.join(_grow_disks_argv(name, target_disks, _backup_path(lab, name))))
     return GrowPlan(name, current, target_level, raid_disks, target_disks, tuple(commands))
@@ -117,17 +127,32 @@ def run_grow(lab: Lab, plan: GrowPlan, control: Control | None = None, timeout: 
             with lab.registry.edit() as draft:
                 draft.put_image(ImageRecord(backup, 0, time.time(), name, "planned"))
             control.step(f"{name}: reshape onto {plan.disks_to} disks")
-            rows.append(_reshape(lab, name, _grow_disks_argv(name, plan.disks_to, backup),
-                                 f"raid-devices {plan.disks_from} → {plan.disks_to}", control, timeout))
+            rows.append(
+                _reshape(
+                    lab,
+                    name,
+                    _grow_disks_argv(name, plan.disks_to, backup),
+                    f"raid-devices {plan.disks_from} → {plan.disks_to}",
+                    control,
+                    timeout,
+                )
+            )
             # Only once md is idle: mid-reshape mdadm may still need it; stopped early, teardown deletes it.
             lab.discard_image(backup)
     except ExperimentStopped:
         stopped = True
     from raidtop.actions.experiments.experiment import tuning_in_force
 
-    result = ExperimentResult("grow", {"array": name, "level": plan.level_to, "disks": str(plan.disks_to)},
-                              tuple(rows), tuning_in_force(lab, name) if lab.root.exists(f"/sys/block/{name}/md") else {},
-                              started, time.time(), stopped=stopped, commands=tuple(r.command for r in rows))
+    result = ExperimentResult(
+        "grow",
+        {"array": name, "level": plan.level_to, "disks": str(plan.disks_to)},
+        tuple(rows),
+        tuning_in_force(lab, name) if lab.root.exists(f"/sys/block/{name}/md") else {},
+        started,
+        time.time(),
+        stopped=stopped,
+        commands=tuple(r.command for r in rows),
+    )
     return store_result(lab.store, result)
 
 

@@ -13,7 +13,13 @@ import time
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.experiments.experiment import (
-    Control, JobFigures, in_sync_member, last_rebuild, rebuild_seconds, run_fio, wait_whole,
+    Control,
+    JobFigures,
+    in_sync_member,
+    last_rebuild,
+    rebuild_seconds,
+    run_fio,
+    wait_whole,
 )
 from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.member_actions import ActionRefused
@@ -24,9 +30,16 @@ SLACK_S = 0.2
 """How late a report may arrive and still count (a pipe and a thread away from fio)."""
 
 
-def rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, control: Control,
-                       stop_after_s: float | None = None, rebuilding: list | None = None,
-                       **history) -> tuple[float | None, JobFigures]:
+def rebuild_under_load(
+    lab: Lab,
+    actions: LabMemberActions,
+    name: str,
+    preset,
+    control: Control,
+    stop_after_s: float | None = None,
+    rebuilding: list | None = None,
+    **history,
+) -> tuple[float | None, JobFigures]:
     """Start the load, fail and replace a member, wait for the rebuild, stop the load.
 
     Returns the rebuild's seconds (``None`` when none was recorded) and the
@@ -54,8 +67,9 @@ def rebuild_under_load(lab: Lab, actions: LabMemberActions, name: str, preset, c
 
     def load() -> None:
         try:
-            outcome["figures"] = run_fio(lab, preset, f"/dev/{name}", 0, control, until=done, running=running,
-                                         on_point=on_point, **history)
+            outcome["figures"] = run_fio(
+                lab, preset, f"/dev/{name}", 0, control, until=done, running=running, on_point=on_point, **history
+            )
         except BaseException as exc:  # handed to the waiting thread
             outcome["error"] = exc
         finally:

@@ -102,15 +102,23 @@ class ExperimentResult:
 
     def to_dict(self) -> dict:
         """The JSON document (``raidtop lab results --json`` and the history)."""
-        document = {"id": self.experiment_id, "kind": self.kind, "params": self.params, "tuning": self.tuning,
-                    "started": self.started, "finished": self.finished, "stopped": self.stopped,
-                    "commands": list(self.commands), "rows": [asdict(r) for r in self.rows]}
+        document = {
+            "id": self.experiment_id,
+            "kind": self.kind,
+            "params": self.params,
+            "tuning": self.tuning,
+            "started": self.started,
+            "finished": self.finished,
+            "stopped": self.stopped,
+            "commands": list(self.commands),
+            "rows": [asdict(r) for r in self.rows],
+        }
         if self.kind == "study":
             document["summary"] = [asdict(s) for s in self.summary]
         return document
 
     @classmethod
-    def from_dict(cls, doc: dict) -> "ExperimentResult":
+    def from_dict(cls, doc: dict) -> ExperimentResult:
         """Inverse of :meth:`to_dict`; raises ValueError for a document it cannot read."""
         kind = doc.get("kind")
         if kind not in ROW_TYPES:
@@ -122,10 +130,18 @@ class ExperimentResult:
         except TypeError as exc:
             raise ValueError(f"a {kind} row cannot be read: {exc}") from None
         summary = tuple(LevelStats.from_dict(s) for s in doc.get("summary") or ()) if kind == "study" else ()
-        return cls(kind, {str(k): str(v) for k, v in (doc.get("params") or {}).items()}, rows,
-                   {str(k): str(v) for k, v in (doc.get("tuning") or {}).items()},
-                   float(doc.get("started") or 0), float(doc.get("finished") or 0), doc.get("id"),
-                   bool(doc.get("stopped")), tuple(str(c) for c in doc.get("commands") or ()), summary)
+        return cls(
+            kind,
+            {str(k): str(v) for k, v in (doc.get("params") or {}).items()},
+            rows,
+            {str(k): str(v) for k, v in (doc.get("tuning") or {}).items()},
+            float(doc.get("started") or 0),
+            float(doc.get("finished") or 0),
+            doc.get("id"),
+            bool(doc.get("stopped")),
+            tuple(str(c) for c in doc.get("commands") or ()),
+            summary,
+        )
 
 
 # ---------------------------------------------------------------- the sweep's best cells
@@ -159,8 +175,10 @@ def _number(value: float | None, digits: int = 0) -> str:
 
 def _align(body: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(line[i]) for line in body) for i in range(len(body[0]))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
-             for line in body]
+    lines = [
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))
+        for line in body
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return lines
 
@@ -182,8 +200,10 @@ def sweep_tables(cells) -> str:
             body.append(tuple(row))
         out += _align(body)
         winner = best[rw]
-        out.append(f"* best {rw}: chunk {winner.chunk_kib}K, bs {winner.bs} "
-                   f"({_number(winner.score, 1 if metric == 'MB/s' else 0)} {metric})")
+        out.append(
+            f"* best {rw}: chunk {winner.chunk_kib}K, bs {winner.bs} "
+            f"({_number(winner.score, 1 if metric == 'MB/s' else 0)} {metric})"
+        )
         out.append("")
     return "\n".join(out).rstrip()
 
@@ -196,8 +216,16 @@ def tradeoff_table(rows) -> str:
     body = [("Limit KiB/s", "Rebuild", "Load IOPS", "vs baseline", "p50 µs", "p99 µs")]
     for row in rows:
         ratio = "" if base is None or not base.iops or row is base else f"{row.iops / base.iops:.0%}"
-        body.append((row.limit, "—" if row.rebuild_s is None else format_seconds(row.rebuild_s), _number(row.iops),
-                     ratio, _number(row.p50_us), _number(row.p99_us)))
+        body.append(
+            (
+                row.limit,
+                "—" if row.rebuild_s is None else format_seconds(row.rebuild_s),
+                _number(row.iops),
+                ratio,
+                _number(row.p50_us),
+                _number(row.p99_us),
+            )
+        )
     return "\n".join(_align(body))
 
 
@@ -207,8 +235,14 @@ def bitmap_table(rows) -> str:
 
     body = [("Bitmap", "Written", "Put back by", "Resync")]
     for row in rows:
-        body.append(("internal" if row.bitmap else "none", f"{row.written_mib} MiB", row.how,
-                     "—" if row.resync_s is None else format_seconds(row.resync_s)))
+        body.append(
+            (
+                "internal" if row.bitmap else "none",
+                f"{row.written_mib} MiB",
+                row.how,
+                "—" if row.resync_s is None else format_seconds(row.resync_s),
+            )
+        )
     return "\n".join(_align(body))
 
 
@@ -225,8 +259,9 @@ def result_table(result: ExperimentResult) -> str:
     """The table of any experiment."""
     if result.kind == "study":
         return study_table(result.summary, result.params)
-    return {"sweep": sweep_tables, "tradeoff": tradeoff_table, "bitmap": bitmap_table,
-            "grow": grow_table}[result.kind](result.rows)
+    return {"sweep": sweep_tables, "tradeoff": tradeoff_table, "bitmap": bitmap_table, "grow": grow_table}[result.kind](
+        result.rows
+    )
 
 
 def summary(result: ExperimentResult) -> str:

@@ -39,8 +39,16 @@ from raidtop.actions.experiments import defaults
 from raidtop.actions.lab.commands import LabCommandFailed
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.experiments.experiment import (
-    Control, ExperimentStopped, in_sync_member, last_rebuild, rebuild_seconds, run_fio, tuning_in_force, wait_idle,
-    wait_whole, write_mib,
+    Control,
+    ExperimentStopped,
+    in_sync_member,
+    last_rebuild,
+    rebuild_seconds,
+    run_fio,
+    tuning_in_force,
+    wait_idle,
+    wait_whole,
+    write_mib,
 )
 from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.experiments.results import ExperimentResult, store_result
@@ -161,9 +169,18 @@ def run_study(lab: Lab, params: StudyParams, control: Control | None = None) -> 
         stopped, failure = True, exc
     commands = tuple(c for r in rows for c in (r.read_command, r.write_command, r.rebuilding_command) if c)
     context.commands = commands
-    result = ExperimentResult("study", _params_text(lab, params, read_preset, write_preset, context, started),
-                              tuple(rows), context.tuning, started, time.time(), study_id, stopped, commands,
-                              summarize(rows))
+    result = ExperimentResult(
+        "study",
+        _params_text(lab, params, read_preset, write_preset, context, started),
+        tuple(rows),
+        context.tuning,
+        started,
+        time.time(),
+        study_id,
+        stopped,
+        commands,
+        summarize(rows),
+    )
     result = store_result(lab.store, result)
     if failure is not None:
         raise LabError(f"{failure} (what was measured is kept as experiment {result.experiment_id})")
@@ -183,8 +200,12 @@ class _Context:
 
     def _history(self, level: str, run: int, what: str) -> dict:
         # The Benchmarks history labels each run with the study and level it belongs to.
-        return {"label": f"study {self.study_id} {level} run {run} {what}", "group_id": self.group,
-                "group_kind": "study", "pass_no": run}
+        return {
+            "label": f"study {self.study_id} {level} run {run} {what}",
+            "group_id": self.group,
+            "group_kind": "study",
+            "pass_no": run,
+        }
 
     def measure(self, level: str, run: int) -> StudyRun:
         lab, params, control = self.lab, self.params, self.control
@@ -204,17 +225,30 @@ class _Context:
                 write_mib(lab, name, usable >> 20, control)
             self._context(level, name)
             control.step(f"{where}: fio {self.read_preset.name} for {params.runtime_s} s")
-            read = run_fio(lab, self.read_preset, device, params.runtime_s, control,
-                           **self._history(level, run, "read"))
+            read = run_fio(
+                lab, self.read_preset, device, params.runtime_s, control, **self._history(level, run, "read")
+            )
             control.step(f"{where}: fio {self.write_preset.name} for {params.runtime_s} s")
-            write = run_fio(lab, self.write_preset, device, params.runtime_s, control,
-                            **self._history(level, run, "write"))
-            row = StudyRun(run, level, disks, params.disk_size_bytes, chunk_kib, usable or None,
-                           failures_tolerated(level, disks), **_direction("read", read.result.read),
-                           **_direction("write", write.result.write), read_command=read.command,
-                           write_command=write.command)
+            write = run_fio(
+                lab, self.write_preset, device, params.runtime_s, control, **self._history(level, run, "write")
+            )
+            row = StudyRun(
+                run,
+                level,
+                disks,
+                params.disk_size_bytes,
+                chunk_kib,
+                usable or None,
+                failures_tolerated(level, disks),
+                **_direction("read", read.result.read),
+                **_direction("write", write.result.write),
+                read_command=read.command,
+                write_command=write.command,
+            )
             if level == "raid0":
-                note = "; ".join(filter(None, [note, "no redundancy: a failed disk loses the array, nothing to rebuild"]))
+                note = "; ".join(
+                    filter(None, [note, "no redundancy: a failed disk loses the array, nothing to rebuild"])
+                )
             else:
                 row = self._rebuilds(row, level, name, run, where)
             return replace(row, note="; ".join(filter(None, [note, row.note])))
@@ -243,18 +277,28 @@ class _Context:
             return row
         control.step(f"{where}: fio {self.write_preset.name} while {name} rebuilds")
         points: list = []
-        _seconds, load = rebuild_under_load(lab, self.actions, name, self.write_preset, control,
-                                            stop_after_s=max(self.params.runtime_s, MIN_REBUILDING_S),
-                                            rebuilding=points, **self._history(level, run, "write during rebuild"))
+        _seconds, load = rebuild_under_load(
+            lab,
+            self.actions,
+            name,
+            self.write_preset,
+            control,
+            stop_after_s=max(self.params.runtime_s, MIN_REBUILDING_S),
+            rebuilding=points,
+            **self._history(level, run, "write during rebuild"),
+        )
         row = replace(row, rebuilding_command=load.command)
         if not points:
             return replace(row, note="the rebuild ended before fio's first whole second under it")
         iops = [p.write_iops for p in points]
         latency = [(p.write_lat_us, p.write_iops) for p in points if p.write_lat_us is not None and p.write_iops]
         weight = sum(w for _l, w in latency)
-        return replace(row, rebuilding_write_iops=round(sum(iops) / len(iops), 1),
-                       rebuilding_write_lat_avg_us=round(sum(l * w for l, w in latency) / weight, 1) if weight else None,
-                       rebuilding_load_s=float(len(points)))
+        return replace(
+            row,
+            rebuilding_write_iops=round(sum(iops) / len(iops), 1),
+            rebuilding_write_lat_avg_us=round(sum(l * w for l, w in latency) / weight, 1) if weight else None,
+            rebuilding_load_s=float(len(points)),
+        )
 
     def _context(self, level: str, name: str) -> None:
         """The tuning and speed limits in force, once per level (the first run's array)."""
@@ -268,12 +312,17 @@ class _Context:
 
 def _direction(prefix: str, direction) -> dict:
     """One direction of fio's result as the study's figures (IOPS, decimal MB/s, mean and p99 latency in µs)."""
-    return {f"{prefix}_iops": round(direction.iops, 1), f"{prefix}_MBps": round(direction.mb_s, 3),
-            f"{prefix}_lat_avg_us": direction.lat_mean_us, f"{prefix}_lat_p99_us": direction.lat_p99_us}
+    return {
+        f"{prefix}_iops": round(direction.iops, 1),
+        f"{prefix}_MBps": round(direction.mb_s, 3),
+        f"{prefix}_lat_avg_us": direction.lat_mean_us,
+        f"{prefix}_lat_p99_us": direction.lat_p99_us,
+    }
 
 
-def _params_text(lab: Lab, params: StudyParams, read_preset, write_preset, context: _Context,
-                 started: float) -> dict[str, str]:
+def _params_text(
+    lab: Lab, params: StudyParams, read_preset, write_preset, context: _Context, started: float
+) -> dict[str, str]:
     """The parameters and conditions, as the history stores them (and the CSV repeats per level)."""
     from raidtop.actions.fio.session import kernel_release
 
@@ -285,12 +334,21 @@ def _params_text(lab: Lab, params: StudyParams, read_preset, write_preset, conte
     engines = [m.group(1) for c in context.commands for m in [re.search(r"--ioengine=(\S+)", c)] if m]
     engine = "/".join(dict.fromkeys(engines)) or both("ioengine")
     return {
-        "levels": ",".join(params.levels), "disks": str(params.disks if params.disks is not None else "minimum"),
-        "size": human_size(params.disk_size_bytes), "disk_size_bytes": str(params.disk_size_bytes),
-        "runs": str(params.runs), "runtime_s": str(params.runtime_s), "ramp_s": str(params.ramp_s),
-        "fill": "yes" if params.fill else "no", "during_rebuild": "yes" if params.during_rebuild else "no",
-        "read_preset": read_preset.name, "write_preset": write_preset.name,
-        "bs": both("bs"), "iodepth": both("iodepth"), "numjobs": both("numjobs"), "engine": engine,
+        "levels": ",".join(params.levels),
+        "disks": str(params.disks if params.disks is not None else "minimum"),
+        "size": human_size(params.disk_size_bytes),
+        "disk_size_bytes": str(params.disk_size_bytes),
+        "runs": str(params.runs),
+        "runtime_s": str(params.runtime_s),
+        "ramp_s": str(params.ramp_s),
+        "fill": "yes" if params.fill else "no",
+        "during_rebuild": "yes" if params.during_rebuild else "no",
+        "read_preset": read_preset.name,
+        "write_preset": write_preset.name,
+        "bs": both("bs"),
+        "iodepth": both("iodepth"),
+        "numjobs": both("numjobs"),
+        "engine": engine,
         "kernel": kernel_release(lab.root) or "",
         "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         "speed_limit_min": context.limits.get("speed_limit_min", ""),

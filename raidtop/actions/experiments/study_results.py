@@ -97,14 +97,21 @@ class LevelStats:
     note: str = ""
 
     @classmethod
-    def from_dict(cls, doc: dict) -> "LevelStats":
+    def from_dict(cls, doc: dict) -> LevelStats:
         """Inverse of ``asdict``; raises ValueError for a document it cannot read."""
         try:
-            return cls(str(doc["level"]), int(doc["disks"]), int(doc["runs"]), doc.get("chunk_KiB"),
-                       doc.get("usable_bytes"), str(doc.get("failures_tolerated", "")),
-                       float(doc.get("rebuild_resolution_s") or 0.0),
-                       {str(k): v for k, v in (doc.get("mean") or {}).items()},
-                       {str(k): v for k, v in (doc.get("sd") or {}).items()}, str(doc.get("note", "")))
+            return cls(
+                str(doc["level"]),
+                int(doc["disks"]),
+                int(doc["runs"]),
+                doc.get("chunk_KiB"),
+                doc.get("usable_bytes"),
+                str(doc.get("failures_tolerated", "")),
+                float(doc.get("rebuild_resolution_s") or 0.0),
+                {str(k): v for k, v in (doc.get("mean") or {}).items()},
+                {str(k): v for k, v in (doc.get("sd") or {}).items()},
+                str(doc.get("note", "")),
+            )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"a study summary row cannot be read: {exc}") from None
 
@@ -122,9 +129,20 @@ def summarize(runs) -> tuple[LevelStats, ...]:
             sd[key] = round(statistics.stdev(values), 3) if len(values) > 1 else None
         notes = list(dict.fromkeys(r.note for r in mine if r.note))
         last = mine[-1]
-        out.append(LevelStats(level, last.disks, len(mine), last.chunk_KiB, last.usable_bytes,
-                              last.failures_tolerated, max(r.rebuild_resolution_s for r in mine), mean, sd,
-                              "; ".join(notes)))
+        out.append(
+            LevelStats(
+                level,
+                last.disks,
+                len(mine),
+                last.chunk_KiB,
+                last.usable_bytes,
+                last.failures_tolerated,
+                max(r.rebuild_resolution_s for r in mine),
+                mean,
+                sd,
+                "; ".join(notes),
+            )
+        )
     return tuple(out)
 
 
@@ -152,20 +170,34 @@ def study_table(summary, params: dict[str, str] | None = None) -> str:
                 cells.append("n/a")
             else:
                 cells.append(mean_sd(row.mean.get(figure.key), row.sd.get(figure.key), figure.digits))
-        body.append((row.level, str(row.disks), *cells, human_size(row.usable_bytes) if row.usable_bytes else "—",
-                     row.failures_tolerated))
+        body.append(
+            (
+                row.level,
+                str(row.disks),
+                *cells,
+                human_size(row.usable_bytes) if row.usable_bytes else "—",
+                row.failures_tolerated,
+            )
+        )
     widths = [max(len(line[i]) for line in body) for i in range(len(body[0]))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths)))
-             for line in body]
+    lines = [
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))) for line in body
+    ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     runs = max((r.runs for r in summary), default=0)
     resolution = max((r.rebuild_resolution_s for r in summary), default=0.0)
-    lines.append(f"mean ± sample sd over {runs} run{'s' if runs != 1 else ''}; MB/s = 10^6 bytes/s; "
-                 f"rebuild times to ±{resolution:.2f} s")
+    lines.append(
+        f"mean ± sample sd over {runs} run{'s' if runs != 1 else ''}; MB/s = 10^6 bytes/s; "
+        f"rebuild times to ±{resolution:.2f} s"
+    )
     if params:
-        lines.append("fio: " + ", ".join(f"{k} {params[k]}" for k in ("bs", "iodepth", "numjobs", "engine",
-                                                                         "runtime_s", "ramp_s") if k in params)
-                     + f"; filled first: {params.get('fill', '?')}; kernel {params.get('kernel', '?')}")
+        lines.append(
+            "fio: "
+            + ", ".join(
+                f"{k} {params[k]}" for k in ("bs", "iodepth", "numjobs", "engine", "runtime_s", "ramp_s") if k in params
+            )
+            + f"; filled first: {params.get('fill', '?')}; kernel {params.get('kernel', '?')}"
+        )
     lines += [f"{r.level}: {r.note}" for r in summary if r.note]
     return "\n".join(lines)
 
@@ -173,14 +205,36 @@ def study_table(summary, params: dict[str, str] | None = None) -> str:
 # ---------------------------------------------------------------- CSV
 
 CSV_HEAD = ("level", "disks", "disk_size_bytes", "chunk_KiB", "usable_bytes", "failures_tolerated", "runs")
-CSV_TAIL = ("rebuild_resolution_s", "fio_bs", "fio_iodepth", "fio_numjobs", "fio_engine", "fio_runtime_s",
-            "fio_ramp_s", "filled", "started_utc", "kernel", "speed_limit_min_KiBps", "speed_limit_max_KiBps", "note")
+CSV_TAIL = (
+    "rebuild_resolution_s",
+    "fio_bs",
+    "fio_iodepth",
+    "fio_numjobs",
+    "fio_engine",
+    "fio_runtime_s",
+    "fio_ramp_s",
+    "filled",
+    "started_utc",
+    "kernel",
+    "speed_limit_min_KiBps",
+    "speed_limit_max_KiBps",
+    "note",
+)
 CSV_FIELDS = CSV_HEAD + tuple(f"{key}_{what}" for key in FIGURE_KEYS for what in ("mean", "sd")) + CSV_TAIL
 """The study CSV's header, one line per level (the README lists it)."""
-_FROM_PARAMS = {"fio_bs": "bs", "fio_iodepth": "iodepth", "fio_numjobs": "numjobs", "fio_engine": "engine",
-                "fio_runtime_s": "runtime_s", "fio_ramp_s": "ramp_s", "filled": "fill", "started_utc": "started_utc",
-                "kernel": "kernel", "speed_limit_min_KiBps": "speed_limit_min",
-                "speed_limit_max_KiBps": "speed_limit_max"}
+_FROM_PARAMS = {
+    "fio_bs": "bs",
+    "fio_iodepth": "iodepth",
+    "fio_numjobs": "numjobs",
+    "fio_engine": "engine",
+    "fio_runtime_s": "runtime_s",
+    "fio_ramp_s": "ramp_s",
+    "filled": "fill",
+    "started_utc": "started_utc",
+    "kernel": "kernel",
+    "speed_limit_min_KiBps": "speed_limit_min",
+    "speed_limit_max_KiBps": "speed_limit_max",
+}
 
 
 def study_csv(summary, params: dict[str, str], disk_size_bytes: int) -> str:
@@ -189,8 +243,15 @@ def study_csv(summary, params: dict[str, str], disk_size_bytes: int) -> str:
     writer = csv.writer(handle)
     writer.writerow(CSV_FIELDS)
     for row in summary:
-        values = [row.level, row.disks, disk_size_bytes, _raw(row.chunk_KiB), _raw(row.usable_bytes),
-                  row.failures_tolerated, row.runs]
+        values = [
+            row.level,
+            row.disks,
+            disk_size_bytes,
+            _raw(row.chunk_KiB),
+            _raw(row.usable_bytes),
+            row.failures_tolerated,
+            row.runs,
+        ]
         for key in FIGURE_KEYS:
             values += [_raw(row.mean.get(key)), _raw(row.sd.get(key))]
         values += [f"{row.rebuild_resolution_s:.3f}"] + [params.get(_FROM_PARAMS[c], "") for c in CSV_TAIL[1:-1]]

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.experiments.experiment import (
-    Control, ExperimentStopped, JobFigures, run_fio, tuning_in_force, wait_idle, write_mib,
+    Control,
+    ExperimentStopped,
+    JobFigures,
+    run_fio,
+    tuning_in_force,
+    wait_idle,
+    write_mib,
 )
 from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.experiments.rebuild_load import rebuild_under_load
@@ -56,8 +62,14 @@ class TradeoffParams:
 
     def as_text(self) -> dict[str, str]:
         """The parameters as the history stores them."""
-        return {"level": self.level, "disks": str(self.disks), "limits": ",".join(self.limits), "load": self.load,
-                "baseline_s": str(self.baseline_s), "size": human_size(self.disk_size_bytes)}
+        return {
+            "level": self.level,
+            "disks": str(self.disks),
+            "limits": ",".join(self.limits),
+            "load": self.load,
+            "baseline_s": str(self.baseline_s),
+            "size": human_size(self.disk_size_bytes),
+        }
 
     @property
     def steps(self) -> int:
@@ -93,8 +105,9 @@ def check_params(params: TradeoffParams):
     preset = load_presets().get(params.load)
     if preset is None:
         raise SpecError(f"--load names a fio preset (raidtop bench --list); {params.load!r} is not one")
-    checked = TradeoffParams(level, params.disks, params.limits, params.load, max(1, params.baseline_s),
-                             params.disk_size_bytes)
+    checked = TradeoffParams(
+        level, params.disks, params.limits, params.load, max(1, params.baseline_s), params.disk_size_bytes
+    )
     return checked, preset
 
 
@@ -139,14 +152,23 @@ def run_tradeoff(lab: Lab, params: TradeoffParams, control: Control | None = Non
             control.step(f"setting {name}'s limits back and tearing it down", check=False)
             _restore_limits(actions, name)
             lab.teardown([name])
-    result = ExperimentResult("tradeoff", params.as_text(), tuple(rows), tuning, started, time.time(),
-                              stopped=stopped, commands=tuple(commands))
+    result = ExperimentResult(
+        "tradeoff",
+        params.as_text(),
+        tuple(rows),
+        tuning,
+        started,
+        time.time(),
+        stopped=stopped,
+        commands=tuple(commands),
+    )
     return store_result(lab.store, result)
 
 
 def _row(limit: str, rebuild_s: float | None, figures: JobFigures) -> TradeoffRow:
-    return TradeoffRow(limit, rebuild_s, round(figures.iops, 1), figures.p50_us, figures.p99_us,
-                       round(figures.seconds, 2))
+    return TradeoffRow(
+        limit, rebuild_s, round(figures.iops, 1), figures.p50_us, figures.p99_us, round(figures.seconds, 2)
+    )
 
 
 def _set_limit(actions: LabMemberActions, name: str, kib: int) -> None:

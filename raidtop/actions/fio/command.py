@@ -101,17 +101,31 @@ def _probe_libaio(fio: str) -> EngineChoice:
     try:
         listing = subprocess.run([fio, "--enghelp"], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError) as exc:
-        return EngineChoice(FALLBACK_ENGINE, f"libaio unavailable (fio --enghelp failed: {exc}); using {FALLBACK_ENGINE}")
+        return EngineChoice(
+            FALLBACK_ENGINE, f"libaio unavailable (fio --enghelp failed: {exc}); using {FALLBACK_ENGINE}"
+        )
     if "libaio" not in listing.split():
-        return EngineChoice(FALLBACK_ENGINE, f"libaio unavailable (this fio was built without it); using {FALLBACK_ENGINE}")
+        return EngineChoice(
+            FALLBACK_ENGINE, f"libaio unavailable (this fio was built without it); using {FALLBACK_ENGINE}"
+        )
     # Built in is not enough: io_setup may be refused (containers, aio-max-nr).
     with tempfile.TemporaryDirectory(prefix="raidtop-fio-probe-") as tmp:
-        argv = [fio, "--name=probe", "--ioengine=libaio", f"--filename={tmp}/probe", "--size=64k", "--bs=4k",
-                "--rw=read", "--output-format=json"]
+        argv = [
+            fio,
+            "--name=probe",
+            "--ioengine=libaio",
+            f"--filename={tmp}/probe",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=read",
+            "--output-format=json",
+        ]
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.SubprocessError) as exc:
-            return EngineChoice(FALLBACK_ENGINE, f"libaio unavailable (test job failed: {exc}); using {FALLBACK_ENGINE}")
+            return EngineChoice(
+                FALLBACK_ENGINE, f"libaio unavailable (test job failed: {exc}); using {FALLBACK_ENGINE}"
+            )
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or ["exit code " + str(done.returncode)])[-1]
         return EngineChoice(FALLBACK_ENGINE, f"libaio unavailable ({reason}); using {FALLBACK_ENGINE}")

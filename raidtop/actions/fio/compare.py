@@ -19,7 +19,8 @@ import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import TextIO
+from collections.abc import Iterable
 
 from raidtop.actions.fio.store import StoredRun
 from raidtop.actions.fio.results import FioResult
@@ -247,7 +248,9 @@ def export_document(runs: Iterable[StoredRun]) -> list[dict]:
     """The JSON export: one object per run with metrics, settings and provenance."""
     out = []
     for run in runs:
-        metrics = {k: (None if v is None or math.isnan(v) else round(v, 3)) for k, v in metric_values(run.result).items()}
+        metrics = {
+            k: (None if v is None or math.isnan(v) else round(v, 3)) for k, v in metric_values(run.result).items()
+        }
         out.append(
             {
                 "id": run.id,
@@ -267,8 +270,14 @@ def export_document(runs: Iterable[StoredRun]) -> list[dict]:
                 "metrics": metrics,
                 "settings": run.settings,
                 "md": [
-                    {"name": a.name, "level": a.level, "chunk_kib": a.chunk_kib, "members": list(a.members), "state": a.state,
-                     "sync_running": a.sync_running}
+                    {
+                        "name": a.name,
+                        "level": a.level,
+                        "chunk_kib": a.chunk_kib,
+                        "members": list(a.members),
+                        "state": a.state,
+                        "sync_running": a.sync_running,
+                    }
                     for a in run.tuning.arrays
                 ],
             }

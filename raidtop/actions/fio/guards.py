@@ -92,7 +92,9 @@ def test_file_bytes(size: str | int) -> int:
     except ValueError:
         raise TargetRefused(f"the test-file size must look like 512M or 2G, not {size!r}") from None
     if wanted < MIN_SIZE:
-        raise TargetRefused(f"the test-file size must be at least 1M (a smaller file measures the page cache), not {size!r}")
+        raise TargetRefused(
+            f"the test-file size must be at least 1M (a smaller file measures the page cache), not {size!r}"
+        )
     return wanted
 
 
@@ -198,8 +200,14 @@ def _check_directory(directory: str, size: str | int, root: Root) -> BenchTarget
         os.close(fd)
     test_file = os.path.join(directory, PRIVATE_DIR_NAME, TEST_FILE_NAME)
     real = facts.real_path if facts.real_path != directory else None
-    return BenchTarget(directory, "directory", block_device_of_path(directory, root), test_file,
-                       identity=facts.identity, real_path=real)
+    return BenchTarget(
+        directory,
+        "directory",
+        block_device_of_path(directory, root),
+        test_file,
+        identity=facts.identity,
+        real_path=real,
+    )
 
 
 def _check_device(path: str, allow: str | None, root: Root, registry: Path | None) -> BenchTarget:
@@ -231,6 +239,14 @@ def check_device(
 
 
 __all__ = [
-    "FREE_SPACE_HEADROOM", "MIN_SIZE", "BenchTarget", "TargetRefused", "check_device", "check_target",
-    "device_in_use", "parse_size", "same_device", "test_file_bytes",
+    "FREE_SPACE_HEADROOM",
+    "MIN_SIZE",
+    "BenchTarget",
+    "TargetRefused",
+    "check_device",
+    "check_target",
+    "device_in_use",
+    "parse_size",
+    "same_device",
+    "test_file_bytes",
 ]

@@ -39,11 +39,34 @@ TEST_FILE_NAME = "raidtop-bench.dat"
 FREE_SPACE_HEADROOM = 64 * 1024 * 1024
 """Bytes left free beyond the test file, so a benchmark never fills a filesystem
 (a tenth of the filesystem when that is less)."""
-PSEUDO_FILESYSTEMS = frozenset({
-    "proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs", "pstore",
-    "bpf", "configfs", "efivarfs", "mqueue", "hugetlbfs", "fusectl", "binfmt_misc", "autofs", "rpc_pipefs",
-    "nfsd", "selinuxfs", "smackfs", "nsfs", "ramfs",
-})
+PSEUDO_FILESYSTEMS = frozenset(
+    {
+        "proc",
+        "sysfs",
+        "devtmpfs",
+        "devpts",
+        "cgroup",
+        "cgroup2",
+        "debugfs",
+        "tracefs",
+        "securityfs",
+        "pstore",
+        "bpf",
+        "configfs",
+        "efivarfs",
+        "mqueue",
+        "hugetlbfs",
+        "fusectl",
+        "binfmt_misc",
+        "autofs",
+        "rpc_pipefs",
+        "nfsd",
+        "selinuxfs",
+        "smackfs",
+        "nsfs",
+        "ramfs",
+    }
+)
 """Filesystem types that hold kernel objects, not files: never a place for a test file."""
 SYSTEM_TREES = ("/dev", "/proc", "/sys")
 """Directories refused whatever their filesystem (a container's /dev is a plain tmpfs)."""
@@ -79,7 +102,9 @@ def open_directory_fd(path: str) -> int:
         return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(path):
-            raise TargetRefused(f"{path} is a symbolic link: give the directory itself, raidtop does not follow links") from None
+            raise TargetRefused(
+                f"{path} is a symbolic link: give the directory itself, raidtop does not follow links"
+            ) from None
         raise TargetRefused(f"{path}: {exc.strerror}") from None
 
 
@@ -87,7 +112,9 @@ def _fstype(fd: int, real_path: str, st_dev: int) -> str | None:
     try:
         mounts = parse_mountinfo(read_bounded_text("/proc/self/mountinfo"))
     except OSError as exc:
-        raise TargetRefused(f"cannot read /proc/self/mountinfo ({exc.strerror or exc}): raidtop needs /proc to hand fio the target") from None
+        raise TargetRefused(
+            f"cannot read /proc/self/mountinfo ({exc.strerror or exc}): raidtop needs /proc to hand fio the target"
+        ) from None
     number = (os.major(st_dev), os.minor(st_dev))
     by_dev = [m for m in mounts if (m.major, m.minor) == number]
     if by_dev:
@@ -108,10 +135,14 @@ def inspect_directory(fd: int, path: str, size: int) -> DirectoryFacts:
     try:
         real_path = os.readlink(f"/proc/self/fd/{fd}")
     except OSError as exc:
-        raise TargetRefused(f"cannot read /proc/self/fd ({exc.strerror}): raidtop needs /proc to hand fio the target") from None
+        raise TargetRefused(
+            f"cannot read /proc/self/fd ({exc.strerror}): raidtop needs /proc to hand fio the target"
+        ) from None
     for tree in SYSTEM_TREES:
         if real_path == tree or real_path.startswith(tree + "/"):
-            raise TargetRefused(f"{path} is in {tree}, which holds the system's devices and kernel state: no place for a test file")
+            raise TargetRefused(
+                f"{path} is in {tree}, which holds the system's devices and kernel state: no place for a test file"
+            )
     fstype = _fstype(fd, real_path, st.st_dev)
     if fstype in PSEUDO_FILESYSTEMS:
         raise TargetRefused(f"{path} is on a {fstype} filesystem, which holds kernel objects: no place for a test file")
@@ -168,7 +199,7 @@ class OpenTarget:
     _private: tuple[int, int] | None = None
     """``(st_dev, st_ino)`` of the private directory raidtop made."""
 
-    def __enter__(self) -> "OpenTarget":
+    def __enter__(self) -> OpenTarget:
         return self
 
     def __exit__(self, *_exc: object) -> None:
@@ -234,8 +265,13 @@ def open_directory_target(path: str, size: int, identity: tuple[int, int] | None
         raise
     made = os.fstat(private)
     opened = OpenTarget(
-        "directory", path, f"/proc/self/fd/{private}/{TEST_FILE_NAME}", (private,),
-        os.path.join(path, PRIVATE_DIR_NAME, TEST_FILE_NAME), [fd, private], (made.st_dev, made.st_ino),
+        "directory",
+        path,
+        f"/proc/self/fd/{private}/{TEST_FILE_NAME}",
+        (private,),
+        os.path.join(path, PRIVATE_DIR_NAME, TEST_FILE_NAME),
+        [fd, private],
+        (made.st_dev, made.st_ino),
     )
     return opened
 
@@ -258,6 +294,15 @@ def open_device_target(path: str, number: tuple[int, int] | None) -> OpenTarget:
 
 
 __all__ = [
-    "FREE_SPACE_HEADROOM", "OpenTarget", "PRIVATE_DIR_NAME", "PSEUDO_FILESYSTEMS", "TEST_FILE_NAME", "TargetRefused",
-    "inspect_directory", "open_device_target", "open_directory_fd", "open_directory_target", "try_lock",
+    "FREE_SPACE_HEADROOM",
+    "OpenTarget",
+    "PRIVATE_DIR_NAME",
+    "PSEUDO_FILESYSTEMS",
+    "TEST_FILE_NAME",
+    "TargetRefused",
+    "inspect_directory",
+    "open_device_target",
+    "open_directory_fd",
+    "open_directory_target",
+    "try_lock",
 ]

@@ -59,13 +59,42 @@ _SIZE = re.compile(r"^\d+(?:\.\d+)?\s*(?:[kmgtp]i?b?)?$", re.IGNORECASE)
 _OPTION_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 # Options raidtop sets itself: a preset overriding them would break parsing or the guards.
 _RESERVED_OPTIONS = {
-    "output-format", "output_format", "status-interval", "status_interval", "filename", "directory",
-    "name", "group_reporting", "readonly", "runtime", "time_based", "size", "filename_format",
+    "output-format",
+    "output_format",
+    "status-interval",
+    "status_interval",
+    "filename",
+    "directory",
+    "name",
+    "group_reporting",
+    "readonly",
+    "runtime",
+    "time_based",
+    "size",
+    "filename_format",
     # Which files fio touches, and whether its jobs die with raidtop: the guards depend on these.
-    "opendir", "nrfiles", "unlink", "unlink_each_loop", "thread", "allow_mounted_write", "filesize",
-    "exec_prerun", "exec_postrun", "create_only", "file_append",
+    "opendir",
+    "nrfiles",
+    "unlink",
+    "unlink_each_loop",
+    "thread",
+    "allow_mounted_write",
+    "filesize",
+    "exec_prerun",
+    "exec_postrun",
+    "create_only",
+    "file_append",
     # The preset's own fields (and fio's aliases): set here they would dodge the limits.
-    "rw", "readwrite", "bs", "blocksize", "iodepth", "numjobs", "ioengine", "direct", "buffered", "rwmixread",
+    "rw",
+    "readwrite",
+    "bs",
+    "blocksize",
+    "iodepth",
+    "numjobs",
+    "ioengine",
+    "direct",
+    "buffered",
+    "rwmixread",
 }
 
 
@@ -109,8 +138,12 @@ BUILTIN_PRESETS: tuple[Preset, ...] = (
     Preset("seq-write", "write", "1M", 32, 4, "Sequential write, 1M blocks"),
     Preset("rand-read", "randread", "4k", 32, 4, "Random read, 4K blocks"),
     Preset("rand-write", "randwrite", "4k", 32, 4, "Random write, 4K blocks"),
-    Preset("rand-rw", "randrw", "4k", 32, 4, "4K 50/50 random read/write: the classic RAID-level comparison", rwmixread=50),
-    Preset("certification", "randwrite", "4M", 64, 4, "4M random write for 30 s: a client acceptance job", runtime_s=30),
+    Preset(
+        "rand-rw", "randrw", "4k", 32, 4, "4K 50/50 random read/write: the classic RAID-level comparison", rwmixread=50
+    ),
+    Preset(
+        "certification", "randwrite", "4M", 64, 4, "4M random write for 30 s: a client acceptance job", runtime_s=30
+    ),
 )
 """The presets every raidtop has, in the order the screen lists them."""
 
@@ -159,10 +192,14 @@ def load_presets(path: Path | None = None) -> PresetSet:
     except FileNotFoundError:
         return PresetSet(BUILTIN_PRESETS, path=path)
     except UnicodeDecodeError:
-        return PresetSet(BUILTIN_PRESETS, problems=(f"{path}: is not UTF-8 text; using the built-in presets",), path=path)
+        return PresetSet(
+            BUILTIN_PRESETS, problems=(f"{path}: is not UTF-8 text; using the built-in presets",), path=path
+        )
     except OSError as exc:
         reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
-        return PresetSet(BUILTIN_PRESETS, problems=(f"{path}: cannot be read ({reason}); using the built-in presets",), path=path)
+        return PresetSet(
+            BUILTIN_PRESETS, problems=(f"{path}: cannot be read ({reason}); using the built-in presets",), path=path
+        )
     return parse_presets_toml(text, path)
 
 
@@ -174,7 +211,11 @@ def parse_presets_toml(text: str, path: Path | None = None) -> PresetSet:
     except tomllib.TOMLDecodeError as exc:
         return PresetSet(BUILTIN_PRESETS, problems=(f"{where}: {exc}; using the built-in presets",), path=path)
     except RecursionError:
-        return PresetSet(BUILTIN_PRESETS, problems=(f"{where}: nested too deeply to be a presets file; using the built-in presets",), path=path)
+        return PresetSet(
+            BUILTIN_PRESETS,
+            problems=(f"{where}: nested too deeply to be a presets file; using the built-in presets",),
+            path=path,
+        )
     problems: list[str] = []
     runtime = DEFAULT_RUNTIME_S
     size = DEFAULT_SIZE
@@ -182,7 +223,9 @@ def parse_presets_toml(text: str, path: Path | None = None) -> PresetSet:
         if _positive_int(doc["runtime"]) and doc["runtime"] <= MAX_RUNTIME_S:
             runtime = doc["runtime"]
         else:
-            problems.append(f"{where}: runtime must be a whole number of seconds from 1 to {MAX_RUNTIME_S}, not {doc['runtime']!r}")
+            problems.append(
+                f"{where}: runtime must be a whole number of seconds from 1 to {MAX_RUNTIME_S}, not {doc['runtime']!r}"
+            )
     if "size" in doc:
         if isinstance(doc["size"], str) and _SIZE.match(doc["size"]):
             size = doc["size"]
@@ -275,8 +318,11 @@ def _build_preset(name: str, spec: Any, base: Preset | None) -> tuple[Preset | N
 
 def check_job(preset: Preset, runtime_s: int) -> str | None:
     """Why ``preset`` may not run for ``runtime_s`` seconds (one sentence), or ``None``."""
-    for what, value, most in (("numjobs", preset.numjobs, MAX_NUMJOBS), ("iodepth", preset.iodepth, MAX_IODEPTH),
-                              ("runtime", runtime_s, MAX_RUNTIME_S)):
+    for what, value, most in (
+        ("numjobs", preset.numjobs, MAX_NUMJOBS),
+        ("iodepth", preset.iodepth, MAX_IODEPTH),
+        ("runtime", runtime_s, MAX_RUNTIME_S),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
             return f"preset {preset.name}: {what} must be from 1 to {most}, not {value!r}"
     return None

@@ -30,7 +30,8 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from raidtop.actions.fio.results import FioResult, JsonObjectSplitter, parse_fio_dict
 
@@ -89,7 +90,11 @@ class ProgressPoint:
     @property
     def lat_us(self) -> float | None:
         """Mean latency over both directions, weighted by their IOPS."""
-        parts = [(lat, n) for lat, n in ((self.read_lat_us, self.read_iops), (self.write_lat_us, self.write_iops)) if lat is not None]
+        parts = [
+            (lat, n)
+            for lat, n in ((self.read_lat_us, self.read_iops), (self.write_lat_us, self.write_iops))
+            if lat is not None
+        ]
         weight = sum(n for _, n in parts)
         if not parts or weight <= 0:
             return None
@@ -108,7 +113,7 @@ class ProgressPoint:
         }
 
     @classmethod
-    def from_dict(cls, doc: dict[str, Any]) -> "ProgressPoint":
+    def from_dict(cls, doc: dict[str, Any]) -> ProgressPoint:
         """Inverse of :meth:`to_dict`."""
         return cls(doc["t"], doc["r_iops"], doc["w_iops"], doc["r_bw"], doc["w_bw"], doc.get("r_lat"), doc.get("w_lat"))
 
@@ -141,13 +146,17 @@ def _totals(doc: dict[str, Any]) -> tuple[float, dict[str, _Totals]]:
     return runtime_ms / 1000, out
 
 
-def progress_point(previous: dict[str, Any] | None, current: dict[str, Any], min_interval_s: float = 0.2) -> ProgressPoint | None:
+def progress_point(
+    previous: dict[str, Any] | None, current: dict[str, Any], min_interval_s: float = 0.2
+) -> ProgressPoint | None:
     """The rates between two cumulative status documents (``previous`` None: since the start).
 
     ``None`` when too little time passed to give a meaningful rate.
     """
     t1, now = _totals(current)
-    t0, before = _totals(previous) if previous is not None else (0.0, {d: _Totals(0, 0, 0, 0) for d in ("read", "write")})
+    t0, before = (
+        _totals(previous) if previous is not None else (0.0, {d: _Totals(0, 0, 0, 0) for d in ("read", "write")})
+    )
     dt = t1 - t0
     if dt < min_interval_s:
         return None
@@ -244,16 +253,33 @@ class FioRunner:
         with tempfile.TemporaryFile() as stderr_file:
             with self._lock:
                 if self._cancelled:
-                    return RunOutcome(None, None, None, (), True, True, "cancelled before fio started", started, time.time())
+                    return RunOutcome(
+                        None, None, None, (), True, True, "cancelled before fio started", started, time.time()
+                    )
                 try:
                     # A session of its own: a Ctrl-C on the terminal reaches raidtop,
                     # which forwards exactly one SIGINT (a second one makes fio quit without results).
                     self._proc = subprocess.Popen(
-                        self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr_file,
-                        start_new_session=True, pass_fds=self.pass_fds, preexec_fn=_die_with_parent(os.getpid()),
+                        self.argv,
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.PIPE,
+                        stderr=stderr_file,
+                        start_new_session=True,
+                        pass_fds=self.pass_fds,
+                        preexec_fn=_die_with_parent(os.getpid()),
                     )
                 except OSError as exc:
-                    return RunOutcome(None, None, None, (), True, False, f"fio could not start: {exc.strerror or exc}", started, time.time())
+                    return RunOutcome(
+                        None,
+                        None,
+                        None,
+                        (),
+                        True,
+                        False,
+                        f"fio could not start: {exc.strerror or exc}",
+                        started,
+                        time.time(),
+                    )
             proc = self._proc
             points, last_text = self._stream(proc)
             returncode = proc.wait()
@@ -299,7 +325,9 @@ class FioRunner:
         proc.stdout.close()
         return points, last_text
 
-    def _outcome(self, returncode: int, last_text: str | None, points: list[ProgressPoint], stderr: str, started: float) -> RunOutcome:
+    def _outcome(
+        self, returncode: int, last_text: str | None, points: list[ProgressPoint], stderr: str, started: float
+    ) -> RunOutcome:
         ended = time.time()
         result = None
         parse_message = None
@@ -322,4 +350,6 @@ class FioRunner:
             partial = False
         if result is None:
             message = message or parse_message or ("fio printed no result" + (f": {last_err}" if last_err else ""))
-        return RunOutcome(returncode, last_text, result, tuple(points), partial, self._cancelled, message, started, ended, stderr)
+        return RunOutcome(
+            returncode, last_text, result, tuple(points), partial, self._cancelled, message, started, ended, stderr
+        )

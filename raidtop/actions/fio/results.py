@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 DIRECTIONS = ("read", "write")
 
@@ -194,7 +195,9 @@ def parse_fio_json(data: str | bytes | dict) -> ParseResult:
     objects = splitter.feed(data)
     if not objects:
         if splitter.pending:
-            return ParseResult(None, f"fio output is truncated: a JSON object begins but never ends ({len(data)} bytes)")
+            return ParseResult(
+                None, f"fio output is truncated: a JSON object begins but never ends ({len(data)} bytes)"
+            )
         first = data.strip().splitlines()[0][:120] if data.strip() else ""
         return ParseResult(None, f"no JSON object in fio output{': ' + first if first else ' (empty)'}")
     try:

@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import FioCommand, build_command, find_fio, fio_missing_message, fio_version
@@ -67,7 +67,9 @@ class BenchPlan:
             else:
                 where = ""
             where += f"directory on {target.device or 'no block device'}"
-            where += f"; test file {target.test_file} ({self.command.size}) in a directory raidtop makes, removed afterwards"
+            where += (
+                f"; test file {target.test_file} ({self.command.size}) in a directory raidtop makes, removed afterwards"
+            )
         else:
             why = "created by raidtop's lab" if target.lab else "allowed by your override"
             where = f"raw device {target.device}, {why}"
@@ -206,7 +208,9 @@ def check_storable(history: RunStore, log: ActionLog) -> None:
         log.path.parent.mkdir(parents=True, exist_ok=True)
         os.close(os.open(log.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
     except OSError as exc:
-        raise TargetRefused(f"the action log {log.path} cannot be written ({exc.strerror or exc}); fio was not started") from None
+        raise TargetRefused(
+            f"the action log {log.path} cannot be written ({exc.strerror or exc}); fio was not started"
+        ) from None
 
 
 def _refused(message: str) -> RunRecord:
@@ -314,8 +318,17 @@ def run_repeat(
             if batch.stopped:
                 break
             record = execute(
-                plan, history, batch=batch, log=log, on_point=on_point, group_id=group, group_kind="repeat",
-                pass_no=number, label=f"pass {number}/{passes}", opened=opened, root=root,
+                plan,
+                history,
+                batch=batch,
+                log=log,
+                on_point=on_point,
+                group_id=group,
+                group_kind="repeat",
+                pass_no=number,
+                label=f"pass {number}/{passes}",
+                opened=opened,
+                root=root,
             )
             records.append(record)
             if on_pass is not None:

@@ -62,7 +62,14 @@ def parse_mountinfo(text: str) -> list[MountEntry]:
         except ValueError:
             continue
         entries.append(
-            MountEntry(major, minor, _unescape(fields_left[3]), _unescape(fields_left[4]), fields_right[0], _unescape(fields_right[1]))
+            MountEntry(
+                major,
+                minor,
+                _unescape(fields_left[3]),
+                _unescape(fields_left[4]),
+                fields_right[0],
+                _unescape(fields_right[1]),
+            )
         )
     return entries
 
@@ -253,7 +260,9 @@ class TuningState:
             for attr in ("level", "chunk_kib", "state", "sync_action"):
                 value = getattr(array, attr)
                 if value is not None:
-                    flat[f"{array.name}.{'chunk' if attr == 'chunk_kib' else attr}"] = f"{value}K" if attr == "chunk_kib" else str(value)
+                    flat[f"{array.name}.{'chunk' if attr == 'chunk_kib' else attr}"] = (
+                        f"{value}K" if attr == "chunk_kib" else str(value)
+                    )
             flat[f"{array.name}.members"] = ",".join(array.members)
             flat[f"{array.name}.sync_running"] = "yes" if array.sync_running else "no"
             for attr in ("sync_speed_min", "sync_speed_max"):
@@ -272,17 +281,27 @@ class TuningState:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, doc: dict[str, Any]) -> "TuningState":
+    def from_dict(cls, doc: dict[str, Any]) -> TuningState:
         """Rebuild from :meth:`to_dict` output; unknown keys are ignored."""
         devices = tuple(
-            DeviceTuning(**{k: (tuple(v) if k == "schedulers" else v) for k, v in d.items() if k in DeviceTuning.__dataclass_fields__})
+            DeviceTuning(
+                **{
+                    k: (tuple(v) if k == "schedulers" else v)
+                    for k, v in d.items()
+                    if k in DeviceTuning.__dataclass_fields__
+                }
+            )
             for d in doc.get("devices", ())
         )
         arrays = tuple(
-            MdTuning(**{k: (tuple(v) if k == "members" else v) for k, v in a.items() if k in MdTuning.__dataclass_fields__})
+            MdTuning(
+                **{k: (tuple(v) if k == "members" else v) for k, v in a.items() if k in MdTuning.__dataclass_fields__}
+            )
             for a in doc.get("arrays", ())
         )
-        simple = {k: v for k, v in doc.items() if k in cls.__dataclass_fields__ and k not in ("devices", "arrays", "notes")}
+        simple = {
+            k: v for k, v in doc.items() if k in cls.__dataclass_fields__ and k not in ("devices", "arrays", "notes")
+        }
         return cls(devices=devices, arrays=arrays, notes=tuple(doc.get("notes", ())), **simple)
 
 
@@ -342,7 +361,18 @@ def capture_tuning(target: str, root: Root | str = "/") -> TuningState:
     for name, role, depth in stack_of(root, device):
         q = read_queue_settings(root, name)
         devices.append(
-            DeviceTuning(name, role, depth, q.scheduler, q.schedulers, q.read_ahead_kb, q.nr_requests, q.rq_affinity, q.write_cache, q.rotational)
+            DeviceTuning(
+                name,
+                role,
+                depth,
+                q.scheduler,
+                q.schedulers,
+                q.read_ahead_kb,
+                q.nr_requests,
+                q.rq_affinity,
+                q.write_cache,
+                q.rotational,
+            )
         )
         if name.startswith("md"):
             md_names.append(name)
@@ -372,4 +402,6 @@ def capture_tuning(target: str, root: Root | str = "/") -> TuningState:
             )
         if reading.speed_limit is not None:
             limit_min, limit_max = reading.speed_limit.min, reading.speed_limit.max
-    return TuningState(target, kind, device, fstype, mount_point, tuple(devices), tuple(arrays), limit_min, limit_max, tuple(notes))
+    return TuningState(
+        target, kind, device, fstype, mount_point, tuple(devices), tuple(arrays), limit_min, limit_max, tuple(notes)
+    )

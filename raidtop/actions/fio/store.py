@@ -18,7 +18,7 @@ import uuid
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.results import FioResult, parse_fio_json
@@ -181,9 +181,26 @@ class RunStore:
                 "engine, engine_note, command, partial, message, group_id, group_kind, pass_no, label, fio_json, "
                 "tuning_json, points_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    preset, target, target_kind, started, duration_s, runtime_s, fio_version, kernel, engine,
-                    engine_note, command, int(partial), message, group_id, group_kind, pass_no, label, fio_json,
-                    json.dumps(tuning.to_dict()), json.dumps([p.to_dict() for p in points]),
+                    preset,
+                    target,
+                    target_kind,
+                    started,
+                    duration_s,
+                    runtime_s,
+                    fio_version,
+                    kernel,
+                    engine,
+                    engine_note,
+                    command,
+                    int(partial),
+                    message,
+                    group_id,
+                    group_kind,
+                    pass_no,
+                    label,
+                    fio_json,
+                    json.dumps(tuning.to_dict()),
+                    json.dumps([p.to_dict() for p in points]),
                 ),
             )
             run_id = cursor.lastrowid
@@ -246,8 +263,30 @@ class RunStore:
 
 
 def _stored(row: tuple) -> StoredRun:
-    (run_id, preset, target, target_kind, started, duration_s, runtime_s, fio_version, kernel, engine, engine_note,
-     command, partial, message, group_id, group_kind, pass_no, label, baseline, fio_json, tuning_json, points_json) = row
+    (
+        run_id,
+        preset,
+        target,
+        target_kind,
+        started,
+        duration_s,
+        runtime_s,
+        fio_version,
+        kernel,
+        engine,
+        engine_note,
+        command,
+        partial,
+        message,
+        group_id,
+        group_kind,
+        pass_no,
+        label,
+        baseline,
+        fio_json,
+        tuning_json,
+        points_json,
+    ) = row
     parsed = parse_fio_json(fio_json)
     try:
         tuning = TuningState.from_dict(json.loads(tuning_json))
@@ -258,9 +297,27 @@ def _stored(row: tuple) -> StoredRun:
     except (ValueError, TypeError, KeyError):
         points = ()
     return StoredRun(
-        id=run_id, preset=preset, target=target, started=started, fio_json=fio_json, tuning=tuning,
-        result=parsed.result, target_kind=target_kind, duration_s=duration_s, runtime_s=runtime_s,
-        fio_version=fio_version, kernel=kernel, engine=engine, engine_note=engine_note, command=command,
-        partial=bool(partial), message=message or parsed.message, group_id=group_id, group_kind=group_kind,
-        pass_no=pass_no, label=label, baseline=bool(baseline), points=points,
+        id=run_id,
+        preset=preset,
+        target=target,
+        started=started,
+        fio_json=fio_json,
+        tuning=tuning,
+        result=parsed.result,
+        target_kind=target_kind,
+        duration_s=duration_s,
+        runtime_s=runtime_s,
+        fio_version=fio_version,
+        kernel=kernel,
+        engine=engine,
+        engine_note=engine_note,
+        command=command,
+        partial=bool(partial),
+        message=message or parsed.message,
+        group_id=group_id,
+        group_kind=group_kind,
+        pass_no=pass_no,
+        label=label,
+        baseline=bool(baseline),
+        points=points,
     )

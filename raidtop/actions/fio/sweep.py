@@ -9,7 +9,7 @@ back, logs a ``tune`` line with ``by="fio sweep"`` and keeps the undo history.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.session import Batch, BenchPlan, RunRecord, execute, open_target
@@ -124,20 +124,32 @@ def run_sweep(
         opened = open_target(plan, root) if run is execute else None
     except TargetRefused as exc:
         # Nothing written yet: no knob changed, no fio started.
-        return SweepOutcome(knob, tuple(devices), original, (SweepStep(values[0] if values else "", None, str(exc)),), group, ())
+        return SweepOutcome(
+            knob, tuple(devices), original, (SweepStep(values[0] if values else "", None, str(exc)),), group, ()
+        )
     try:
         for index, value in enumerate(values, start=1):
             if batch.stopped:
                 break
-            refused = next((r for r in (session.set(dev, knob, value, by="fio sweep") for dev in devices)
-                            if not r.ok), None)
+            refused = next(
+                (r for r in (session.set(dev, knob, value, by="fio sweep") for dev in devices) if not r.ok), None
+            )
             if refused is not None:
                 step = SweepStep(value, None, f"{knob}={value} refused: {refused.message}")
             else:
                 extra = {"opened": opened} if opened is not None else {}
                 record = run(
-                    plan, history, batch=batch, log=log, on_point=on_point, group_id=group, group_kind="sweep",
-                    pass_no=index, label=f"{knob}={value}", root=root, **extra,
+                    plan,
+                    history,
+                    batch=batch,
+                    log=log,
+                    on_point=on_point,
+                    group_id=group,
+                    group_kind="sweep",
+                    pass_no=index,
+                    label=f"{knob}={value}",
+                    root=root,
+                    **extra,
                 )
                 step = SweepStep(value, record)
             steps.append(step)

@@ -19,7 +19,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from raidtop.actions.action_log import ActionLog
 
@@ -91,8 +91,9 @@ class CommandRunner:
             self._tools[name] = path
         return path
 
-    def run(self, argv: Sequence[str], *, input: str | None = None, timeout: float = 120.0,
-            check: bool = True, **details) -> CommandEvent:
+    def run(
+        self, argv: Sequence[str], *, input: str | None = None, timeout: float = 120.0, check: bool = True, **details
+    ) -> CommandEvent:
         """Run ``argv``; the command shown and logged names tools as typed (``mdadm``, not its path).
 
         Raises:

@@ -15,7 +15,7 @@ import shlex
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.lab.guard import kernel_members
@@ -125,12 +125,20 @@ class Lab:
             images = state.images_of(record.name)
             # For display the path is enough; the guards check the inode before acting.
             gone = tuple(
-                i.loop for i in images
+                i.loop
+                for i in images
                 if i.state == "attached" and i.loop and getattr(loop_backing(i.loop, self.root), "path", None) != i.path
             )
             members = kernel_members(record.name, self.root)
-            removed = tuple(i.loop for i in images if members is not None and i.state == "attached" and i.loop
-                            and i.loop not in members and i.loop not in gone)
+            removed = tuple(
+                i.loop
+                for i in images
+                if members is not None
+                and i.state == "attached"
+                and i.loop
+                and i.loop not in members
+                and i.loop not in gone
+            )
             views.append(LabArrayView(record, members is not None, images, by_name.get(record.name), gone, removed))
         return views
 
@@ -156,18 +164,34 @@ class Lab:
         redundant = spec.level != "raid0"
         with self.registry.edit() as draft:
             name = self._free_md_name(draft.state)
-            draft.put_array(ArrayRecord(
-                name, spec.level, spec.disks, spec.disk_size_bytes, now, "creating",
-                spec.chunk_kib if spec.uses_chunk else None, spec.uses_bitmap, spec.fs, spec.mount_point,
-            ))
+            draft.put_array(
+                ArrayRecord(
+                    name,
+                    spec.level,
+                    spec.disks,
+                    spec.disk_size_bytes,
+                    now,
+                    "creating",
+                    spec.chunk_kib if spec.uses_chunk else None,
+                    spec.uses_bitmap,
+                    spec.fs,
+                    spec.mount_point,
+                )
+            )
         step("array-recorded")
         try:
             loops = [self.new_disk(name, spec.disk_size_bytes, step).loop for _ in range(spec.disks)]
             started = self._clock()
             with self.registry.edit() as draft:
                 # The initial build is timed from the create command.
-                draft.update_array(name, watch=Watch(started, rebuild_kind="initial" if redundant else None,
-                                                     pending_since=started if redundant else None))
+                draft.update_array(
+                    name,
+                    watch=Watch(
+                        started,
+                        rebuild_kind="initial" if redundant else None,
+                        pending_since=started if redundant else None,
+                    ),
+                )
             step("array-creating")
             # --run skips mdadm's questions; "y" answers any it still asks.
             self.runner.run(mdadm_create_argv(spec, name, loops), input="y\n" * 4, array=name)
@@ -185,8 +209,9 @@ class Lab:
                 self.record_event(name, "mkfs", detail=" ".join(mkfs_argv(spec, name)[:-1]))
             if spec.mount_point is not None:
                 mount_point = spec.mount_point
-                self.runner.python(f"mkdir -p {shlex.quote(mount_point)}",
-                                   lambda: os.makedirs(mount_point, exist_ok=True), array=name)
+                self.runner.python(
+                    f"mkdir -p {shlex.quote(mount_point)}", lambda: os.makedirs(mount_point, exist_ok=True), array=name
+                )
                 # On record before mounting, like every other resource; teardown checks it really is.
                 with self.registry.edit() as draft:
                     draft.update_array(name, mounted=True)
@@ -212,12 +237,16 @@ class Lab:
         lines = []
         for index, letter in enumerate(letters):
             image = shlex.quote(str(self.registry.images_dir / f"md1NN-{index}.img"))
-            lines.append(f"truncate -s {spec.disk_size_bytes} {image} && losetup --find --show {image}   # → loop{letter}")
+            lines.append(
+                f"truncate -s {spec.disk_size_bytes} {image} && losetup --find --show {image}   # → loop{letter}"
+            )
         lines.append(shlex.join(mdadm_create_argv(spec, "md1NN", [f"loop{letter}" for letter in letters])))
         if spec.fs is not None:
             lines.append(shlex.join(mkfs_argv(spec, "md1NN")))
         if spec.mount_point is not None:
-            lines.append(f"mkdir -p {shlex.quote(spec.mount_point)} && mount /dev/md1NN {shlex.quote(spec.mount_point)}")
+            lines.append(
+                f"mkdir -p {shlex.quote(spec.mount_point)} && mount /dev/md1NN {shlex.quote(spec.mount_point)}"
+            )
         return lines
 
     def new_disk(self, array: str, size_bytes: int, on_step: StepHook | None = None) -> ImageRecord:
@@ -229,9 +258,11 @@ class Lab:
         step("image-recorded")
         made: list[int] = []
         # Created by name inside the images folder, never through a link (O_EXCL|O_NOFOLLOW).
-        self.runner.python(f"truncate -s {size_bytes} {shlex.quote(str(path))}",
-                           lambda: made.append(create_image(self.registry.images_dir, path.name, size_bytes)),
-                           array=array)
+        self.runner.python(
+            f"truncate -s {size_bytes} {shlex.quote(str(path))}",
+            lambda: made.append(create_image(self.registry.images_dir, path.name, size_bytes)),
+            array=array,
+        )
         inode = made[0]
         with self.registry.edit() as draft:
             draft.update_image(str(path), state="attaching", inode=inode)
@@ -263,8 +294,9 @@ class Lab:
 
     # -------------------------------------------------------------- watching
 
-    def record_event(self, name: str, kind: str, member: str | None = None, detail: str | None = None,
-                     when: float | None = None) -> None:
+    def record_event(
+        self, name: str, kind: str, member: str | None = None, detail: str | None = None, when: float | None = None
+    ) -> None:
         """Write one event the lab caused into the array's timeline."""
         with self.registry.edit() as draft:
             draft.add_event(name, TimelineEvent(self._clock() if when is None else when, kind, member, detail))
@@ -276,7 +308,9 @@ class Lab:
             if record is None:
                 return
             watch = self._with_cached_watch(record).watch or Watch(since)
-            draft.update_array(name, watch=replace(watch, rebuild_kind=kind, pending_since=since, rebuild_member=member))
+            draft.update_array(
+                name, watch=replace(watch, rebuild_kind=kind, pending_since=since, rebuild_member=member)
+            )
         self._watches.pop(name, None)
 
     def observe(self, name: str, status: ArrayStatus | None = None, now: float | None = None) -> ArrayRecord | None:
@@ -302,7 +336,7 @@ class Lab:
             after = observe(self._with_cached_watch(fresh), status, now)
             draft.put_array(after)
         self._watches.pop(name, None)
-        for rebuild in after.rebuilds[len(fresh.rebuilds):]:
+        for rebuild in after.rebuilds[len(fresh.rebuilds) :]:
             self.store.add_rebuild(after, rebuild)
         return after
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.dmtables import FaultRefused, FaultSpec, check_spec, dm_loop_under, dm_name_for, dm_table

@@ -64,7 +64,7 @@ def check_spec(spec: FaultSpec, sectors: int) -> FaultSpec:
         raise FaultRefused(f"a delay is 1 to {MAX_DELAY_MS} ms")
     if spec.kind == "flakey" and not (1 <= spec.up_s <= MAX_FLAKEY_S and 1 <= spec.down_s <= MAX_FLAKEY_S):
         raise FaultRefused(f"flakey needs up and down times of 1 to {MAX_FLAKEY_S} s")
-    if spec.kind == "error" and not (spec.length >= 1 and 0 <= spec.start and spec.start + spec.length <= sectors):
+    if spec.kind == "error" and not (spec.length >= 1 and spec.start >= 0 and spec.start + spec.length <= sectors):
         raise FaultRefused(f"the error range must lie inside the member's {sectors} sectors")
     return spec
 

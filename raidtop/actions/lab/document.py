@@ -151,15 +151,23 @@ def _scalar(hint: type, raw: Any, where: str) -> Any:
 def _describe(raw: Any) -> str:
     if raw is None:
         return "null"
-    for kind, words in ((bool, "true or false"), (str, "a string"), (int, "a whole number"), (float, "a number"),
-                        (list, "a list"), (dict, "an object")):
+    for kind, words in (
+        (bool, "true or false"),
+        (str, "a string"),
+        (int, "a whole number"),
+        (float, "a number"),
+        (list, "a list"),
+        (dict, "an object"),
+    ):
         if isinstance(raw, kind):
             return words
     return "something else"
 
 
 def _array_json(array: ArrayRecord) -> dict[str, Any]:
-    out = _drop_none({f.name: getattr(array, f.name) for f in fields(array) if f.name not in ("timeline", "rebuilds", "watch")})
+    out = _drop_none(
+        {f.name: getattr(array, f.name) for f in fields(array) if f.name not in ("timeline", "rebuilds", "watch")}
+    )
     out["timeline"] = [_drop_none(asdict(e)) for e in array.timeline]
     out["rebuilds"] = [_drop_none(asdict(r)) for r in array.rebuilds]
     if array.watch is not None:

@@ -75,21 +75,29 @@ def refusal_for_device(device: str, array: str, state: LabState, root: Root | st
         reason = refusal_for_device(under[1], array, state, root)
         return None if reason is None else f"{array} has member {device} ({plain(under[0])}) over {under[1]}: {reason}"
     if not is_loop_name(device):
-        return (f"{array} has member {plain(device)}, which is not a loop device (a real disk); "
-                "the lab never acts on an array with a real disk in it")
+        return (
+            f"{array} has member {plain(device)}, which is not a loop device (a real disk); "
+            "the lab never acts on an array with a real disk in it"
+        )
     if lab_image_of(device, state, root) is not None:
         return None
     image = state.image_on_loop(device)
     current = loop_backing(device, root)
     if image is not None and state.image_name(image.path) is None:
-        return (f"{array} has member {device}, which the registry says holds {plain(image.path)}, outside the lab's "
-                "images folder; the lab acts only on its own loop devices")
+        return (
+            f"{array} has member {device}, which the registry says holds {plain(image.path)}, outside the lab's "
+            "images folder; the lab acts only on its own loop devices"
+        )
     if image is not None and current is not None:
         if current.path == image.path:
-            return (f"{array} has member {device}, attached to {plain(current.path)}, but that file is not the image "
-                    "the lab made (it was recreated); the lab acts only on its own loop devices")
-        return (f"{array} has member {device}, now attached to {plain(current.path)}, not to the lab's image "
-                f"{plain(image.path)}; the lab acts only on its own loop devices")
+            return (
+                f"{array} has member {device}, attached to {plain(current.path)}, but that file is not the image "
+                "the lab made (it was recreated); the lab acts only on its own loop devices"
+            )
+        return (
+            f"{array} has member {device}, now attached to {plain(current.path)}, not to the lab's image "
+            f"{plain(image.path)}; the lab acts only on its own loop devices"
+        )
     return f"{array} has member {device}, a loop device raidtop's lab did not create; the lab acts only on its own"
 
 
@@ -100,7 +108,9 @@ def check_array(name: str, state: LabState, root: Root | str = "/") -> CheckedAr
     if record is None:
         raise ActionRefused(f"{name} was not created by raidtop's lab; the lab acts only on arrays it created")
     if record.state != "active":
-        raise ActionRefused(f"{name} is still being created (or its creation was interrupted: run raidtop lab teardown)")
+        raise ActionRefused(
+            f"{name} is still being created (or its creation was interrupted: run raidtop lab teardown)"
+        )
     members = kernel_members(name, root)
     if members is None:
         raise ActionRefused(f"{name} is not running (stopped, or torn down after a reboot)")

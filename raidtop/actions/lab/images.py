@@ -62,8 +62,10 @@ def folder_name(state: LabState, image: ImageRecord) -> str:
     """The image's name inside the images folder; ImageRefused when its path is anywhere else."""
     name = state.image_name(image.path)
     if name is None:
-        raise ImageRefused(f"{plain(image.path)} is not in the lab's images folder {plain(state.images_dir)}; "
-                           "the lab never makes files anywhere else, so it did not touch it")
+        raise ImageRefused(
+            f"{plain(image.path)} is not in the lab's images folder {plain(state.images_dir)}; "
+            "the lab never makes files anywhere else, so it did not touch it"
+        )
     return name
 
 
@@ -96,8 +98,10 @@ def _act(state: LabState, image: ImageRecord, delete: bool) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise ImageRefused(f"the lab's images folder {plain(state.images_dir)} cannot be opened safely "
-                           f"({exc.strerror}); {plain(image.path)} was not touched") from None
+        raise ImageRefused(
+            f"the lab's images folder {plain(state.images_dir)} cannot be opened safely "
+            f"({exc.strerror}); {plain(image.path)} was not touched"
+        ) from None
     try:
         try:
             # The entry itself is judged (a link is a link), never what it points to.
@@ -115,7 +119,9 @@ def _act(state: LabState, image: ImageRecord, delete: bool) -> bool:
 def _check(image: ImageRecord, info: os.stat_result) -> None:
     where = plain(image.path)
     if stat.S_ISLNK(info.st_mode):
-        raise ImageRefused(f"{where} is a symbolic link; the lab never makes links, so it neither followed nor deleted it")
+        raise ImageRefused(
+            f"{where} is a symbolic link; the lab never makes links, so it neither followed nor deleted it"
+        )
     if not stat.S_ISREG(info.st_mode):
         raise ImageRefused(f"{where} is not a regular file (the lab makes only regular files); left alone")
     if image.inode is not None:
@@ -124,5 +130,7 @@ def _check(image: ImageRecord, info: os.stat_result) -> None:
         return
     # Past "planned" the inode is always on record, so only a crash right after O_EXCL gets here.
     if image.state != "planned" or info.st_nlink != 1 or info.st_uid != os.geteuid():
-        raise ImageRefused(f"{where}: the lab never recorded its inode, so it cannot tell it is the file it made; "
-                           "left alone (delete it by hand if it is)")
+        raise ImageRefused(
+            f"{where}: the lab never recorded its inode, so it cannot tell it is the file it made; "
+            "left alone (delete it by hand if it is)"
+        )

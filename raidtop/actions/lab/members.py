@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.guard import CheckedArray, check_array, check_member, lab_image_of
@@ -181,8 +181,10 @@ class LabMemberActions:
                 raise
             self.lab.record_event(name, event, image.loop, f"fresh disk {path.name}", when=started)
             self.lab.observe(name)
-            return f"truncate -s {size} {shlex.quote(image.path)} && losetup --find --show {shlex.quote(image.path)} " \
-                   f"&& {shlex.join(argv)}"
+            return (
+                f"truncate -s {size} {shlex.quote(image.path)} && losetup --find --show {shlex.quote(image.path)} "
+                f"&& {shlex.join(argv)}"
+            )
 
         return MemberPlan(verb, name, None, command, execute)
 
@@ -202,8 +204,11 @@ class LabMemberActions:
             candidates = [member]
         else:
             candidates = self._removed_disks(checked)
-        usable = [m for m in candidates
-                  if (image := lab_image_of(m, state, self.lab.root)) is not None and image.array == name]
+        usable = [
+            m
+            for m in candidates
+            if (image := lab_image_of(m, state, self.lab.root)) is not None and image.array == name
+        ]
         if not usable:
             if member:
                 raise ActionRefused(f"{member} is not one of {name}'s lab disks")
@@ -225,8 +230,11 @@ class LabMemberActions:
     def _removed_disks(self, checked: CheckedArray) -> list[str]:
         """The array's lab disks that are attached but no longer members, most recently removed first."""
         removed = [e.member for e in reversed(checked.record.timeline) if e.kind == "removed" and e.member]
-        attached = [i.loop for i in self.lab.state().images_of(checked.record.name)
-                    if i.state == "attached" and i.loop and i.loop not in checked.members]
+        attached = [
+            i.loop
+            for i in self.lab.state().images_of(checked.record.name)
+            if i.state == "attached" and i.loop and i.loop not in checked.members
+        ]
         ordered = [m for m in dict.fromkeys(removed) if m in attached]
         return ordered + [m for m in attached if m not in ordered]
 
@@ -235,7 +243,9 @@ class LabMemberActions:
         member = check_member(checked, member, "replace")
         roles, _slot = self._roles(name, member)
         if "in_sync" not in roles or "faulty" in roles:
-            raise ActionRefused(f"{member} is not an in-sync member of {name}; replace copies a working disk onto a spare")
+            raise ActionRefused(
+                f"{member} is not an in-sync member of {name}; replace copies a working disk onto a spare"
+            )
         spares = []
         for other in checked.members:
             other_roles, slot = self._roles(name, other)
@@ -270,8 +280,10 @@ class LabMemberActions:
         return self._plan_sync(checked, "repair")
 
     def _plan_speed_limit(self, checked: CheckedArray, member: str | None) -> MemberPlan:
-        return self.speed_limit_plan(checked.record.name, next_speed_limit(
-            self.lab.root.read_optional(f"/sys/block/{checked.record.name}/md/sync_speed_max")))
+        return self.speed_limit_plan(
+            checked.record.name,
+            next_speed_limit(self.lab.root.read_optional(f"/sys/block/{checked.record.name}/md/sync_speed_max")),
+        )
 
     def speed_limit_plan(self, array: str, kib_s: int | None, attr: str = "sync_speed_max") -> MemberPlan:
         """Set ``array``'s rebuild speed limit to ``kib_s`` KiB/s (``None``: the system default).
@@ -285,19 +297,23 @@ class LabMemberActions:
         value = "system" if kib_s is None else str(int(kib_s))
         detail = "system default" if kib_s is None else f"{kib_s} KiB/s"
         detail += " (floor)" if attr == "sync_speed_min" else ""
-        return self._md_setting_plan("speed_limit", array, attr, value,
-                                     lambda: self.lab.record_event(array, "speed_limit", detail=detail))
+        return self._md_setting_plan(
+            "speed_limit", array, attr, value, lambda: self.lab.record_event(array, "speed_limit", detail=detail)
+        )
 
-    def _md_setting_plan(self, verb: str, array: str, attr: str, value: str,
-                         afterwards: Callable[[], object]) -> MemberPlan:
+    def _md_setting_plan(
+        self, verb: str, array: str, attr: str, value: str, afterwards: Callable[[], object]
+    ) -> MemberPlan:
         """A plan that writes one md sysfs setting through the shared sysfs writer, in the lab's runner
         (so it is shown, logged and undoable like any tuning change), then records what happened."""
         command = f"echo {value} > /sys/block/{array}/md/{attr}"
 
         def execute() -> str:
-            self.lab.runner.python(command, lambda: write_setting(self.lab.root, array, attr, value, by="lab",
-                                                                 log=self.lab.runner.log),
-                                   array=array)
+            self.lab.runner.python(
+                command,
+                lambda: write_setting(self.lab.root, array, attr, value, by="lab", log=self.lab.runner.log),
+                array=array,
+            )
             afterwards()
             return command
 

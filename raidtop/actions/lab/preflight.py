@@ -11,14 +11,28 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from raidtop.actions.lab.commands import find_tool
 from raidtop.collect.source import Root, as_root
 
-LEVEL_PERSONALITY = {"raid0": "raid0", "raid1": "raid1", "raid4": "raid4", "raid5": "raid5", "raid6": "raid6", "raid10": "raid10"}
+LEVEL_PERSONALITY = {
+    "raid0": "raid0",
+    "raid1": "raid1",
+    "raid4": "raid4",
+    "raid5": "raid5",
+    "raid6": "raid6",
+    "raid10": "raid10",
+}
 """The word /proc/mdstat's Personalities line shows for each level."""
-LEVEL_MODULE = {"raid0": "raid0", "raid1": "raid1", "raid4": "raid456", "raid5": "raid456", "raid6": "raid456", "raid10": "raid10"}
+LEVEL_MODULE = {
+    "raid0": "raid0",
+    "raid1": "raid1",
+    "raid4": "raid456",
+    "raid5": "raid456",
+    "raid6": "raid456",
+    "raid10": "raid10",
+}
 """The kernel module that provides each level."""
 MODPROBE_MD = "sudo modprobe md_mod raid0 raid1 raid456 raid10"
 DEMO_HINT = "meanwhile, `raidtop --demo` shows a simulated array you can fail, remove and add disks on"
@@ -79,20 +93,32 @@ def check_environment(
     problems: list[LabProblem] = []
     problems += _md_problems(root, release, list(levels))
     if which("mdadm") is None:
-        problems.append(LabProblem(
-            "mdadm", "mdadm is not installed",
-            "install it: sudo apt install mdadm (Debian, Ubuntu) or sudo dnf install mdadm (Fedora)"))
+        problems.append(
+            LabProblem(
+                "mdadm",
+                "mdadm is not installed",
+                "install it: sudo apt install mdadm (Debian, Ubuntu) or sudo dnf install mdadm (Fedora)",
+            )
+        )
     if which("losetup") is None:
-        problems.append(LabProblem(
-            "losetup", "losetup is not installed",
-            "install it: sudo apt install mount (Debian and Ubuntu ship losetup there) or util-linux elsewhere"))
+        problems.append(
+            LabProblem(
+                "losetup",
+                "losetup is not installed",
+                "install it: sudo apt install mount (Debian and Ubuntu ship losetup there) or util-linux elsewhere",
+            )
+        )
     if not root.exists("/dev/loop-control") and not root.exists("/sys/module/loop"):
         problems.append(LabProblem("loop", "the loop driver is not loaded", "load it: sudo modprobe loop"))
     uid = os.geteuid() if euid is None else euid
     if uid != 0:
-        problems.append(LabProblem(
-            "root", f"the lab needs root to attach loop devices and create md arrays (you are uid {uid})",
-            "run it with sudo: sudo raidtop lab …, or sudo raidtop for the Lab screen"))
+        problems.append(
+            LabProblem(
+                "root",
+                f"the lab needs root to attach loop devices and create md arrays (you are uid {uid})",
+                "run it with sudo: sudo raidtop lab …, or sudo raidtop for the Lab screen",
+            )
+        )
     if need_fio and which("fio") is None:
         problems.append(LabProblem("fio", "fio is not installed", "install it: sudo apt install fio"))
     return LabEnvironment(tuple(problems), release)
@@ -114,9 +140,13 @@ def _md_problems(root: Root, release: str | None, levels: list[str]) -> list[Lab
             return [LabProblem("md", "the md driver (md_mod) is not loaded", f"load it: {MODPROBE_MD}")]
         kernel = f"this kernel ({release})" if release else "this kernel"
         where = f"/lib/modules/{release}" if release else "/lib/modules"
-        return [LabProblem(
-            "md", f"{kernel} has no md driver: /proc/mdstat is absent and {where} has no md_mod module",
-            f"boot a kernel with md software RAID (any distribution kernel, e.g. in a VM), then {MODPROBE_MD}; {DEMO_HINT}")]
+        return [
+            LabProblem(
+                "md",
+                f"{kernel} has no md driver: /proc/mdstat is absent and {where} has no md_mod module",
+                f"boot a kernel with md software RAID (any distribution kernel, e.g. in a VM), then {MODPROBE_MD}; {DEMO_HINT}",
+            )
+        ]
     problems = []
     for level in dict.fromkeys(levels):
         personality = LEVEL_PERSONALITY.get(level)
@@ -125,9 +155,13 @@ def _md_problems(root: Root, release: str | None, levels: list[str]) -> list[Lab
         module = LEVEL_MODULE[level]
         # mdadm makes the kernel load a missing personality itself, if the module exists.
         if loaded is not None and not _module_available(root, release, module):
-            problems.append(LabProblem(
-                "md-level", f"md is loaded but has no {level} personality and no {module} module to load",
-                f"load it: sudo modprobe {module}, or use another level"))
+            problems.append(
+                LabProblem(
+                    "md-level",
+                    f"md is loaded but has no {level} personality and no {module} module to load",
+                    f"load it: sudo modprobe {module}, or use another level",
+                )
+            )
     return problems
 
 

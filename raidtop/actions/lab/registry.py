@@ -32,7 +32,8 @@ import threading
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from raidtop.actions.lab.document import REGISTRY_VERSION, DocumentError, state_from_json, state_to_json
 from raidtop.actions.lab.records import (
@@ -168,17 +169,23 @@ class LabRegistry:
         except UnsafeFile as exc:
             raise RegistryDamaged(f"the lab registry {where} {exc.reason}; nothing was changed") from None
         except OSError as exc:
-            raise RegistryDamaged(f"the lab registry {where} cannot be read ({exc.strerror}); nothing was changed") from None
+            raise RegistryDamaged(
+                f"the lab registry {where} cannot be read ({exc.strerror}); nothing was changed"
+            ) from None
         try:
             doc = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
-            raise RegistryDamaged(f"the lab registry {where} is damaged (it is not JSON); nothing was changed") from None
+            raise RegistryDamaged(
+                f"the lab registry {where} is damaged (it is not JSON); nothing was changed"
+            ) from None
         try:
             return state_from_json(doc, str(self.images_dir))
         except DocumentError as exc:
             raise RegistryDamaged(f"the lab registry {where} is damaged ({exc}); nothing was changed") from None
         except RecursionError:  # JSON nested thousands deep
-            raise RegistryDamaged(f"the lab registry {where} is damaged (nested too deep); nothing was changed") from None
+            raise RegistryDamaged(
+                f"the lab registry {where} is damaged (nested too deep); nothing was changed"
+            ) from None
 
     @contextmanager
     def edit(self) -> Iterator[Draft]:
@@ -202,9 +209,14 @@ class LabRegistry:
         try:
             return os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            reason = "is a symbolic link; raidtop does not follow it" if exc.errno == errno.ELOOP else \
-                f"cannot be opened ({exc.strerror})"
-            raise RegistryDamaged(f"the lab's lock file {plain(self.lock_path)} {reason}; nothing was changed") from None
+            reason = (
+                "is a symbolic link; raidtop does not follow it"
+                if exc.errno == errno.ELOOP
+                else f"cannot be opened ({exc.strerror})"
+            )
+            raise RegistryDamaged(
+                f"the lab's lock file {plain(self.lock_path)} {reason}; nothing was changed"
+            ) from None
 
     def _write(self, state: LabState) -> None:
         # Readable by all: the fio guards of other users read it too.

@@ -103,8 +103,10 @@ def validate(spec: LabSpec) -> LabSpec:
     if not smallest <= spec.disks <= MAX_DISKS:
         raise SpecError(f"{level} in the lab takes {smallest} to {MAX_DISKS} disks, not {spec.disks}")
     if not MIN_DISK_BYTES <= spec.disk_size_bytes <= MAX_DISK_BYTES:
-        raise SpecError(f"each disk must be between {human_size(MIN_DISK_BYTES)} and {human_size(MAX_DISK_BYTES)}, "
-                        f"not {human_size(spec.disk_size_bytes)}")
+        raise SpecError(
+            f"each disk must be between {human_size(MIN_DISK_BYTES)} and {human_size(MAX_DISK_BYTES)}, "
+            f"not {human_size(spec.disk_size_bytes)}"
+        )
     chunk = spec.chunk_kib if level != "raid1" else None
     if chunk is not None and chunk not in CHUNK_CHOICES_KIB:
         raise SpecError(f"chunk must be one of {', '.join(str(c) for c in CHUNK_CHOICES_KIB)} KiB, not {chunk}")
@@ -112,8 +114,10 @@ def validate(spec: LabSpec) -> LabSpec:
         raise SpecError(f"filesystem must be ext4 or xfs, not {spec.fs}")
     usable = usable_bytes(level, spec.disks, spec.disk_size_bytes)
     if spec.fs == "xfs" and usable < XFS_MIN_BYTES:
-        raise SpecError(f"xfs needs at least {human_size(XFS_MIN_BYTES)}; this {level} holds about {human_size(usable)}: "
-                        "use bigger disks or ext4")
+        raise SpecError(
+            f"xfs needs at least {human_size(XFS_MIN_BYTES)}; this {level} holds about {human_size(usable)}: "
+            "use bigger disks or ext4"
+        )
     if spec.mount_point is not None:
         if spec.fs is None:
             raise SpecError("a mount point needs a filesystem (ext4 or xfs)")
@@ -121,21 +125,42 @@ def validate(spec: LabSpec) -> LabSpec:
             raise SpecError(f"the mount point must be an absolute path, not {spec.mount_point}")
     if spec.bitmap_chunk_kib is not None and not 4 <= spec.bitmap_chunk_kib <= 1 << 20:
         raise SpecError(f"the bitmap chunk must be 4 KiB to 1 GiB, not {spec.bitmap_chunk_kib} KiB")
-    return LabSpec(level, spec.disks, spec.disk_size_bytes, chunk, spec.bitmap and level != "raid0", spec.fs,
-                   spec.mount_point or None, spec.bitmap_chunk_kib)
+    return LabSpec(
+        level,
+        spec.disks,
+        spec.disk_size_bytes,
+        chunk,
+        spec.bitmap and level != "raid0",
+        spec.fs,
+        spec.mount_point or None,
+        spec.bitmap_chunk_kib,
+    )
 
 
 def usable_bytes(level: str, disks: int, disk_size_bytes: int) -> int:
     """Roughly what the array will hold (before md's superblock and bitmap)."""
-    data = {"raid0": disks, "raid1": 1, "raid4": disks - 1, "raid5": disks - 1, "raid6": disks - 2,
-            "raid10": disks / 2}[level]
+    data = {
+        "raid0": disks,
+        "raid1": 1,
+        "raid4": disks - 1,
+        "raid5": disks - 1,
+        "raid6": disks - 2,
+        "raid10": disks / 2,
+    }[level]
     return int(data * disk_size_bytes)
 
 
 def mdadm_create_argv(spec: LabSpec, array: str, loops: list[str]) -> list[str]:
     """``mdadm --create /dev/md100 --run --level=5 ... /dev/loop3 ...``."""
-    argv = ["mdadm", "--create", f"/dev/{array}", "--run", "--metadata=1.2",
-            f"--level={spec.level.removeprefix('raid')}", f"--raid-devices={len(loops)}"]
+    argv = [
+        "mdadm",
+        "--create",
+        f"/dev/{array}",
+        "--run",
+        "--metadata=1.2",
+        f"--level={spec.level.removeprefix('raid')}",
+        f"--raid-devices={len(loops)}",
+    ]
     if spec.uses_chunk and spec.chunk_kib:
         argv.append(f"--chunk={spec.chunk_kib}")
     if spec.level != "raid0":

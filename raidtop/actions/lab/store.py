@@ -77,14 +77,26 @@ class LabStore:
             db.execute(
                 "INSERT INTO rebuilds (array_name, level, raid_disks, disk_size_bytes, kind, member, started, finished,"
                 " seconds, resolution_s) VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (array.name, array.level, array.raid_disks, array.disk_size_bytes, rebuild.kind, rebuild.member,
-                 rebuild.started, rebuild.finished, rebuild.seconds, rebuild.resolution_s),
+                (
+                    array.name,
+                    array.level,
+                    array.raid_disks,
+                    array.disk_size_bytes,
+                    rebuild.kind,
+                    rebuild.member,
+                    rebuild.started,
+                    rebuild.finished,
+                    rebuild.seconds,
+                    rebuild.resolution_s,
+                ),
             )
 
     def rebuilds(self, array: str | None = None) -> list[StoredRebuild]:
         """Every stored rebuild (of ``array``), oldest first."""
-        query = ("SELECT array_name, level, raid_disks, disk_size_bytes, kind, member, started, finished, seconds,"
-                 " resolution_s FROM rebuilds")
+        query = (
+            "SELECT array_name, level, raid_disks, disk_size_bytes, kind, member, started, finished, seconds,"
+            " resolution_s FROM rebuilds"
+        )
         args: tuple = ()
         if array is not None:
             query += " WHERE array_name = ?"
@@ -99,8 +111,15 @@ class LabStore:
             db.execute(
                 "INSERT INTO arrays (array_name, level, raid_disks, disk_size_bytes, created, torn_down, timeline)"
                 " VALUES (?,?,?,?,?,?,?)",
-                (array.name, array.level, array.raid_disks, array.disk_size_bytes, array.created,
-                 torn_down if torn_down is not None else time.time(), timeline),
+                (
+                    array.name,
+                    array.level,
+                    array.raid_disks,
+                    array.disk_size_bytes,
+                    array.created,
+                    torn_down if torn_down is not None else time.time(),
+                    timeline,
+                ),
             )
 
     def timelines(self) -> list[tuple[str, str, list[dict]]]:
@@ -112,11 +131,15 @@ class LabStore:
     def add_study(self, params: dict, rows: list[dict], started: float, finished: float) -> int:
         """Store a study's table; returns its id."""
         with self._connect() as db:
-            cursor = db.execute("INSERT INTO studies (started, finished, params) VALUES (?,?,?)",
-                                (started, finished, json.dumps(params)))
+            cursor = db.execute(
+                "INSERT INTO studies (started, finished, params) VALUES (?,?,?)",
+                (started, finished, json.dumps(params)),
+            )
             study_id = int(cursor.lastrowid)
-            db.executemany("INSERT INTO study_rows (study_id, position, row) VALUES (?,?,?)",
-                           [(study_id, i, json.dumps(row)) for i, row in enumerate(rows)])
+            db.executemany(
+                "INSERT INTO study_rows (study_id, position, row) VALUES (?,?,?)",
+                [(study_id, i, json.dumps(row)) for i, row in enumerate(rows)],
+            )
         return study_id
 
     def study(self, study_id: int | None = None) -> tuple[dict, list[dict]] | None:
@@ -138,13 +161,16 @@ class LabStore:
         """
         with self._connect() as db:
             if experiment_id is not None:
-                cursor = db.execute("UPDATE experiments SET kind = ?, started = ?, finished = ?, document = ?"
-                                    " WHERE id = ?", (document["kind"], document["started"], document["finished"],
-                                                      json.dumps(document), experiment_id))
+                cursor = db.execute(
+                    "UPDATE experiments SET kind = ?, started = ?, finished = ?, document = ? WHERE id = ?",
+                    (document["kind"], document["started"], document["finished"], json.dumps(document), experiment_id),
+                )
                 if cursor.rowcount:
                     return experiment_id
-            cursor = db.execute("INSERT INTO experiments (kind, started, finished, document) VALUES (?,?,?,?)",
-                                (document["kind"], document["started"], document["finished"], json.dumps(document)))
+            cursor = db.execute(
+                "INSERT INTO experiments (kind, started, finished, document) VALUES (?,?,?,?)",
+                (document["kind"], document["started"], document["finished"], json.dumps(document)),
+            )
             return int(cursor.lastrowid)
 
     def reserve_experiment(self, kind: str, started: float) -> int:
@@ -153,8 +179,7 @@ class LabStore:
         The row holds a stopped, empty document until :meth:`add_experiment`
         replaces it, so a run killed outright still lists as stopped.
         """
-        placeholder = {"kind": kind, "started": started, "finished": started, "stopped": True, "params": {},
-                       "rows": []}
+        placeholder = {"kind": kind, "started": started, "finished": started, "stopped": True, "params": {}, "rows": []}
         return self.add_experiment(placeholder)
 
     def experiments(self, experiment_id: int | None = None) -> list[dict]:

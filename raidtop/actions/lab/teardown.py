@@ -22,7 +22,8 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from raidtop.actions.lab.dmtables import dm_loop_under, lab_dm_devices
 from raidtop.actions.lab.guard import kernel_members, lab_image_of
@@ -144,8 +145,12 @@ def ours(device: str, state: LabState, root: Root) -> bool:
         return False
     image = state.image(backing.path)
     # An image caught between losetup and the registry write has no loop name yet.
-    return (image is not None and state.image_name(image.path) is not None
-            and image.inode is not None and backing.inode == image.inode)
+    return (
+        image is not None
+        and state.image_name(image.path) is not None
+        and image.inode is not None
+        and backing.inode == image.inode
+    )
 
 
 def _stop_array(lab: Lab, record: ArrayRecord, state: LabState, notes: _Notes) -> bool:
@@ -154,8 +159,10 @@ def _stop_array(lab: Lab, record: ArrayRecord, state: LabState, notes: _Notes) -
     # Members first: an md name reused by someone else is neither unmounted nor stopped.
     foreign = [m for m in members or () if not ours(m, state, lab.root)]
     if foreign:
-        notes.kept.append(f"{name} left running: it holds {plain(', '.join(foreign))}, which the lab did not create "
-                          "(the name may have been reused after a reboot)")
+        notes.kept.append(
+            f"{name} left running: it holds {plain(', '.join(foreign))}, which the lab did not create "
+            "(the name may have been reused after a reboot)"
+        )
         return False
     if record.mount_point and record.mounted:
         if _mounted_from(lab, record.mount_point, name):
@@ -220,8 +227,9 @@ def _delete(lab: Lab, state: LabState, image: ImageRecord, notes: _Notes) -> boo
             notes.gone.append(f"{image.path} was already deleted")
         return True
     # remove_image checks again as it deletes, relative to the folder it opened.
-    event = lab.runner.python(f"rm -f {shlex.quote(image.path)}", lambda: remove_image(state, image),
-                              check=False, array=image.array)
+    event = lab.runner.python(
+        f"rm -f {shlex.quote(image.path)}", lambda: remove_image(state, image), check=False, array=image.array
+    )
     if not event.ok:
         notes.kept.append(f"{image.path} could not be deleted: {event.error}")
         return False

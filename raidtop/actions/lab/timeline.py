@@ -108,8 +108,11 @@ def observe(record: ArrayRecord, status: ArrayStatus, now: float | None = None) 
     if not status.present:
         if watch is not None and watch.members:
             events.append(TimelineEvent(now, "stopped", detail="the array is no longer running"))
-        return replace(record, timeline=record.timeline + tuple(events),
-                       watch=Watch(now) if watch is None or watch.members else watch)
+        return replace(
+            record,
+            timeline=record.timeline + tuple(events),
+            watch=Watch(now) if watch is None or watch.members else watch,
+        )
     previous_sync = watch.sync if watch is not None else None
     sync_started = watch.sync_started if watch is not None else None
     rebuild_kind = watch.rebuild_kind if watch is not None else None
@@ -170,8 +173,9 @@ def observe(record: ArrayRecord, status: ArrayStatus, now: float | None = None) 
         pending_since=pending_since,
         rebuild_member=rebuild_member,
     )
-    return replace(record, timeline=record.timeline + tuple(events), rebuilds=record.rebuilds + tuple(rebuilds),
-                   watch=new_watch)
+    return replace(
+        record, timeline=record.timeline + tuple(events), rebuilds=record.rebuilds + tuple(rebuilds), watch=new_watch
+    )
 
 
 def _event_word(sync: str, rebuild_kind: str | None) -> str:

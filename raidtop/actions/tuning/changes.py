@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-
 @dataclass(frozen=True, slots=True)
 class Plan:
     """A validated change, ready to confirm: what will be written and the equivalent command."""
@@ -79,4 +78,3 @@ class ChangeResult:
     def is_undo(self) -> bool:
         """True for a write that reverted earlier changes."""
         return self.undo_of is not None or self.undo_all
-

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Iterable
 
 from raidtop.collect.md.eta import PHASE_RANGE_S, WINDOW_S, project_finish
 from raidtop.model.snapshot import Snapshot
@@ -77,7 +77,7 @@ class ArrayLimits:
         """What md uses now."""
         return Limits(self.local_min or self.system_min, self.local_max or self.system_max)
 
-    def with_change(self, attr: str, value: str) -> "ArrayLimits":
+    def with_change(self, attr: str, value: str) -> ArrayLimits:
         """The limits after writing ``value`` to ``attr`` (array or global knob)."""
         number = None if value == "system" else int(value)
         if attr == "sync_speed_min":
@@ -122,9 +122,17 @@ def _seconds(value: float) -> str:
     return f"{value:.0f}s" if value < 600 else f"{value / 60:.0f}min"
 
 
-def predict_eta(array: str, action: str, remaining_kib: int, observed_kib_s: float,
-                old: Limits, new: Limits, current_eta_s: float | None = None,
-                history: tuple[tuple[float, int], ...] = (), capacity_kib_s: float | None = None) -> EtaPrediction:
+def predict_eta(
+    array: str,
+    action: str,
+    remaining_kib: int,
+    observed_kib_s: float,
+    old: Limits,
+    new: Limits,
+    current_eta_s: float | None = None,
+    history: tuple[tuple[float, int], ...] = (),
+    capacity_kib_s: float | None = None,
+) -> EtaPrediction:
     """Predict the rate and ETA after the limits change from ``old`` to ``new`` (see the module doc).
 
     The rate is the steady one the model's case gives; the ETA runs md's own
@@ -153,26 +161,47 @@ def predict_eta(array: str, action: str, remaining_kib: int, observed_kib_s: flo
         rate = min(observed_kib_s, float(ceiling))
         optimistic = False
         capacity = observed_kib_s
-        basis = ("the disks set the pace (running below the limit)" if rate == observed_kib_s
-                 else "the new maximum is below the observed rate")
+        basis = (
+            "the disks set the pace (running below the limit)"
+            if rate == observed_kib_s
+            else "the new maximum is below the observed rate"
+        )
     if current_eta_s is None and observed_kib_s > 0:
         current_eta_s = remaining_kib / observed_kib_s
     eta = low = high = None
     if rate > 0:
-        etas = [_model_eta(history, remaining_kib, observed_kib_s, ceiling, capacity, phase)
-                for phase in (0.0, *PHASE_RANGE_S)]
+        etas = [
+            _model_eta(history, remaining_kib, observed_kib_s, ceiling, capacity, phase)
+            for phase in (0.0, *PHASE_RANGE_S)
+        ]
         if optimistic and observed_kib_s > 0:
             # The disks may be no faster than now: the slow end of the range.
             etas.append(_model_eta(history, remaining_kib, observed_kib_s, ceiling, observed_kib_s, 0.0))
         known = [e for e in etas if e is not None]
         if known:
             eta, low, high = known[0], min(known), max(known)
-    return EtaPrediction(array, action, remaining_kib, observed_kib_s, rate, eta, current_eta_s, basis,
-                         optimistic, None if eta is None else (low, high))
+    return EtaPrediction(
+        array,
+        action,
+        remaining_kib,
+        observed_kib_s,
+        rate,
+        eta,
+        current_eta_s,
+        basis,
+        optimistic,
+        None if eta is None else (low, high),
+    )
 
 
-def _model_eta(history: tuple[tuple[float, int], ...], remaining: int, observed: float, limit: float,
-               capacity: float | None, phase: float) -> float | None:
+def _model_eta(
+    history: tuple[tuple[float, int], ...],
+    remaining: int,
+    observed: float,
+    limit: float,
+    capacity: float | None,
+    phase: float,
+) -> float | None:
     if history:
         points = [(float(t), float(d)) for t, d in history]
     else:
@@ -190,8 +219,9 @@ def remaining_kib(array: MdArray) -> int | None:
     return max(0, sync.total_kib - sync.done_kib)
 
 
-def predictions_for_change(arrays: Iterable[MdArray], limits: dict[str, ArrayLimits], target: str,
-                           attr: str, value: str) -> list[EtaPrediction]:
+def predictions_for_change(
+    arrays: Iterable[MdArray], limits: dict[str, ArrayLimits], target: str, attr: str, value: str
+) -> list[EtaPrediction]:
     """Predictions for every running sync a change of ``attr`` on ``target`` would move.
 
     ``limits`` maps array names to their :class:`ArrayLimits`; an array
@@ -213,9 +243,19 @@ def predictions_for_change(arrays: Iterable[MdArray], limits: dict[str, ArrayLim
         if after.effective == before.effective:
             continue  # the array keeps its own limit: a global change does not reach it
         eta_now = array.sync.eta_s if array.sync.eta_s is not None else array.sync.eta_s_kernel
-        predictions.append(predict_eta(array.name, array.sync.action, remaining, float(speed),
-                                       before.effective, after.effective, eta_now,
-                                       array.sync.recent, array.sync.capacity_kib_s))
+        predictions.append(
+            predict_eta(
+                array.name,
+                array.sync.action,
+                remaining,
+                float(speed),
+                before.effective,
+                after.effective,
+                eta_now,
+                array.sync.recent,
+                array.sync.capacity_kib_s,
+            )
+        )
     return predictions
 
 
@@ -245,12 +285,16 @@ class ObservedEffect:
     def summary(self, fmt=lambda v: f"{v:.0f} K/s") -> str:
         """One line: rate before → after (predicted), and whether it is still settling."""
         if not self.after:
-            return f"{self.array}: {fmt(self.before_kib_s)} before {self.attr}={self.value}; waiting for the next sample"
+            return (
+                f"{self.array}: {fmt(self.before_kib_s)} before {self.attr}={self.value}; waiting for the next sample"
+            )
         elapsed = self.after[-1][0] - self.time
         predicted = f", predicted {fmt(self.predicted_kib_s)}" if self.predicted_kib_s is not None else ""
         state = f" (settling: md averages over ~{SETTLE_S:.0f} s)" if self.settling else ""
-        return (f"{self.array}: {fmt(self.before_kib_s)} before {self.attr}={self.value} → "
-                f"{fmt(self.after[-1][1])} {elapsed:.0f} s after{predicted}{state}")
+        return (
+            f"{self.array}: {fmt(self.before_kib_s)} before {self.attr}={self.value} → "
+            f"{fmt(self.after[-1][1])} {elapsed:.0f} s after{predicted}{state}"
+        )
 
 
 class EffectTracker:
@@ -259,16 +303,24 @@ class EffectTracker:
     def __init__(self, keep: int = 20) -> None:
         self._effects: deque[ObservedEffect] = deque(maxlen=keep)
 
-    def start(self, time: float, target: str, attr: str, value: str, arrays: Iterable[MdArray],
-              predictions: Iterable[EtaPrediction] = ()) -> list[ObservedEffect]:
+    def start(
+        self,
+        time: float,
+        target: str,
+        attr: str,
+        value: str,
+        arrays: Iterable[MdArray],
+        predictions: Iterable[EtaPrediction] = (),
+    ) -> list[ObservedEffect]:
         """Begin following every syncing array in ``arrays`` after a change at ``time``."""
         predicted = {p.array: p.predicted_kib_s for p in predictions}
         started = []
         for array in arrays:
             if array.sync is None or not array.sync.running or not array.sync.speed_kib_s:
                 continue
-            effect = ObservedEffect(array.name, target, attr, value, time, float(array.sync.speed_kib_s),
-                                    predicted.get(array.name))
+            effect = ObservedEffect(
+                array.name, target, attr, value, time, float(array.sync.speed_kib_s), predicted.get(array.name)
+            )
             self._effects.append(effect)
             started.append(effect)
         return started

@@ -63,32 +63,78 @@ class KnobSpec:
 SPECS: dict[str, KnobSpec] = {
     spec.attr: spec
     for spec in (
-        KnobSpec("scheduler", "queue", "I/O scheduler: none passes requests straight on (fast devices); "
-                 "mq-deadline bounds latency; bfq shares bandwidth fairly; kyber targets latency."),
-        KnobSpec("read_ahead_kb", "queue", "How far the kernel reads ahead of sequential reads; "
-                 "larger helps streaming from arrays, smaller helps random I/O.", "KiB"),
-        KnobSpec("nr_requests", "queue", "How many requests the block layer queues per hardware queue "
-                 "before callers wait."),
-        KnobSpec("rq_affinity", "queue", "Where I/O completions run: 0 any CPU, 1 the submitting CPU's group, "
-                 "2 exactly the submitting CPU."),
+        KnobSpec(
+            "scheduler",
+            "queue",
+            "I/O scheduler: none passes requests straight on (fast devices); "
+            "mq-deadline bounds latency; bfq shares bandwidth fairly; kyber targets latency.",
+        ),
+        KnobSpec(
+            "read_ahead_kb",
+            "queue",
+            "How far the kernel reads ahead of sequential reads; "
+            "larger helps streaming from arrays, smaller helps random I/O.",
+            "KiB",
+        ),
+        KnobSpec(
+            "nr_requests", "queue", "How many requests the block layer queues per hardware queue before callers wait."
+        ),
+        KnobSpec(
+            "rq_affinity",
+            "queue",
+            "Where I/O completions run: 0 any CPU, 1 the submitting CPU's group, 2 exactly the submitting CPU.",
+        ),
         KnobSpec("nomerges", "queue", "Request merging: 0 all merges, 1 only simple one-hit merges, 2 none."),
         KnobSpec("max_sectors_kb", "queue", "The largest request the block layer sends to the device.", "KiB"),
-        KnobSpec("write_cache", "queue", "Whether the kernel treats the device's cache as volatile "
-                 "(write back: it sends flushes) or not (write through: it does not)."),
-        KnobSpec("sync_speed_min", "md", "The resync/rebuild speed md keeps even when the array is busy "
-                 "with other I/O; 'system' follows dev.raid.speed_limit_min.", "KiB/s"),
-        KnobSpec("sync_speed_max", "md", "The resync/rebuild speed md never exceeds; "
-                 "'system' follows dev.raid.speed_limit_max.", "KiB/s"),
-        KnobSpec("stripe_cache_size", "md", "Stripes raid4/5/6 caches for parity work; more speeds up "
-                 "writes and rebuilds at the cost of RAM (pages × page size × disks).", "stripes"),
-        KnobSpec("group_thread_cnt", "md", "Extra worker threads per CPU group for raid4/5/6 stripe "
-                 "handling; 0 uses only the array's md thread."),
-        KnobSpec("sync_action", "md", "Asks md to start a check or repair of the array, or to stop the "
-                 "running one (idle).", request=True),
-        KnobSpec("speed_limit_min", "global", "System-wide guaranteed resync/rebuild speed per device for "
-                 "arrays without their own sync_speed_min.", "KiB/s"),
-        KnobSpec("speed_limit_max", "global", "System-wide ceiling on resync/rebuild speed per device for "
-                 "arrays without their own sync_speed_max.", "KiB/s"),
+        KnobSpec(
+            "write_cache",
+            "queue",
+            "Whether the kernel treats the device's cache as volatile "
+            "(write back: it sends flushes) or not (write through: it does not).",
+        ),
+        KnobSpec(
+            "sync_speed_min",
+            "md",
+            "The resync/rebuild speed md keeps even when the array is busy "
+            "with other I/O; 'system' follows dev.raid.speed_limit_min.",
+            "KiB/s",
+        ),
+        KnobSpec(
+            "sync_speed_max",
+            "md",
+            "The resync/rebuild speed md never exceeds; 'system' follows dev.raid.speed_limit_max.",
+            "KiB/s",
+        ),
+        KnobSpec(
+            "stripe_cache_size",
+            "md",
+            "Stripes raid4/5/6 caches for parity work; more speeds up "
+            "writes and rebuilds at the cost of RAM (pages × page size × disks).",
+            "stripes",
+        ),
+        KnobSpec(
+            "group_thread_cnt",
+            "md",
+            "Extra worker threads per CPU group for raid4/5/6 stripe handling; 0 uses only the array's md thread.",
+        ),
+        KnobSpec(
+            "sync_action",
+            "md",
+            "Asks md to start a check or repair of the array, or to stop the running one (idle).",
+            request=True,
+        ),
+        KnobSpec(
+            "speed_limit_min",
+            "global",
+            "System-wide guaranteed resync/rebuild speed per device for arrays without their own sync_speed_min.",
+            "KiB/s",
+        ),
+        KnobSpec(
+            "speed_limit_max",
+            "global",
+            "System-wide ceiling on resync/rebuild speed per device for arrays without their own sync_speed_max.",
+            "KiB/s",
+        ),
     )
 }
 """Every knob raidtop can change, in display order within each scope."""
@@ -218,12 +264,21 @@ def shell_command(target: str, attr: str, value: str, *, sudo: bool = False) -> 
 
 
 CHOICE_MEANINGS: dict[str, dict[str, str]] = {
-    "scheduler": {"none": "no reordering: NVMe and fast SSDs", "mq-deadline": "bounded latency: SATA SSDs, disks",
-                  "bfq": "fair shares: desktops, slow disks", "kyber": "latency targets: fast devices"},
-    "rq_affinity": {"0": "complete on any CPU", "1": "complete in the submitting CPU's group",
-                    "2": "complete on the submitting CPU itself"},
+    "scheduler": {
+        "none": "no reordering: NVMe and fast SSDs",
+        "mq-deadline": "bounded latency: SATA SSDs, disks",
+        "bfq": "fair shares: desktops, slow disks",
+        "kyber": "latency targets: fast devices",
+    },
+    "rq_affinity": {
+        "0": "complete on any CPU",
+        "1": "complete in the submitting CPU's group",
+        "2": "complete on the submitting CPU itself",
+    },
     "nomerges": {"0": "merge requests (default)", "1": "only simple one-hit merges", "2": "never merge"},
-    "write_cache": {"write back": "the kernel sends cache flushes (safe)",
-                    "write through": "no flushes: only for caches with power-loss protection"},
+    "write_cache": {
+        "write back": "the kernel sends cache flushes (safe)",
+        "write through": "no flushes: only for caches with power-loss protection",
+    },
 }
 """What each word of a choice knob means, for the value dialog."""

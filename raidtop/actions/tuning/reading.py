@@ -36,7 +36,6 @@ from raidtop.collect.queue_settings import read_queue_settings
 from raidtop.collect.source import Root, SourceError, as_root
 
 
-
 def _is_writable(root: Root, path: str) -> bool:
     try:
         return bool(os.stat(root.resolve(path)).st_mode & 0o222)
@@ -55,7 +54,14 @@ def first_int(text: str | None) -> int | None:
 def _kind(root: Root, name: str) -> str:
     if root.exists(f"/sys/block/{sys_name(name)}/md"):
         return "md"
-    for prefix, kind in (("loop", "loop"), ("nvme", "nvme"), ("dm-", "dm"), ("zram", "zram"), ("ram", "ram"), ("md", "md")):
+    for prefix, kind in (
+        ("loop", "loop"),
+        ("nvme", "nvme"),
+        ("dm-", "dm"),
+        ("zram", "zram"),
+        ("ram", "ram"),
+        ("md", "md"),
+    ):
         if name.startswith(prefix):
             return kind
     return "disk"
@@ -167,8 +173,17 @@ def _md_requests(root: Root, target: Target) -> list[Knob]:
         path = system_path(target.name, attr)
         if root.exists(path):
             value = (root.read_optional(path) or "").strip() or None
-            knobs.append(Knob(target.name, attr, path, value, value or "unreadable",
-                              Allowed(choices=SYNC_REQUESTS), _is_writable(root, path)))
+            knobs.append(
+                Knob(
+                    target.name,
+                    attr,
+                    path,
+                    value,
+                    value or "unreadable",
+                    Allowed(choices=SYNC_REQUESTS),
+                    _is_writable(root, path),
+                )
+            )
     return knobs
 
 
@@ -180,8 +195,18 @@ def _global_knobs(root: Root) -> list[Knob]:
             continue
         value = first_int(root.read_optional(path))
         allowed = Allowed(low=0 if attr == "speed_limit_min" else 1, high=INT_MAX)
-        knobs.append(Knob(GLOBAL_TARGET, attr, path, None if value is None else str(value),
-                          "unreadable" if value is None else f"{value} K/s", allowed, _is_writable(root, path), value))
+        knobs.append(
+            Knob(
+                GLOBAL_TARGET,
+                attr,
+                path,
+                None if value is None else str(value),
+                "unreadable" if value is None else f"{value} K/s",
+                allowed,
+                _is_writable(root, path),
+                value,
+            )
+        )
     return knobs
 
 
@@ -207,7 +232,9 @@ def _md_knobs(root: Root, target: Target) -> list[Knob]:
         else:
             allowed = Allowed(low=0, high=8192)
             shown = "unreadable" if number is None else str(number)
-        knobs.append(Knob(target.name, attr, path, None if number is None else str(number), shown, allowed, writable, number))
+        knobs.append(
+            Knob(target.name, attr, path, None if number is None else str(number), shown, allowed, writable, number)
+        )
     return knobs
 
 

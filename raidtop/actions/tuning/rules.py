@@ -34,8 +34,19 @@ ETC = Path("/etc")
 
 # Assignments in a rule run in order: the scheduler first, because switching
 # it resets nr_requests.
-_ORDER = ("scheduler", "nr_requests", "read_ahead_kb", "rq_affinity", "nomerges", "max_sectors_kb",
-          "write_cache", "sync_speed_min", "sync_speed_max", "stripe_cache_size", "group_thread_cnt")
+_ORDER = (
+    "scheduler",
+    "nr_requests",
+    "read_ahead_kb",
+    "rq_affinity",
+    "nomerges",
+    "max_sectors_kb",
+    "write_cache",
+    "sync_speed_min",
+    "sync_speed_max",
+    "stripe_cache_size",
+    "group_thread_cnt",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,19 +85,25 @@ def device_match(root: Root | str, device: str) -> tuple[str, str]:
     if root.exists(f"/sys/block/{sname}/md"):
         uuid = (root.read_optional(f"/sys/block/{sname}/md/uuid") or "").strip()
         if _safe(uuid):
-            return (f'SUBSYSTEM=="block", KERNEL=="md*", ATTR{{md/uuid}}=="{uuid}"',
-                    f"md array {device} (by array UUID; its md number can change)")
-        return f'SUBSYSTEM=="block", KERNEL=="{device}"', f"md array {device} (by name: no UUID readable, the number can change)"
+            return (
+                f'SUBSYSTEM=="block", KERNEL=="md*", ATTR{{md/uuid}}=="{uuid}"',
+                f"md array {device} (by array UUID; its md number can change)",
+            )
+        return (
+            f'SUBSYSTEM=="block", KERNEL=="{device}"',
+            f"md array {device} (by name: no UUID readable, the number can change)",
+        )
     props = udev_properties(root, device)
     serial = props.get("ID_SERIAL", "")
     if _safe(serial):
-        return (f'SUBSYSTEM=="block", ENV{{DEVTYPE}}=="disk", ENV{{ID_SERIAL}}=="{serial}"',
-                f"{device} (by serial)")
+        return (f'SUBSYSTEM=="block", ENV{{DEVTYPE}}=="disk", ENV{{ID_SERIAL}}=="{serial}"', f"{device} (by serial)")
     dm_name = (root.read_optional(f"/sys/block/{sname}/dm/name") or "").strip()
     if _safe(dm_name):
         return f'SUBSYSTEM=="block", ENV{{DM_NAME}}=="{dm_name}"', f"{device} (device-mapper {dm_name})"
-    return (f'SUBSYSTEM=="block", KERNEL=="{device}"',
-            f"{device} (by kernel name: no serial known, the name can change between boots)")
+    return (
+        f'SUBSYSTEM=="block", KERNEL=="{device}"',
+        f"{device} (by kernel name: no serial known, the name can change between boots)",
+    )
 
 
 def _safe(value: str) -> bool:
@@ -95,18 +112,24 @@ def _safe(value: str) -> bool:
     return bool(value) and not any(c in value for c in '"\n\\*?[]')
 
 
-def udev_rules(settings: Iterable[Setting], root: Root | str = "/", *, now: float | None = None,
-               host: str | None = None) -> str:
+def udev_rules(
+    settings: Iterable[Setting], root: Root | str = "/", *, now: float | None = None, host: str | None = None
+) -> str:
     """A udev rules file applying the block and md ``settings``; only a header if there are none."""
     root = as_root(root)
     by_target: dict[str, list[Setting]] = {}
     for setting in settings:
         if SPECS[setting.attr].scope in ("queue", "md"):
             by_target.setdefault(setting.target, []).append(setting)
-    lines = _header("udev rules", now, host, [
-        f"Install: sudo install -m 0644 THIS_FILE /etc/udev/rules.d/{RULES_NAME}",
-        "then:    sudo udevadm control --reload && sudo udevadm trigger --action=change --subsystem-match=block",
-    ])
+    lines = _header(
+        "udev rules",
+        now,
+        host,
+        [
+            f"Install: sudo install -m 0644 THIS_FILE /etc/udev/rules.d/{RULES_NAME}",
+            "then:    sudo udevadm control --reload && sudo udevadm trigger --action=change --subsystem-match=block",
+        ],
+    )
     if not by_target:
         lines.append("# No device settings were changed.")
     for target, items in by_target.items():
@@ -114,7 +137,8 @@ def udev_rules(settings: Iterable[Setting], root: Root | str = "/", *, now: floa
         items.sort(key=lambda s: _ORDER.index(s.attr) if s.attr in _ORDER else len(_ORDER))
         assignments = ", ".join(
             f'ATTR{{{"md" if SPECS[s.attr].scope == "md" else "queue"}/{s.attr}}}="{s.value}"'
-            for s in items if _safe_value(s.value)
+            for s in items
+            if _safe_value(s.value)
         )
         lines.append(f"# {comment}")
         lines.append(f'ACTION=="add|change", {match}, {assignments}')
@@ -128,11 +152,16 @@ def _safe_value(value: str) -> bool:
 def sysctl_conf(settings: Iterable[Setting], *, now: float | None = None, host: str | None = None) -> str:
     """A sysctl.d snippet for the global md speed limits among ``settings``."""
     wanted = [s for s in settings if s.target == GLOBAL_TARGET and SPECS[s.attr].scope == "global"]
-    lines = _header("sysctl settings", now, host, [
-        f"Install: sudo install -m 0644 THIS_FILE /etc/sysctl.d/{SYSCTL_NAME} && sudo sysctl --system",
-        "dev.raid.* exists only once the md driver is loaded; if md_mod loads after",
-        "systemd-sysctl runs at boot, add md_mod to /etc/modules-load.d/ so these apply.",
-    ])
+    lines = _header(
+        "sysctl settings",
+        now,
+        host,
+        [
+            f"Install: sudo install -m 0644 THIS_FILE /etc/sysctl.d/{SYSCTL_NAME} && sudo sysctl --system",
+            "dev.raid.* exists only once the md driver is loaded; if md_mod loads after",
+            "systemd-sysctl runs at boot, add md_mod to /etc/modules-load.d/ so these apply.",
+        ],
+    )
     if not wanted:
         lines.append("# No md speed limits were changed.")
     for setting in wanted:
@@ -204,6 +233,8 @@ def save_text(path: str | os.PathLike[str], text: str, *, confirmed: bool = Fals
 def install_command(path: str | os.PathLike[str], kind: str) -> str:
     """The commands that put a saved file in place and apply it (``kind``: ``udev`` or ``sysctl``)."""
     if kind == "udev":
-        return (f"sudo install -m 0644 {path} /etc/udev/rules.d/{RULES_NAME} && sudo udevadm control --reload "
-                f"&& sudo udevadm trigger --action=change --subsystem-match=block")
+        return (
+            f"sudo install -m 0644 {path} /etc/udev/rules.d/{RULES_NAME} && sudo udevadm control --reload "
+            f"&& sudo udevadm trigger --action=change --subsystem-match=block"
+        )
     return f"sudo install -m 0644 {path} /etc/sysctl.d/{SYSCTL_NAME} && sudo sysctl --system"

@@ -13,12 +13,22 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from raidtop.actions.action_log import ActionLog, LoggedAction
 from raidtop.actions.tuning.changes import ChangeResult, Plan, Refusal
 from raidtop.actions.tuning.eta import ArrayLimits, EffectTracker, EtaPrediction, predictions_for_change
-from raidtop.actions.tuning.knobs import GLOBAL_TARGET, SPECS, SPEED_KNOBS, Knob, Target, TuningError, dev_name, shell_command, sys_name
+from raidtop.actions.tuning.knobs import (
+    GLOBAL_TARGET,
+    SPECS,
+    SPEED_KNOBS,
+    Knob,
+    Target,
+    TuningError,
+    dev_name,
+    shell_command,
+    sys_name,
+)
 from raidtop.actions.tuning.reading import first_int, list_targets, missing_reason, read_knobs
 from raidtop.actions.tuning.sysfs_write import describe_write_error, write_attribute
 from raidtop.actions.tuning.undo import Touched, close_undone, is_request, plan_undo, plan_undo_all
@@ -41,8 +51,9 @@ class TuningSession:
     the log's undo bookkeeping (:func:`changes_from_log`) closes that change.
     """
 
-    def __init__(self, root: Root | str = "/", log: ActionLog | None = None, *,
-                 privileged: bool | None = None, clock=time.time) -> None:
+    def __init__(
+        self, root: Root | str = "/", log: ActionLog | None = None, *, privileged: bool | None = None, clock=time.time
+    ) -> None:
         self.root = as_root(root)
         self.log = log if log is not None else ActionLog()
         self.privileged = (os.geteuid() == 0) if privileged is None else privileged
@@ -100,8 +111,9 @@ class TuningSession:
 
     # -------------------------------------------------------------- planning
 
-    def plan(self, target: str, attr: str, text: str, *, undo_of: float | None = None,
-             undo_all: bool = False) -> Plan | Refusal:
+    def plan(
+        self, target: str, attr: str, text: str, *, undo_of: float | None = None, undo_all: bool = False
+    ) -> Plan | Refusal:
         """Validate ``text`` for ``attr`` of ``target``; nothing is written."""
         target = dev_name(target)
         if attr not in SPECS:
@@ -117,9 +129,19 @@ class TuningSession:
             return Refusal(target, attr, checked.error or "refused")
         new = checked.value
         warning, notes = self._warnings(knob, new)
-        return Plan(target, attr, knob.path, knob.value, new,
-                    shell_command(target, attr, new), shell_command(target, attr, new, sudo=True),
-                    warning, notes, undo_of, undo_all)
+        return Plan(
+            target,
+            attr,
+            knob.path,
+            knob.value,
+            new,
+            shell_command(target, attr, new),
+            shell_command(target, attr, new, sudo=True),
+            warning,
+            notes,
+            undo_of,
+            undo_all,
+        )
 
     def _warnings(self, knob: Knob, new: str) -> tuple[str, tuple[str, ...]]:
         other = self.knob(knob.target, SPEED_PAIRS[knob.attr]) if knob.attr in SPEED_PAIRS and new.isdigit() else None
@@ -155,19 +177,49 @@ class TuningSession:
         before = self._values(plan.target, requests=request)
         current = before.get(plan.attr)
         if current == plan.new:
-            result = ChangeResult(now, plan.target, plan.attr, current, plan.new, plan.command, "unchanged",
-                                  f"{plan.target} {plan.attr} is already {plan.new}; nothing written",
-                                  current, undo_of=plan.undo_of, undo_all=plan.undo_all)
+            result = ChangeResult(
+                now,
+                plan.target,
+                plan.attr,
+                current,
+                plan.new,
+                plan.command,
+                "unchanged",
+                f"{plan.target} {plan.attr} is already {plan.new}; nothing written",
+                current,
+                undo_of=plan.undo_of,
+                undo_all=plan.undo_all,
+            )
             # An undo that finds the old value in place still closes the change in the log.
             return self._record(result, log=result.is_undo, by=by)
         if not os.path.exists(real):
-            result = ChangeResult(now, plan.target, plan.attr, current, plan.new, plan.command, "failed",
-                                  f"{plan.path} is gone (device removed?)", undo_of=plan.undo_of, undo_all=plan.undo_all)
+            result = ChangeResult(
+                now,
+                plan.target,
+                plan.attr,
+                current,
+                plan.new,
+                plan.command,
+                "failed",
+                f"{plan.path} is gone (device removed?)",
+                undo_of=plan.undo_of,
+                undo_all=plan.undo_all,
+            )
             return self._record(result, log=False)
         if not os.access(real, os.W_OK) and not self.privileged:
-            result = ChangeResult(now, plan.target, plan.attr, current, plan.new, plan.sudo_command, "needs-root",
-                                  f"changing {plan.target} {plan.attr} needs root; run: {plan.sudo_command}",
-                                  current, undo_of=plan.undo_of, undo_all=plan.undo_all)
+            result = ChangeResult(
+                now,
+                plan.target,
+                plan.attr,
+                current,
+                plan.new,
+                plan.sudo_command,
+                "needs-root",
+                f"changing {plan.target} {plan.attr} needs root; run: {plan.sudo_command}",
+                current,
+                undo_of=plan.undo_of,
+                undo_all=plan.undo_all,
+            )
             return self._record(result, log=False)
         try:
             write_attribute(real, plan.new)
@@ -177,14 +229,27 @@ class TuningSession:
             if status == "needs-root":
                 words += f"; run: {plan.sudo_command}"
             after = self._values(plan.target, requests=request)
-            result = ChangeResult(now, plan.target, plan.attr, current, plan.new, command, status,
-                                  f"{plan.target} {plan.attr} = {plan.new}: {words}", after.get(plan.attr),
-                                  undo_of=plan.undo_of, undo_all=plan.undo_all)
+            result = ChangeResult(
+                now,
+                plan.target,
+                plan.attr,
+                current,
+                plan.new,
+                command,
+                status,
+                f"{plan.target} {plan.attr} = {plan.new}: {words}",
+                after.get(plan.attr),
+                undo_of=plan.undo_of,
+                undo_all=plan.undo_all,
+            )
             return self._record(result, log=status != "needs-root", by=by)
         after = self._values(plan.target, requests=request)
         readback = after.get(plan.attr)
-        side = tuple((attr, before.get(attr), value) for attr, value in after.items()
-                     if attr != plan.attr and not is_request(attr) and before.get(attr) != value)
+        side = tuple(
+            (attr, before.get(attr), value)
+            for attr, value in after.items()
+            if attr != plan.attr and not is_request(attr) and before.get(attr) != value
+        )
         if request:
             # A request reads back what md does now (a short check may be over already).
             status, message = "ok", f"{plan.target} {plan.attr}: {current} → {plan.new} (reads {readback})"
@@ -195,8 +260,20 @@ class TuningSession:
             message = f"{plan.target} {plan.attr}: the kernel accepted {plan.new} but it reads back as {readback}"
         if side:
             message += "; also changed " + ", ".join(f"{a} {b} → {c}" for a, b, c in side)
-        result = ChangeResult(now, plan.target, plan.attr, current, plan.new, plan.command, status, message,
-                              readback, side, plan.undo_of, plan.undo_all)
+        result = ChangeResult(
+            now,
+            plan.target,
+            plan.attr,
+            current,
+            plan.new,
+            plan.command,
+            status,
+            message,
+            readback,
+            side,
+            plan.undo_of,
+            plan.undo_all,
+        )
         return self._record(result, log=True, by=by)
 
     def _record(self, result: ChangeResult, *, log: bool, by: str = "") -> ChangeResult:
@@ -220,11 +297,19 @@ class TuningSession:
         extra = {"by": by} if by else {}
         try:
             entry: LoggedAction = self.log.append(
-                "tune", result.command, "ok" if result.status == "ok" else result.message,
-                device=result.target, attribute=result.attr, old=result.old, new=result.new,
-                readback=result.readback, status=result.status,
-                side_effects=[list(s) for s in result.side_effects], undo_of=result.undo_of,
-                undo_all=result.undo_all, **extra,
+                "tune",
+                result.command,
+                "ok" if result.status == "ok" else result.message,
+                device=result.target,
+                attribute=result.attr,
+                old=result.old,
+                new=result.new,
+                readback=result.readback,
+                status=result.status,
+                side_effects=[list(s) for s in result.side_effects],
+                undo_of=result.undo_of,
+                undo_all=result.undo_all,
+                **extra,
             )
         except OSError as exc:
             return replace(result, log_error=f"could not write the change log {self.log.path}: {exc.strerror or exc}")
@@ -286,7 +371,10 @@ class TuningSession:
             if len(knobs) == 2:
                 per_array[name] = knobs
         system = {k.attr: k.effective for k in self._safe_knobs(GLOBAL_TARGET)}
-        for attr, default, local in (("speed_limit_min", 1000, "sync_speed_min"), ("speed_limit_max", 200000, "sync_speed_max")):
+        for attr, default, local in (
+            ("speed_limit_min", 1000, "sync_speed_min"),
+            ("speed_limit_max", 200000, "sync_speed_max"),
+        ):
             if system.get(attr) is None:
                 follower = next((k[local].effective for k in per_array.values() if k[local].value == "system"), None)
                 system[attr] = follower if follower is not None else default
@@ -296,7 +384,8 @@ class TuningSession:
             limits[name] = ArrayLimits(
                 None if low.value == "system" else low.effective,
                 None if high.value == "system" else high.effective,
-                int(system["speed_limit_min"] or 0), int(system["speed_limit_max"] or 0),
+                int(system["speed_limit_min"] or 0),
+                int(system["speed_limit_max"] or 0),
             )
         return limits
 
@@ -352,8 +441,9 @@ class SettingFailed(OSError):
         return self.result.message
 
 
-def write_setting(root: Root | str, target: str, attr: str, value: str, *, by: str,
-                  log: ActionLog | None = None) -> ChangeResult:
+def write_setting(
+    root: Root | str, target: str, attr: str, value: str, *, by: str, log: ActionLog | None = None
+) -> ChangeResult:
     """Change one attribute through the process-wide session (validated, read back, logged, undoable).
 
     For callers that treat a failure as an error (the lab): raises

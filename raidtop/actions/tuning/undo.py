@@ -9,7 +9,8 @@ process, so ``raidtop tune --undo`` can revert a change another raidtop made.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from raidtop.actions.action_log import LoggedAction
 from raidtop.actions.tuning.changes import ChangeResult, Plan, Refusal
@@ -37,8 +38,9 @@ def is_request(attr: str) -> bool:
     return spec is not None and spec.request
 
 
-def close_undone(stack: list[ChangeResult], target: str, attr: str, undo_of: float | None,
-                 undo_all: bool) -> list[ChangeResult]:
+def close_undone(
+    stack: list[ChangeResult], target: str, attr: str, undo_of: float | None, undo_all: bool
+) -> list[ChangeResult]:
     """The undo stack after an undo: one change closed, or every change of the knob for undo-all."""
     if undo_all:
         return [c for c in stack if (c.target, c.attr) != (target, attr)]
@@ -64,8 +66,20 @@ def changes_from_log(entries: Iterable[LoggedAction]) -> list[ChangeResult]:
         if status not in ("ok", "mismatch"):
             continue
         side = tuple(tuple(s) for s in d.get("side_effects") or () if isinstance(s, list) and len(s) == 3)
-        stack.append(ChangeResult(entry.time, target, attr, d.get("old"), str(d.get("new")), entry.command,
-                                  status, entry.result, d.get("readback"), side))  # type: ignore[arg-type]
+        stack.append(
+            ChangeResult(
+                entry.time,
+                target,
+                attr,
+                d.get("old"),
+                str(d.get("new")),
+                entry.command,
+                status,
+                entry.result,
+                d.get("readback"),
+                side,
+            )
+        )  # type: ignore[arg-type]
     return stack
 
 
@@ -79,8 +93,11 @@ def plan_undo(session: TuningSession, change: ChangeResult) -> list[Plan | Refus
         now = session.knob(change.target, change.attr)
         expected = change.readback if change.readback is not None else change.new
         if now is not None and now.value != expected:
-            plans[0] = replace(primary, warning=f"{change.target} {change.attr} was changed since "
-                               f"(now {now.value}, raidtop set {expected}); undo restores {change.old}.")
+            plans[0] = replace(
+                primary,
+                warning=f"{change.target} {change.attr} was changed since "
+                f"(now {now.value}, raidtop set {expected}); undo restores {change.old}.",
+            )
     for attr, before, _after in change.side_effects:
         if before is not None:
             # Writing a side effect back may be a no-op; apply() then writes nothing.
@@ -88,7 +105,9 @@ def plan_undo(session: TuningSession, change: ChangeResult) -> list[Plan | Refus
     return plans
 
 
-def plan_undo_all(session: TuningSession, touched: Touched, start: dict[tuple[str, str], str | None]) -> list[Plan | Refusal]:
+def plan_undo_all(
+    session: TuningSession, touched: Touched, start: dict[tuple[str, str], str | None]
+) -> list[Plan | Refusal]:
     """Plans that put every knob in ``touched`` back to its ``start`` value.
 
     Schedulers go first, because switching one resets nr_requests; so

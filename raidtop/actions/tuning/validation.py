@@ -15,7 +15,6 @@ from raidtop.actions.tuning.knobs import INT_MAX, PAGE_KB, SPEED_KNOBS, WRITE_TH
 from raidtop.untrusted import plain
 
 
-
 @dataclass(frozen=True, slots=True)
 class Checked:
     """The outcome of :func:`check_value`: a canonical value, or why it is refused."""
@@ -24,9 +23,14 @@ class Checked:
     error: str | None = None
 
 
-_WRITE_CACHE_ALIASES = {"write back": "write back", "writeback": "write back", "write-back": "write back",
-                        "write through": "write through", "writethrough": "write through",
-                        "write-through": "write through"}
+_WRITE_CACHE_ALIASES = {
+    "write back": "write back",
+    "writeback": "write back",
+    "write-back": "write back",
+    "write through": "write through",
+    "writethrough": "write through",
+    "write-through": "write through",
+}
 
 
 MAX_VALUE_DIGITS = 20
@@ -58,7 +62,9 @@ def check_value(knob: Knob, text: str) -> Checked:
         if raw in allowed.choices:
             return Checked(raw)
         if knob.attr == "scheduler":
-            return Checked(None, f"{name}: {_shown(raw)} is not offered by this device (it offers: {' '.join(allowed.choices)})")
+            return Checked(
+                None, f"{name}: {_shown(raw)} is not offered by this device (it offers: {' '.join(allowed.choices)})"
+            )
         return Checked(None, f"{name}: {_shown(raw)} is not allowed (choose one of: {', '.join(allowed.choices)})")
     if raw.lower() in allowed.words:
         return Checked(raw.lower())
@@ -70,8 +76,11 @@ def check_value(knob: Knob, text: str) -> Checked:
     digits = raw.lstrip("0") or "0"
     if len(digits) > MAX_VALUE_DIGITS:
         # Counted before int(): a 100,000-digit value is refused with a sentence, not a ValueError.
-        return Checked(None, f"{name}: a {len(digits)}-digit number is above the maximum "
-                             f"{allowed.high if allowed.high is not None else INT_MAX}")
+        return Checked(
+            None,
+            f"{name}: a {len(digits)}-digit number is above the maximum "
+            f"{allowed.high if allowed.high is not None else INT_MAX}",
+        )
     number = int(digits)
     if allowed.low is not None and number < allowed.low:
         hint = " (the kernel would silently raise it to 4)" if knob.attr == "nr_requests" else ""
@@ -81,13 +90,20 @@ def check_value(knob: Knob, text: str) -> Checked:
         return Checked(None, f"{name}: {number} is above the maximum {allowed.high}{why}")
     if allowed.multiple_of and number % allowed.multiple_of:
         rounded = number - number % allowed.multiple_of
-        return Checked(None, f"{name}: the kernel keeps read-ahead in {allowed.multiple_of} KiB pages, so {number} "
-                             f"would become {rounded}; use a multiple of {allowed.multiple_of}")
+        return Checked(
+            None,
+            f"{name}: the kernel keeps read-ahead in {allowed.multiple_of} KiB pages, so {number} "
+            f"would become {rounded}; use a multiple of {allowed.multiple_of}",
+        )
     return Checked(str(number))
 
 
-SPEED_PAIRS = {"sync_speed_min": "sync_speed_max", "sync_speed_max": "sync_speed_min",
-               "speed_limit_min": "speed_limit_max", "speed_limit_max": "speed_limit_min"}
+SPEED_PAIRS = {
+    "sync_speed_min": "sync_speed_max",
+    "sync_speed_max": "sync_speed_min",
+    "speed_limit_min": "speed_limit_max",
+    "speed_limit_max": "speed_limit_min",
+}
 """Each speed limit and the other end of its range."""
 
 
@@ -108,8 +124,10 @@ def change_warnings(knob: Knob, new: str, *, other: Knob | None = None, disks: i
         if new == "write through":
             warning = WRITE_THROUGH_WARNING
         else:
-            notes.append("write back makes the kernel send cache flushes again (the safe setting); "
-                         "on a device without a volatile cache it reads back as write through.")
+            notes.append(
+                "write back makes the kernel send cache flushes again (the safe setting); "
+                "on a device without a volatile cache it reads back as write through."
+            )
     elif knob.attr == "scheduler":
         notes.append("Switching the scheduler resets nr_requests to the new scheduler's default.")
     elif knob.attr == "nr_requests" and knob.allowed.note:

@@ -21,8 +21,14 @@ MAX_LEGS = 64
 """dm-raid's own limit (``MAX_RAID_DEVICES``): more is a damaged line."""
 _LEVELS = {"raid0": "raid0", "raid1": "raid1", "raid10": "raid10", "raid4": "raid4"}
 _LAYOUTS = {  # dm-raid's raid_type suffix -> mdadm's layout word
-    "la": "left-asymmetric", "ra": "right-asymmetric", "ls": "left-symmetric", "rs": "right-symmetric",
-    "zr": "rotating-zero-restart", "nr": "rotating-n-restart", "nc": "rotating-n-continue", "n": "parity-last",
+    "la": "left-asymmetric",
+    "ra": "right-asymmetric",
+    "ls": "left-symmetric",
+    "rs": "right-symmetric",
+    "zr": "rotating-zero-restart",
+    "nr": "rotating-n-restart",
+    "nc": "rotating-n-continue",
+    "n": "parity-last",
 }
 _ACTIONS = ("idle", "frozen", "resync", "recover", "check", "repair", "reshape")
 _ROLES = {"A": ("in_sync",), "a": ("spare",), "D": ("faulty",)}
@@ -80,11 +86,32 @@ def _array(name: str, f: list[str], length: str) -> MdArray | None:
     sync = None
     if action not in (None, "idle", "frozen") or (action is None and done < total):
         # Sectors of 512 bytes; md's rule for the denominator (per device) is the kernel's here too.
-        sync = MdSync(action=action or "resync", percent=sync_percent(done, total), done_kib=done // 2, total_kib=total // 2)
-    health_word = judge_health(level=level, state="active", raid_disks=int(count), degraded=not_alive,
-                               status=status, layout=layout, members=members)
+        sync = MdSync(
+            action=action or "resync", percent=sync_percent(done, total), done_kib=done // 2, total_kib=total // 2
+        )
+    health_word = judge_health(
+        level=level,
+        state="active",
+        raid_disks=int(count),
+        degraded=not_alive,
+        status=status,
+        layout=layout,
+        members=members,
+    )
     return MdArray(
-        name=name, level=level, state="active", size_kib=int(length) // 2 if length.isdigit() and len(length) < 19 else None, health=health_word, raid_disks=int(count), degraded=not_alive,
-        layout=layout, members=members, sync=sync, mismatch_cnt=mismatch, status=status, source="dm-raid",
-        sysfs_sync_action=action, last_sync_action=action if action not in (None, "idle", "frozen") else None,
+        name=name,
+        level=level,
+        state="active",
+        size_kib=int(length) // 2 if length.isdigit() and len(length) < 19 else None,
+        health=health_word,
+        raid_disks=int(count),
+        degraded=not_alive,
+        layout=layout,
+        members=members,
+        sync=sync,
+        mismatch_cnt=mismatch,
+        status=status,
+        source="dm-raid",
+        sysfs_sync_action=action,
+        last_sync_action=action if action not in (None, "idle", "frozen") else None,
     )

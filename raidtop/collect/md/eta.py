@@ -37,8 +37,17 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from raidtop.collect.md.marks import (MARK_STEP_S, MARKS, SLEEP_S, WINDOW_S, fit_marks, interpolate, past_of,
-                                     replay_marks, start_of)
+from raidtop.collect.md.marks import (
+    MARK_STEP_S,
+    MARKS,
+    SLEEP_S,
+    WINDOW_S,
+    fit_marks,
+    interpolate,
+    past_of,
+    replay_marks,
+    start_of,
+)
 from raidtop.model.md import MdArray, MdSync, RaidSpeedLimit
 
 PHASE_RANGE_S = (-1.5, 1.5)
@@ -186,9 +195,18 @@ class SyncModel:
         """The disks' pace over the last stretch md did not hold back; ``None`` before one."""
         return self._capacity if self._capacity and self._capacity > 0 else None
 
-    def update(self, time: float, sync: MdSync | None, limit: float | None, in_flight: float = 0.0, *,
-               minimum: float | None = None, busy: bool = False, excused: bool = False,
-               stall_after: float = STALL_AFTER_S) -> Forecast | None:
+    def update(
+        self,
+        time: float,
+        sync: MdSync | None,
+        limit: float | None,
+        in_flight: float = 0.0,
+        *,
+        minimum: float | None = None,
+        busy: bool = False,
+        excused: bool = False,
+        stall_after: float = STALL_AFTER_S,
+    ) -> Forecast | None:
         """Feed one reading taken at ``time``; ``None`` when no sync with counts runs.
 
         ``minimum`` is the ``sync_speed_min`` in force, ``busy`` whether the
@@ -252,8 +270,15 @@ class SyncModel:
                 # Below what md allows (and not just because the limit rose
                 # this moment), its window average is the disks' pace.
                 capacity = kernel or self._average() or None
-            eta = project_finish(history, float(sync.total_kib), limit, capacity,
-                                 back if back is not None else back_rate, in_flight=in_flight, clock=clock)
+            eta = project_finish(
+                history,
+                float(sync.total_kib),
+                limit,
+                capacity,
+                back if back is not None else back_rate,
+                in_flight=in_flight,
+                clock=clock,
+            )
         rate = self.window_rate(time, kernel)
         still = time - (self._moved_at if self._moved_at is not None else time)
         stalled_s = still if still >= stall_after and not excused else None
@@ -275,8 +300,9 @@ class SyncModel:
         (t0, d0, _, _), (t1, d1, _, _) = self._history[0], self._history[-1]
         return (d1 - d0) / (t1 - t0) if t1 > t0 else None
 
-    def _holder(self, time: float, kernel: float | None, limit: float | None, minimum: float | None,
-                busy: bool) -> tuple[str | None, float | None]:
+    def _holder(
+        self, time: float, kernel: float | None, limit: float | None, minimum: float | None, busy: bool
+    ) -> tuple[str | None, float | None]:
         """Which limit holds the sync back now, and its value; ``(None, None)`` when none does."""
         if self._held(time, kernel, limit):
             return "sync_speed_max", limit
@@ -285,8 +311,15 @@ class SyncModel:
             return "sync_speed_min", minimum
         return None, None
 
-    def _free(self, clock: tuple[float, float] | None, time: float, limit: float | None, kernel: float | None,
-              back_rate: float, in_flight: float) -> bool:
+    def _free(
+        self,
+        clock: tuple[float, float] | None,
+        time: float,
+        limit: float | None,
+        kernel: float | None,
+        back_rate: float,
+        in_flight: float,
+    ) -> bool:
         """True when md is not holding the sync back: the disks set its pace."""
         if not limit:
             return True
@@ -337,8 +370,13 @@ def minimum_in_force(array: MdArray, system: RaidSpeedLimit | None) -> float | N
 
 def stall_excused(array: MdArray, limit: float | None) -> bool:
     """True when the array is not meant to move: a limit of 0, a frozen sync, a read-only array."""
-    return ((limit is not None and limit <= 0) or array.sysfs_sync_action == "frozen"
-            or array.read_only or array.auto_read_only or array.state in ("readonly", "read-auto"))
+    return (
+        (limit is not None and limit <= 0)
+        or array.sysfs_sync_action == "frozen"
+        or array.read_only
+        or array.auto_read_only
+        or array.state in ("readonly", "read-auto")
+    )
 
 
 class EtaTracker:
@@ -347,8 +385,13 @@ class EtaTracker:
     def __init__(self) -> None:
         self._models: dict[str, SyncModel] = {}
 
-    def apply(self, arrays: Sequence[MdArray], time: float, system: RaidSpeedLimit | None = None,
-              busy: frozenset[str] = frozenset()) -> list[MdArray]:
+    def apply(
+        self,
+        arrays: Sequence[MdArray],
+        time: float,
+        system: RaidSpeedLimit | None = None,
+        busy: frozenset[str] = frozenset(),
+    ) -> list[MdArray]:
         """Return the arrays with their forecasts set; forgets arrays that vanished.
 
         ``busy`` names the arrays that served other I/O since the last reading.
@@ -359,23 +402,32 @@ class EtaTracker:
             if model is None:
                 model = self._models[array.name] = SyncModel()
             limit = limit_in_force(array, system)
-            forecast = model.update(time, array.sync, limit, RESYNC_IN_FLIGHT_KIB.get(array.level or "", 0),
-                                    minimum=minimum_in_force(array, system), busy=array.name in busy,
-                                    excused=stall_excused(array, limit),
-                                    stall_after=STALL_AFTER_S if array.source != "sysfs" else STALL_AFTER_COARSE_S)
+            forecast = model.update(
+                time,
+                array.sync,
+                limit,
+                RESYNC_IN_FLIGHT_KIB.get(array.level or "", 0),
+                minimum=minimum_in_force(array, system),
+                busy=array.name in busy,
+                excused=stall_excused(array, limit),
+                stall_after=STALL_AFTER_S if array.source != "sysfs" else STALL_AFTER_COARSE_S,
+            )
             if array.sync is not None and forecast is not None:
-                array = replace(array, sync=replace(
-                    array.sync,
-                    eta_s=None if forecast.eta_s is None else round(forecast.eta_s, 1),
-                    eta_basis=forecast.basis,
-                    rate_kib_s=None if forecast.rate_kib_s is None else round(forecast.rate_kib_s, 1),
-                    stalled=forecast.stalled_s is not None,
-                    stalled_s=None if forecast.stalled_s is None else round(forecast.stalled_s, 1),
-                    held_by=forecast.held_by,
-                    held_limit_kib_s=forecast.held_limit_kib_s,
-                    capacity_kib_s=None if forecast.capacity_kib_s is None else round(forecast.capacity_kib_s, 1),
-                    recent=tuple((round(t, 3), int(d)) for t, d in model.history),
-                ))
+                array = replace(
+                    array,
+                    sync=replace(
+                        array.sync,
+                        eta_s=None if forecast.eta_s is None else round(forecast.eta_s, 1),
+                        eta_basis=forecast.basis,
+                        rate_kib_s=None if forecast.rate_kib_s is None else round(forecast.rate_kib_s, 1),
+                        stalled=forecast.stalled_s is not None,
+                        stalled_s=None if forecast.stalled_s is None else round(forecast.stalled_s, 1),
+                        held_by=forecast.held_by,
+                        held_limit_kib_s=forecast.held_limit_kib_s,
+                        capacity_kib_s=None if forecast.capacity_kib_s is None else round(forecast.capacity_kib_s, 1),
+                        recent=tuple((round(t, 3), int(d)) for t, d in model.history),
+                    ),
+                )
             out.append(array)
         names = {a.name for a in arrays}
         for name in [n for n in self._models if n not in names]:

@@ -105,7 +105,11 @@ def _bad_state_events(prev: MdArray | None, cur: MdArray, time: float) -> list[M
     if (prev is None or prev.health not in _BAD) and cur.health in _BAD and cur.level not in NO_REDUNDANCY:
         events.append(MdEvent(time, cur.name, "DegradedArray"))
     if (prev is None or prev.health != "failed") and cur.health == "failed":
-        why = "array_state broken: writes fail" if cur.state == "broken" else f"more members lost than {cur.level or 'its level'} tolerates"
+        why = (
+            "array_state broken: writes fail"
+            if cur.state == "broken"
+            else f"more members lost than {cur.level or 'its level'} tolerates"
+        )
         events.append(MdEvent(time, cur.name, "ArrayFailed", None, why))
     return events
 
@@ -138,7 +142,9 @@ def _array_events(prev: MdArray, cur: MdArray, time: float) -> list[MdEvent]:
                 if successor is None:
                     failures.append(MdEvent(time, name, "Fail", old.name))
                 else:
-                    replaced.append(MdEvent(time, name, "Fail", old.name, f"{old.name} replaced by {successor.name}", True))
+                    replaced.append(
+                        MdEvent(time, name, "Fail", old.name, f"{old.name} replaced by {successor.name}", True)
+                    )
         elif old.is_faulty and new is not None and new.is_in_sync and cur.source == "dm-raid":
             # dm-raid only: `lvchange --refresh` brings a dead leg straight back in sync (md
             # would first remove it and re-add it as a spare); the leg is active again.
@@ -170,12 +176,7 @@ def _sync_events(
     before, after = prev.sync, cur.sync
     was_running = before is not None and before.running
     is_running = after is not None and after.running
-    continuing = (
-        was_running
-        and is_running
-        and before.action == after.action
-        and not _went_back(before, after)
-    )
+    continuing = was_running and is_running and before.action == after.action and not _went_back(before, after)
     finished: list[MdEvent] = []
     started: list[MdEvent] = []
     milestone: list[MdEvent] = []

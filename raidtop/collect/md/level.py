@@ -87,8 +87,10 @@ def raid10_copy_sets(layout: str | None, disks: int) -> list[frozenset[int]] | N
     near, far = copies
     # raid10_find_phys: near copies sit side by side, each far copy is
     # shifted by near_copies devices; offset layouts shift the same way.
-    return [frozenset((stripe * near + j + k * near) % disks for j in range(near) for k in range(far))
-            for stripe in range(disks)]
+    return [
+        frozenset((stripe * near + j + k * near) % disks for j in range(near) for k in range(far))
+        for stripe in range(disks)
+    ]
 
 
 def _raid10_lost_data(status: str, layout: str | None) -> bool | None:
@@ -183,7 +185,7 @@ def container_of(metadata: str | None) -> tuple[str | None, str | None]:
     """
     if not metadata or not metadata.startswith("external:"):
         return None, None
-    rest = metadata[len("external:"):]
+    rest = metadata[len("external:") :]
     if not rest or rest[0] not in "/-":
         return None, None
     container, _, member = rest[1:].partition("/")

@@ -74,6 +74,7 @@ def past_of(history: Sequence[tuple[float, float]], back_rate: float) -> Callabl
         if t < first_t:
             return max(0.0, first_d - back_rate * (first_t - t))
         return interpolate(times, dones, t)
+
     return past
 
 
@@ -92,8 +93,9 @@ def start_of(history: Sequence[tuple[float, float]], back_rate: float) -> float:
     return first_t - first_d / back_rate if back_rate > 0 else first_t - 10 * WINDOW_S
 
 
-def fit_marks(readings: Sequence[tuple[float, float, float | None]], back_rate: float,
-              near: tuple[float, float] | None = None) -> tuple[float, float] | None:
+def fit_marks(
+    readings: Sequence[tuple[float, float, float | None]], back_rate: float, near: tuple[float, float] | None = None
+) -> tuple[float, float] | None:
     """``(start, step)`` of md's marks that best explain the kernel's ``sync_speed`` readings.
 
     ``readings`` are ``(time, done, sync_speed)``. sync_speed is md's
@@ -130,8 +132,9 @@ def fit_marks(readings: Sequence[tuple[float, float, float | None]], back_rate: 
     return None if best is None else (best[1], best[2])
 
 
-def _fit_cost(start: float, step: float, usable: Sequence[tuple[float, float, float]],
-              past: Callable[[float], float]) -> float:
+def _fit_cost(
+    start: float, step: float, usable: Sequence[tuple[float, float, float]], past: Callable[[float], float]
+) -> float:
     marks = Marks(start, past(start))
     k, cost = 1, 0.0
     for t, d, speed in usable:
@@ -142,5 +145,3 @@ def _fit_cost(start: float, step: float, usable: Sequence[tuple[float, float, fl
         predicted = (d - count) / max(1, math.floor(t - mark))
         cost += ((predicted - speed) / speed) ** 2
     return cost
-
-

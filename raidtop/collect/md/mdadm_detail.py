@@ -66,15 +66,28 @@ def read_mdadm_detail(root: Root, array: str, run: Runner | None = None, mdadm: 
     for member in md_members(root, array):
         text = _export(run, [exe, "--examine", "--export", f"/dev/{member.replace('!', '/')}"], notes)
         keys = dict(parse_mdadm_export(text)[0].other) if text else {}
-        members.append(MdadmMemberDetail(member, roles.get(member), _int(keys.get("MD_EVENTS")),
-                                         _int(keys.get("MD_UPDATE_TIME")), keys.get("MD_DEV_UUID") or None))
+        members.append(
+            MdadmMemberDetail(
+                member,
+                roles.get(member),
+                _int(keys.get("MD_EVENTS")),
+                _int(keys.get("MD_UPDATE_TIME")),
+                keys.get("MD_DEV_UUID") or None,
+            )
+        )
         creation = creation or _int(keys.get("MD_CREATION_TIME"))
     events = [m.events for m in members if m.events is not None]
     updates = [m.update_time for m in members if m.update_time is not None]
     return MdadmDetail(
-        array, uuid=parsed.uuid, name=parsed.name, creation_time=creation,
-        update_time=max(updates) if updates else None, events=max(events) if events else None,
-        members=tuple(members), notes=tuple(notes), read_at=time.time(),
+        array,
+        uuid=parsed.uuid,
+        name=parsed.name,
+        creation_time=creation,
+        update_time=max(updates) if updates else None,
+        events=max(events) if events else None,
+        members=tuple(members),
+        notes=tuple(notes),
+        read_at=time.time(),
     )
 
 

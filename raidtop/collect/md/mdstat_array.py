@@ -185,7 +185,9 @@ def _members(
 
     # Members without F, S, J or R hold a slot; mdstat's [UU_] says how many
     # of those slots are in sync but not which member is which.
-    slotted = [i for i, roles in enumerate(flagged_roles) if not set(roles) & {"faulty", "spare", "journal", "replacement"}]
+    slotted = [
+        i for i, roles in enumerate(flagged_roles) if not set(roles) & {"faulty", "spare", "journal", "replacement"}
+    ]
     in_sync_known = False
     if active and level in NO_REDUNDANCY:
         in_sync_known = True

@@ -142,7 +142,7 @@ def _match_header(stripped: str) -> tuple[str, str] | None:
 def _add_detail(block: ArrayLines, stripped: str) -> None:
     """File one detail line of an array under status, progress or bitmap."""
     if "bitmap:" in stripped:
-        block.bitmap_line = stripped[stripped.index("bitmap:"):]
+        block.bitmap_line = stripped[stripped.index("bitmap:") :]
         return
     waiting = WAITING.search(stripped)
     if waiting is not None:

@@ -56,7 +56,9 @@ class MdTracker:
     ) -> tuple[tuple[MdArray, ...], tuple[MdEvent, ...], frozenset[str], tuple[MdThreadCpu, ...]]:
         """Arrays with smoothed ETAs, the events since the last sample, standing alerts, thread CPU."""
         reading = raw.md
-        arrays = self._eta.apply(reading.arrays, raw.time, reading.speed_limit, busy_arrays(prev, raw)) if reading else []
+        arrays = (
+            self._eta.apply(reading.arrays, raw.time, reading.speed_limit, busy_arrays(prev, raw)) if reading else []
+        )
         arrays = self._since.apply(self._sparse.apply(arrays), raw.time)
         events = derive_events(self._previous_arrays, arrays, raw.time)
         self._previous_arrays = list(arrays)
@@ -105,8 +107,7 @@ def busy_arrays(prev: RawSample | None, raw: RawSample) -> frozenset[str]:
     if prev is None:
         return frozenset()
     before = {d.name: d.rd_ios + d.wr_ios for d in prev.disks if d.name.startswith("md")}
-    return frozenset(d.name for d in raw.disks
-                     if d.name in before and d.rd_ios + d.wr_ios > before[d.name])
+    return frozenset(d.name for d in raw.disks if d.name in before and d.rd_ios + d.wr_ios > before[d.name])
 
 
 def _thread_cpu(prev: RawSample | None, raw: RawSample, interval_s: float | None) -> tuple[MdThreadCpu, ...]:

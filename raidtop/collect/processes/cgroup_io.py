@@ -28,10 +28,26 @@ _COUNTER_MAX = 1 << 64
 
 # Control files are named "<controller>.<file>" (or are one of v1's few
 # bare names); any other entry of a cgroup directory is a child cgroup.
-_CONTROL_PREFIXES = frozenset({
-    "cgroup", "io", "memory", "cpu", "cpuset", "cpuacct", "pids", "hugetlb", "rdma", "misc", "blkio",
-    "devices", "freezer", "net_cls", "net_prio", "perf_event",
-})
+_CONTROL_PREFIXES = frozenset(
+    {
+        "cgroup",
+        "io",
+        "memory",
+        "cpu",
+        "cpuset",
+        "cpuacct",
+        "pids",
+        "hugetlb",
+        "rdma",
+        "misc",
+        "blkio",
+        "devices",
+        "freezer",
+        "net_cls",
+        "net_prio",
+        "perf_event",
+    }
+)
 _V1_BARE_FILES = frozenset({"tasks", "notify_on_release", "release_agent"})
 
 
@@ -101,9 +117,12 @@ class CgroupIoReader:
             else:
                 service = root.read_optional(path + "/blkio.throttle.io_service_bytes")
                 if service:
-                    counters.extend(parse_blkio(cgroup, service, root.read_optional(path + "/blkio.throttle.io_serviced") or ""))
+                    counters.extend(
+                        parse_blkio(cgroup, service, root.read_optional(path + "/blkio.throttle.io_serviced") or "")
+                    )
             subs = tuple(
-                (cgroup.rstrip("/") + "/" + e) for e in entries
+                (cgroup.rstrip("/") + "/" + e)
+                for e in entries
                 if e.partition(".")[0] not in _CONTROL_PREFIXES and e not in _V1_BARE_FILES
             )
             children[cgroup] = subs

@@ -8,9 +8,28 @@ from raidtop.model.snapshot import DiskCounters, DiskIdentity, DiskIO
 
 _DISK_FIELDS = DiskCounters.__slots__[3:]
 DISK_RATE_FIELDS = (
-    "r_s", "w_s", "rkb_s", "wkb_s", "rrqm_s", "wrqm_s", "rrqm_pct", "wrqm_pct", "r_await_ms",
-    "w_await_ms", "aqu_sz", "rareq_sz_kb", "wareq_sz_kb", "util_pct", "d_s", "dkb_s", "drqm_s",
-    "drqm_pct", "d_await_ms", "dareq_sz_kb", "f_s", "f_await_ms",
+    "r_s",
+    "w_s",
+    "rkb_s",
+    "wkb_s",
+    "rrqm_s",
+    "wrqm_s",
+    "rrqm_pct",
+    "wrqm_pct",
+    "r_await_ms",
+    "w_await_ms",
+    "aqu_sz",
+    "rareq_sz_kb",
+    "wareq_sz_kb",
+    "util_pct",
+    "d_s",
+    "dkb_s",
+    "drqm_s",
+    "drqm_pct",
+    "d_await_ms",
+    "dareq_sz_kb",
+    "f_s",
+    "f_await_ms",
 )
 """Every DiskIO field that is a rate over the interval (the rest is identity)."""
 
@@ -31,8 +50,23 @@ def disk_io(
         # Removed and re-added, or reset: no honest rate exists for this interval.
         return _unknown_row(cur, ident)
     (
-        rd_ios, rd_merges, rd_sec, rd_ticks, wr_ios, wr_merges, wr_sec, wr_ticks, _in_flight, tot_ticks,
-        rq_ticks, dc_ios, dc_merges, dc_sec, dc_ticks, fl_ios, fl_ticks,
+        rd_ios,
+        rd_merges,
+        rd_sec,
+        rd_ticks,
+        wr_ios,
+        wr_merges,
+        wr_sec,
+        wr_ticks,
+        _in_flight,
+        tot_ticks,
+        rq_ticks,
+        dc_ios,
+        dc_merges,
+        dc_sec,
+        dc_ticks,
+        fl_ios,
+        fl_ticks,
     ) = changes
     ms = interval_s * 1000.0
     # Positional and inline: this runs for every busy device every tick, and
@@ -128,6 +162,12 @@ def _changes(prev: DiskCounters | None, cur: DiskCounters) -> list[int | None] |
 
 def _unknown_row(cur: DiskCounters, ident: DiskIdentity) -> DiskIO:
     return DiskIO(
-        cur.name, ident.kind, **{name: None for name in DISK_RATE_FIELDS}, ever_used=cur.ever_used,
-        parent=ident.parent, model=ident.model, serial=ident.serial, by_id=ident.by_id,
+        cur.name,
+        ident.kind,
+        **dict.fromkeys(DISK_RATE_FIELDS),
+        ever_used=cur.ever_used,
+        parent=ident.parent,
+        model=ident.model,
+        serial=ident.serial,
+        by_id=ident.by_id,
     )

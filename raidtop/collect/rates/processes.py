@@ -29,7 +29,12 @@ def process_rates(
         elif old is None or old.start != p.start or not interval_s or interval_s <= 0:
             rates = (None, None, None, None)
         else:
-            deltas = (p.read_bytes - old.read_bytes, p.write_bytes - old.write_bytes, p.syscr - old.syscr, p.syscw - old.syscw)
+            deltas = (
+                p.read_bytes - old.read_bytes,
+                p.write_bytes - old.write_bytes,
+                p.syscr - old.syscr,
+                p.syscw - old.syscw,
+            )
             rates = tuple(d / interval_s if d >= 0 else None for d in deltas)
         rows.append(ProcessIO(p.pid, p.comm, p.user, unit, p.kernel, *rates))
     rows.sort(key=lambda r: (-r.total_b_s, -((r.syscr_s or 0.0) + (r.syscw_s or 0.0)), r.pid))
@@ -67,7 +72,8 @@ def unit_rates(
         if name is None or not (rb or wb or rios or wios):
             continue
         by_device.setdefault(name, []).append(
-            UnitIO(cgroup, rb / interval_s, wb / interval_s, rios / interval_s, wios / interval_s))
+            UnitIO(cgroup, rb / interval_s, wb / interval_s, rios / interval_s, wios / interval_s)
+        )
     return {
         name: tuple(sorted(units, key=lambda u: (-(u.read_b_s + u.write_b_s), u.unit)))
         for name, units in sorted(by_device.items())

@@ -7,6 +7,7 @@ from dataclasses import replace
 from raidtop.collect.rates.cpu import TICK_FIELDS
 from raidtop.model.snapshot import CpuCounters, MemInfo, Pressure, StatCounters, VmCounters, VmStat
 
+
 def vm_stat(
     prev_stat: StatCounters | None,
     cur_stat: StatCounters | None,

@@ -160,15 +160,18 @@ class _Reader:
             if position > 0 and not raw.startswith(_XZ_MAGIC, position):
                 following = raw.find(_XZ_MAGIC, position + 1)
                 skipped = (following if following > 0 else len(raw)) - position
-                self.notes.append(f"{self.name}: {skipped:,} bytes after {_clock(self._last_time())} "
-                                  "are not xz data and are skipped")
+                self.notes.append(
+                    f"{self.name}: {skipped:,} bytes after {_clock(self._last_time())} are not xz data and are skipped"
+                )
                 if following < 0:
                     break
                 position = following
             number += 1
             if number > MAX_STREAMS:
-                self.notes.append(f"{self.name}: the recording has more than {MAX_STREAMS:,} parts; "
-                                  f"replaying up to {_clock(self._last_time())}")
+                self.notes.append(
+                    f"{self.name}: the recording has more than {MAX_STREAMS:,} parts; "
+                    f"replaying up to {_clock(self._last_time())}"
+                )
                 break
             before = self._last_time()
             ended_at, problem = self._stream(raw, position, number)
@@ -178,8 +181,10 @@ class _Reader:
             following = raw.find(_XZ_MAGIC, position + 1)
             until = "the next readable part" if following > 0 else "the end"
             since = f"after {_clock(before)}" if before is not None else "the start"
-            self.notes.append(f"{self.name}: part {number} of the recording {problem}; "
-                              f"the samples from {since} to {until} are skipped")
+            self.notes.append(
+                f"{self.name}: part {number} of the recording {problem}; "
+                f"the samples from {since} to {until} are skipped"
+            )
             if following < 0:
                 break
             position = following
@@ -196,8 +201,10 @@ class _Reader:
                 if fed >= len(raw):
                     # Cut off while being written: what decoded is a true prefix.
                     self._keep(pending)
-                    self.notes.append(f"{self.name}: the recording ends early at {_clock(self._last_time())} "
-                                      "(cut off while being written); replaying what is there")
+                    self.notes.append(
+                        f"{self.name}: the recording ends early at {_clock(self._last_time())} "
+                        "(cut off while being written); replaying what is there"
+                    )
                     return len(raw), None
                 chunk = raw[fed : fed + _READ_STEP]
                 fed += len(chunk)
@@ -227,8 +234,10 @@ class _Reader:
                 return fed, f"decompresses to more than {MAX_STREAM_BYTES >> 20} MiB"
             if self.total_bytes > MAX_TOTAL_BYTES or len(self.frames) + len(pending) > MAX_FRAMES:
                 self._keep(pending)
-                self.notes.append(f"{self.name}: the recording is longer than raidtop replays ({MAX_TOTAL_BYTES >> 20} MiB "
-                                  f"or {MAX_FRAMES:,} samples); replaying up to {_clock(self._last_time())}")
+                self.notes.append(
+                    f"{self.name}: the recording is longer than raidtop replays ({MAX_TOTAL_BYTES >> 20} MiB "
+                    f"or {MAX_FRAMES:,} samples); replaying up to {_clock(self._last_time())}"
+                )
                 self.stopped = True
                 return len(raw), None
             if decompressor.eof:
@@ -240,7 +249,7 @@ class _Reader:
     def _forget_bad_lines(self, before: tuple[int, int]) -> None:
         """A damaged stream's lines are garbage, not damaged samples: do not count them."""
         self.bad_count = before[0]
-        del self.bad_first[before[1]:]
+        del self.bad_first[before[1] :]
 
     def _keep(self, pending: list[Frame]) -> None:
         room = MAX_FRAMES - len(self.frames)
@@ -284,8 +293,10 @@ class _Reader:
             where = ", ".join(dict.fromkeys(places))
             more = ", …" if self.bad_count > len(self.bad_first) else ""
             count = self.bad_count
-            self.notes.append(f"{self.name}: {count} damaged sample{'s' if count != 1 else ''} skipped "
-                              f"({where}{more}; the first: {self.bad_first[0][1]})")
+            self.notes.append(
+                f"{self.name}: {count} damaged sample{'s' if count != 1 else ''} skipped "
+                f"({where}{more}; the first: {self.bad_first[0][1]})"
+            )
         if not self.frames:
             if self.notes:
                 raise RecordingError(self.notes[0] + "; nothing is left to replay")
@@ -294,8 +305,11 @@ class _Reader:
             raise RecordingError(f"{self.name}: the recording holds no samples")
         if self.header is None:
             self.header = {"format": FORMAT, "version": VERSION}
-            self.notes.insert(0, f"{self.name}: the start of the recording is damaged (its header is lost); "
-                                 f"replaying the rest as format {VERSION}")
+            self.notes.insert(
+                0,
+                f"{self.name}: the start of the recording is damaged (its header is lost); "
+                f"replaying the rest as format {VERSION}",
+            )
         return Recording(self.header, self.frames, self.notes)
 
 

@@ -42,10 +42,14 @@ class Replayer:
         # The live run's events, as it recorded them (recording_lines checked each
         # field: plain text or None), in time order: what happened up to a position
         # does not depend on how one got there.
-        self._events = sorted((
-            MdEvent(frame.time, e.get("array") or "?", e.get("event") or "?", e.get("member"), e.get("detail"))
-            for frame in recording.frames for e in frame.events
-        ), key=lambda event: event.time)
+        self._events = sorted(
+            (
+                MdEvent(frame.time, e.get("array") or "?", e.get("event") or "?", e.get("member"), e.get("detail"))
+                for frame in recording.frames
+                for e in frame.events
+            ),
+            key=lambda event: event.time,
+        )
         self._event_times = [e.time for e in self._events]
 
     def __len__(self) -> int:

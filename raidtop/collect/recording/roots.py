@@ -43,8 +43,15 @@ from raidtop.collect.source import Root, SourceError
 from raidtop.safeio import UnsafeFile
 
 __all__ = [
-    "FORMAT", "VERSION", "Frame", "Recording", "RecordingError", "RecordingRoot", "RecordingWriter",
-    "ReplayRoot", "read_recording",
+    "FORMAT",
+    "VERSION",
+    "Frame",
+    "Recording",
+    "RecordingError",
+    "RecordingRoot",
+    "RecordingWriter",
+    "ReplayRoot",
+    "read_recording",
 ]
 
 
@@ -203,8 +210,9 @@ class RecordingWriter:
         }
         self._write_line(header)
 
-    def add(self, when: float, frame: dict[str, Any], events: list[dict] | None = None,
-            actions: list[dict] | None = None) -> None:
+    def add(
+        self, when: float, frame: dict[str, Any], events: list[dict] | None = None, actions: list[dict] | None = None
+    ) -> None:
         """Store one tick: the reads made (only changes are written), events and actions."""
         delta = {key: value for key, value in frame.items() if self._known.get(key, _MISSING) != value}
         self._known.update(delta)

@@ -29,8 +29,9 @@ class SmartLink:
         self._disk_of: dict[str, tuple[str, ...]] = {}
         self._member_roles: dict[tuple[str, str], tuple[str, ...]] = {}
 
-    def readings(self, root: Root, raw: RawSample, arrays: tuple[MdArray, ...], same_devices: bool,
-                 notes: list[str]) -> tuple[dict[str, SmartHealth], dict[str, tuple[str, ...]]]:
+    def readings(
+        self, root: Root, raw: RawSample, arrays: tuple[MdArray, ...], same_devices: bool, notes: list[str]
+    ) -> tuple[dict[str, SmartHealth], dict[str, tuple[str, ...]]]:
         """This sample's SMART readings and device → whole-disk map; tells the poller what changed.
 
         ``same_devices``: the diskstats parser saw the same device list as last
@@ -42,8 +43,9 @@ class SmartLink:
         known = root.smart_disk_of()
         return smart, (self._disk_of if known is None else known)
 
-    def _tell(self, root: Root, raw: RawSample, arrays: tuple[MdArray, ...], same_devices: bool,
-              notes: list[str]) -> None:
+    def _tell(
+        self, root: Root, raw: RawSample, arrays: tuple[MdArray, ...], same_devices: bool, notes: list[str]
+    ) -> None:
         """Whole disks are found by a sysfs walk once per device appearance (keyed
         by device number, like identities); the steady state compares the
         device list and the members' roles and does nothing else.
@@ -54,7 +56,9 @@ class SmartLink:
             for disk in raw.disks:
                 number = (disk.major, disk.minor)
                 known = self._whole.get(disk.name)
-                whole[disk.name] = known if known is not None and known[0] == number else (number, whole_disks(root, disk.name))
+                whole[disk.name] = (
+                    known if known is not None and known[0] == number else (number, whole_disks(root, disk.name))
+                )
             self._whole = whole
             self._disk_of = {name: disks for name, (_, disks) in whole.items() if disks}
         roles = {(a.name, m.name): m.roles for a in arrays for m in a.members}

@@ -60,10 +60,23 @@ ATA_COUNTERS = {
 """ATA attribute id -> the SmartHealth field its raw count fills."""
 
 _NVME_FIELDS = (
-    "critical_warning", "temperature", "available_spare", "available_spare_threshold", "percentage_used",
-    "data_units_read", "data_units_written", "host_reads", "host_writes", "controller_busy_time",
-    "power_cycles", "power_on_hours", "unsafe_shutdowns", "media_errors", "num_err_log_entries",
-    "warning_temp_time", "critical_comp_time",
+    "critical_warning",
+    "temperature",
+    "available_spare",
+    "available_spare_threshold",
+    "percentage_used",
+    "data_units_read",
+    "data_units_written",
+    "host_reads",
+    "host_writes",
+    "controller_busy_time",
+    "power_cycles",
+    "power_on_hours",
+    "unsafe_shutdowns",
+    "media_errors",
+    "num_err_log_entries",
+    "warning_temp_time",
+    "critical_comp_time",
 )
 # NVMe self-test results (NVMe base spec, Device Self-test log): 5..7 are failures;
 # 1..4, 8, 9 are aborts, which say nothing about the media.
@@ -200,17 +213,19 @@ def _ata_attributes(doc: dict) -> tuple[tuple[SmartAttribute, ...], dict[str, An
         elif ident in (194, 190) and count is not None and count < 200:
             counters[f"temperature_{ident}"] = float(count)
         flags = entry.get("flags")
-        rows.append(SmartAttribute(
-            id=ident,
-            name=_text(entry, "name") or "",
-            value=_int(entry, "value"),
-            worst=_int(entry, "worst"),
-            thresh=_int(entry, "thresh"),
-            raw_value=_int(raw, "value") if isinstance(raw, dict) else None,
-            raw_string=(_text(raw, "string") or "") if isinstance(raw, dict) else "",
-            prefailure=_bool(flags, "prefailure") if isinstance(flags, dict) else None,
-            when_failed=_text(entry, "when_failed") or "",
-        ))
+        rows.append(
+            SmartAttribute(
+                id=ident,
+                name=_text(entry, "name") or "",
+                value=_int(entry, "value"),
+                worst=_int(entry, "worst"),
+                thresh=_int(entry, "thresh"),
+                raw_value=_int(raw, "value") if isinstance(raw, dict) else None,
+                raw_string=(_text(raw, "string") or "") if isinstance(raw, dict) else "",
+                prefailure=_bool(flags, "prefailure") if isinstance(flags, dict) else None,
+                when_failed=_text(entry, "when_failed") or "",
+            )
+        )
     return tuple(rows), counters
 
 
@@ -327,12 +342,14 @@ def health_from_dict(data: Any, disk: str) -> SmartHealth | None:
     values.setdefault("read_at", 0.0)
     reasons = data.get("reasons")
     values["reasons"] = tuple(
-        SmartReason(**fields) for r in (reasons if isinstance(reasons, list) else [])[:64]
+        SmartReason(**fields)
+        for r in (reasons if isinstance(reasons, list) else [])[:64]
         if len(fields := _typed_fields(SmartReason, r)) == 3
     )
     attributes = data.get("attributes")
     values["attributes"] = tuple(
-        SmartAttribute(**fields) for a in (attributes if isinstance(attributes, list) else [])[:_MAX_ATTRIBUTES]
+        SmartAttribute(**fields)
+        for a in (attributes if isinstance(attributes, list) else [])[:_MAX_ATTRIBUTES]
         if {"id", "name", "raw_string"} <= (fields := _typed_fields(SmartAttribute, a)).keys()
         and {"value", "worst", "thresh", "raw_value"} <= fields.keys()
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from raidtop.collect.smart.smartctl import DEFAULT_TIMEOUT_S, cannot_ask, read_disk
 from raidtop.collect.source import Root
@@ -117,7 +117,9 @@ class SmartPoller:
         try:
             health = self._reader(self.root, disk)
         except Exception as exc:  # a bug in the reader must not end the thread
-            health = SmartHealth(disk=disk, read_at=time.time(), state="error", message=f"smartctl reader failed: {exc!r}")
+            health = SmartHealth(
+                disk=disk, read_at=time.time(), state="error", message=f"smartctl reader failed: {exc!r}"
+            )
         with self._lock:
             self._asked_at[disk] = self._clock()
             if disk in self._disks:

@@ -21,7 +21,7 @@ import os
 import shutil
 import stat
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from raidtop.collect import bounded_run
 from raidtop.collect.smart.parse import EXIT_BITS, bit_meanings, is_smartctl_document, messages, parse_smartctl
@@ -68,12 +68,16 @@ def device_path(root: Root, name: str) -> tuple[str | None, str]:
     if not stat.S_ISBLK(info.st_mode):
         return None, f"{path} is not a block device node"
     if dev != f"{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}":
-        return None, f"{path} is device {os.major(info.st_rdev)}:{os.minor(info.st_rdev)}, sysfs says {dev or 'nothing'}"
+        return (
+            None,
+            f"{path} is device {os.major(info.st_rdev)}:{os.minor(info.st_rdev)}, sysfs says {dev or 'nothing'}",
+        )
     return path, ""
 
 
-def read_disk(root: Root, name: str, *, timeout: float = DEFAULT_TIMEOUT_S,
-              clock: Callable[[], float] = time.time) -> SmartHealth:
+def read_disk(
+    root: Root, name: str, *, timeout: float = DEFAULT_TIMEOUT_S, clock: Callable[[], float] = time.time
+) -> SmartHealth:
     """Run smartctl once for ``name`` and return what it said, judged."""
     now = clock()
     refusal = cannot_ask()
@@ -104,13 +108,25 @@ def health_from_output(name: str, read_at: float, output: bytes) -> SmartHealth:
     said = messages(doc)
     text = "; ".join(said)
     if status & 2 and any(word in text.lower() for word in ("standby", "sleep")):
-        return SmartHealth(disk=name, read_at=read_at, state="standby", message=STANDBY, exit_status=status,
-                           exit_meanings=bit_meanings(status, EXIT_BITS))
+        return SmartHealth(
+            disk=name,
+            read_at=read_at,
+            state="standby",
+            message=STANDBY,
+            exit_status=status,
+            exit_meanings=bit_meanings(status, EXIT_BITS),
+        )
     support = doc.get("smart_support")
     no_smart = isinstance(support, dict) and support.get("available") is False
     if (status & 3 and not isinstance(doc.get("device"), dict)) or no_smart:
-        return SmartHealth(disk=name, read_at=read_at, state="unsupported", message=text or "no SMART on this device",
-                           exit_status=status, exit_meanings=bit_meanings(status, EXIT_BITS))
+        return SmartHealth(
+            disk=name,
+            read_at=read_at,
+            state="unsupported",
+            message=text or "no SMART on this device",
+            exit_status=status,
+            exit_meanings=bit_meanings(status, EXIT_BITS),
+        )
     return judge(parse_smartctl(doc, name, read_at))
 
 

@@ -26,6 +26,8 @@ def full_on_degraded(stack: Stack, arrays: dict[str, MdArray]) -> list[str]:
             continue
         for _, node in above(stack, by_label.get(array.name, array.name) if array.source == "dm-raid" else array.name):
             if node.usage is not None and node.usage.used_pct >= FULL_PCT and node.mountpoints:
-                found.append(f"{array.name} is {array.health} and its filesystem {node.mountpoints[0]} "
-                             f"({node.fstype or 'fs'} on {node.label}) is {node.usage.df_pct} % full")
+                found.append(
+                    f"{array.name} is {array.health} and its filesystem {node.mountpoints[0]} "
+                    f"({node.fstype or 'fs'} on {node.label}) is {node.usage.df_pct} % full"
+                )
     return found

@@ -62,7 +62,13 @@ def read_stack(root: Root, usage: Usage | None = None) -> Stack:
             parts.setdefault(disk, []).append(name)
     nodes = {}
     for name, node in raw.items():
-        if node.kind in ("loop", "ram") and not node.holders and not node.mountpoints and not parts.get(name) and not node.size_bytes:
+        if (
+            node.kind in ("loop", "ram")
+            and not node.holders
+            and not node.mountpoints
+            and not parts.get(name)
+            and not node.size_bytes
+        ):
             continue  # an unused loop/ram device is noise, as lsblk hides it
         holders = tuple(sorted(set(node.holders) | set(parts.get(name, ()))))
         nodes[name] = replace(node, holders=holders)
@@ -119,10 +125,17 @@ def _read_node(root: Root, name: str, mounts: dict[str, list[Mount]], usage: Usa
             avail = max(0, answer[2]) if len(answer) > 2 else None
             fs = FsUsage(answer[0], max(0, min(answer[1], answer[0])), avail)
     return StackNode(
-        name=name, kind=kind, label=label, size_bytes=size * 512 if size is not None else None,
-        holders=_list(root, f"{base}/holders"), under=under, start_sectors=start,
-        fstype=mine[0].fstype if mine else None, fs_options=mine[0].options if mine else None,
-        mountpoints=tuple(dict.fromkeys(m.mountpoint for m in mine)), usage=fs,
+        name=name,
+        kind=kind,
+        label=label,
+        size_bytes=size * 512 if size is not None else None,
+        holders=_list(root, f"{base}/holders"),
+        under=under,
+        start_sectors=start,
+        fstype=mine[0].fstype if mine else None,
+        fs_options=mine[0].options if mine else None,
+        mountpoints=tuple(dict.fromkeys(m.mountpoint for m in mine)),
+        usage=fs,
     )
 
 
@@ -153,4 +166,3 @@ def _int(text: str | None) -> int | None:
     except ValueError:
         return None
     return value if 0 <= value < 1 << 62 else None
-

@@ -31,17 +31,30 @@ MAX_PASSES = 100
 
 def _passes_problem(text: str) -> str | None:
     """Why ``text`` is no pass count, or ``None``."""
-    return None if text.isdigit() and 1 <= int(text) <= MAX_PASSES else f"give a number of passes from 1 to {MAX_PASSES}"
+    return (
+        None if text.isdigit() and 1 <= int(text) <= MAX_PASSES else f"give a number of passes from 1 to {MAX_PASSES}"
+    )
 
 
 def target_dialog(current: str, override: str) -> FormDialog:
     """Ask for the target (a directory or a block device) and an optional raw-device override."""
-    return FormDialog([
-        InputLine("Benchmark target: a directory (fio writes a test file there) or a block device",
-                  current, "/srv/bench or /dev/loop7", "bench-target-input"),
-        InputLine("Raw device not created by raidtop's lab? Type its name here to allow fio to destroy its data:",
-                  override, "e.g. loop7 (leave empty for directories and lab devices)", "bench-override-input"),
-    ], width=84)
+    return FormDialog(
+        [
+            InputLine(
+                "Benchmark target: a directory (fio writes a test file there) or a block device",
+                current,
+                "/srv/bench or /dev/loop7",
+                "bench-target-input",
+            ),
+            InputLine(
+                "Raw device not created by raidtop's lab? Type its name here to allow fio to destroy its data:",
+                override,
+                "e.g. loop7 (leave empty for directories and lab devices)",
+                "bench-override-input",
+            ),
+        ],
+        width=84,
+    )
 
 
 class BenchKeys(_Base):
@@ -101,9 +114,17 @@ class BenchKeys(_Base):
             if count is not None:
                 self._plan(name, "repeat", int(count))
 
-        self.app.push_screen(AskDialog(f"Repeat {name}: how many passes? (tuning guides use 5)", value="5",
-                                       validate=_passes_problem, input_type="integer", width=60,
-                                       input_id="bench-count-input"), chosen)
+        self.app.push_screen(
+            AskDialog(
+                f"Repeat {name}: how many passes? (tuning guides use 5)",
+                value="5",
+                validate=_passes_problem,
+                input_type="integer",
+                width=60,
+                input_id="bench-count-input",
+            ),
+            chosen,
+        )
 
     def action_sweep(self) -> None:
         """Plan the highlighted preset, then ask which knob to sweep."""
@@ -119,7 +140,11 @@ class BenchKeys(_Base):
         elif job.mode == "sweep":
             files = ", ".join(f"/sys/block/{d}/queue/{job.knob}" for d in job.devices)
             details += f"\nSweep:   {job.knob} = {', '.join(job.values)} written to {files}; the original value is restored afterwards"
-        title = plan.title if job.mode == "single" else f"{job.mode.capitalize()} fio preset {plan.preset.name} on {plan.target.path}?"
+        title = (
+            plan.title
+            if job.mode == "single"
+            else f"{job.mode.capitalize()} fio preset {plan.preset.name} on {plan.target.path}?"
+        )
 
         def answered(yes: bool | None) -> None:
             if yes:
@@ -228,5 +253,11 @@ class BenchKeys(_Base):
                 self.batch.cancel()
                 self.notify("stopping fio: the partial result is kept, then back to the dashboard", timeout=4)
 
-        self.app.push_screen(ConfirmDialog("Stop the running benchmark and go back?", self.job.plan.command.display,
-                                           "fio gets SIGINT; its partial result is stored and marked."), answered)
+        self.app.push_screen(
+            ConfirmDialog(
+                "Stop the running benchmark and go back?",
+                self.job.plan.command.display,
+                "fio gets SIGINT; its partial result is stored and marked.",
+            ),
+            answered,
+        )

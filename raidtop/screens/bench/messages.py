@@ -52,7 +52,9 @@ class Loaded(Message):
 class HistoryLoaded(Message):
     """The stored runs, oldest first."""
 
-    def __init__(self, runs: list[StoredRun], select: int | None = None, view: str | None = None, group: str | None = None) -> None:
+    def __init__(
+        self, runs: list[StoredRun], select: int | None = None, view: str | None = None, group: str | None = None
+    ) -> None:
         super().__init__()
         self.runs = runs
         self.select = select

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import time
 
-from raidtop.actions.fio.compare import Comparison, RepeatSummary, compare_runs, metric_values, settings_text, summarise_passes
+from raidtop.actions.fio.compare import (
+    Comparison,
+    RepeatSummary,
+    compare_runs,
+    metric_values,
+    settings_text,
+    summarise_passes,
+)
 from raidtop.actions.fio.presets import PresetSet
 from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.store import StoredRun
@@ -46,22 +53,30 @@ def run_summary(run: StoredRun) -> str:
     for name in ("read", "write"):
         d = result.direction(name)
         if d.active:
-            parts.append(f"{name} {fmt_iops(d.iops)} IOPS {fmt_mb(d.mb_s)} MB/s {fmt_lat(d.lat_mean_us)} p99 {fmt_lat(d.lat_p99_us)}")
+            parts.append(
+                f"{name} {fmt_iops(d.iops)} IOPS {fmt_mb(d.mb_s)} MB/s {fmt_lat(d.lat_mean_us)} p99 {fmt_lat(d.lat_p99_us)}"
+            )
     return " · ".join(parts) or "no I/O"
 
 
 def progress_line(point: ProgressPoint) -> str:
     """The live line under the plot: seconds, then each active direction's rates."""
     parts = [f"{point.t_s:4.0f} s"]
-    for name, iops, bw, lat in (("read", point.read_iops, point.read_bw_bytes_s, point.read_lat_us),
-                                ("write", point.write_iops, point.write_bw_bytes_s, point.write_lat_us)):
+    for name, iops, bw, lat in (
+        ("read", point.read_iops, point.read_bw_bytes_s, point.read_lat_us),
+        ("write", point.write_iops, point.write_bw_bytes_s, point.write_lat_us),
+    ):
         if iops > 0:
             parts.append(f"{name} {fmt_iops(iops)} IOPS {fmt_mb(bw / 1e6)} MB/s {fmt_lat(lat)}")
     return "  ".join(parts)
 
 
-PRESET_COLUMNS = [Column("key", "", 3, "left"), Column("name", "Preset", 14, "left"),
-                  Column("what", "Job", 24, "left"), Column("time", "Time", 5)]
+PRESET_COLUMNS = [
+    Column("key", "", 3, "left"),
+    Column("name", "Preset", 14, "left"),
+    Column("what", "Job", 24, "left"),
+    Column("time", "Time", 5),
+]
 
 
 def preset_rows(presets: PresetSet, runtime_s: int | None) -> list[Row]:
@@ -69,8 +84,13 @@ def preset_rows(presets: PresetSet, runtime_s: int | None) -> list[Row]:
     rows = []
     for index, preset in enumerate(presets.presets):
         key = str(index + 1) if index < 9 else ""
-        rows.append(Row(preset.name, (key, preset.name, preset.summary, f"{presets.runtime_of(preset, runtime_s)}s"),
-                        ("accent", None, "dim", "dim")))
+        rows.append(
+            Row(
+                preset.name,
+                (key, preset.name, preset.summary, f"{presets.runtime_of(preset, runtime_s)}s"),
+                ("accent", None, "dim", "dim"),
+            )
+        )
     return rows
 
 
@@ -99,8 +119,12 @@ def _direction_cells(run: StoredRun) -> tuple[list[str], list[str | None]]:
     for name in ("read", "write"):
         d = result.direction(name) if result else None
         active = d is not None and d.active
-        cells += [fmt_iops(d.iops if active else None), fmt_mb(d.mb_s if active else None),
-                  fmt_lat(d.lat_mean_us if active else None), fmt_lat(d.lat_p99_us if active else None)]
+        cells += [
+            fmt_iops(d.iops if active else None),
+            fmt_mb(d.mb_s if active else None),
+            fmt_lat(d.lat_mean_us if active else None),
+            fmt_lat(d.lat_p99_us if active else None),
+        ]
         tones += [None if active else "dim"] * 4
     return cells, tones
 
@@ -135,8 +159,12 @@ COMPARE_COLUMNS = [
 ]
 """Compare: absolute value and % change against the baseline, per metric."""
 _COMPARE_METRICS = (
-    ("read_iops", fmt_iops), ("write_iops", fmt_iops), ("read_mb_s", fmt_mb), ("write_mb_s", fmt_mb),
-    ("read_lat_p99_us", fmt_lat), ("write_lat_p99_us", fmt_lat),
+    ("read_iops", fmt_iops),
+    ("write_iops", fmt_iops),
+    ("read_mb_s", fmt_mb),
+    ("write_mb_s", fmt_mb),
+    ("read_lat_p99_us", fmt_lat),
+    ("write_lat_p99_us", fmt_lat),
 )
 
 
@@ -146,7 +174,12 @@ def compare_rows(baseline: StoredRun, comparisons: list[Comparison]) -> list[Row
     rows = [
         Row(
             str(baseline.id),
-            ("★", str(baseline.id), baseline.label or "baseline", *(fmt(base_values[k]) for k, fmt in _COMPARE_METRICS)),
+            (
+                "★",
+                str(baseline.id),
+                baseline.label or "baseline",
+                *(fmt(base_values[k]) for k, fmt in _COMPARE_METRICS),
+            ),
             ("accent", "dim", "accent", *(["accent"] * len(_COMPARE_METRICS))),
         )
     ]
@@ -162,8 +195,13 @@ def compare_rows(baseline: StoredRun, comparisons: list[Comparison]) -> list[Row
                 cells.append(f"{fmt(change.after)} {fmt_pct(change.pct)}".strip())
                 tones.append(change_tone(change.better, change.pct))
         flag, flag_tone = run_flag(comp.run)
-        rows.append(Row(str(comp.run.id), (flag, str(comp.run.id), comp.run.label or f"#{comp.run.id}", *cells),
-                        (flag_tone, "dim", None, *tones)))
+        rows.append(
+            Row(
+                str(comp.run.id),
+                (flag, str(comp.run.id), comp.run.label or f"#{comp.run.id}", *cells),
+                (flag_tone, "dim", None, *tones),
+            )
+        )
     return rows
 
 
@@ -180,8 +218,12 @@ GROUP_COLUMNS = [
 ]
 """Repeat and sweep: each pass, then mean ± stddev."""
 _GROUP_METRICS = (
-    ("read_iops", fmt_iops), ("read_mb_s", fmt_mb), ("read_lat_mean_us", fmt_lat),
-    ("write_iops", fmt_iops), ("write_mb_s", fmt_mb), ("write_lat_mean_us", fmt_lat),
+    ("read_iops", fmt_iops),
+    ("read_mb_s", fmt_mb),
+    ("read_lat_mean_us", fmt_lat),
+    ("write_iops", fmt_iops),
+    ("write_mb_s", fmt_mb),
+    ("write_lat_mean_us", fmt_lat),
 )
 
 
@@ -191,14 +233,25 @@ def group_rows(runs: list[StoredRun], summary: RepeatSummary | None) -> list[Row
     for run in runs:
         values = metric_values(run.result)
         flag, flag_tone = run_flag(run)
-        rows.append(Row(str(run.id), (flag, str(run.id), run.label or "", *(fmt(values[k]) for k, fmt in _GROUP_METRICS)),
-                        (flag_tone, "dim", "accent", *(None if values[k] is not None else "dim" for k, _ in _GROUP_METRICS))))
+        rows.append(
+            Row(
+                str(run.id),
+                (flag, str(run.id), run.label or "", *(fmt(values[k]) for k, fmt in _GROUP_METRICS)),
+                (flag_tone, "dim", "accent", *(None if values[k] is not None else "dim" for k, _ in _GROUP_METRICS)),
+            )
+        )
     if summary is not None and len(summary.runs) > 1:
         cells = []
         for key, fmt in _GROUP_METRICS:
             stat = summary.stat(key)
             cells.append(DASH if stat.mean is None else f"{fmt(stat.mean)}±{fmt(stat.stddev)}")
-        rows.append(Row("mean", ("", "", f"mean ± sd (n={len(summary.runs)})", *cells), (None, None, "good", *(["good"] * len(cells)))))
+        rows.append(
+            Row(
+                "mean",
+                ("", "", f"mean ± sd (n={len(summary.runs)})", *cells),
+                (None, None, "good", *(["good"] * len(cells))),
+            )
+        )
     return rows
 
 
@@ -231,10 +284,23 @@ def disk_rows(snapshot: Snapshot, names: list[str]) -> list[Row]:
         if d is None:
             continue
         util_tone = "crit" if (d.util_pct or 0) >= 90 else ("warn" if (d.util_pct or 0) >= 60 else None)
-        rows.append(Row(name, (name, f(d.r_s), f(d.w_s), f(d.rkb_s / 1000 if d.rkb_s is not None else None),
-                               f(d.wkb_s / 1000 if d.wkb_s is not None else None), f(d.r_await_ms, 2), f(d.w_await_ms, 2),
-                               f(d.aqu_sz, 2), f(d.util_pct)),
-                        ("accent", None, None, None, None, None, None, None, util_tone)))
+        rows.append(
+            Row(
+                name,
+                (
+                    name,
+                    f(d.r_s),
+                    f(d.w_s),
+                    f(d.rkb_s / 1000 if d.rkb_s is not None else None),
+                    f(d.wkb_s / 1000 if d.wkb_s is not None else None),
+                    f(d.r_await_ms, 2),
+                    f(d.w_await_ms, 2),
+                    f(d.aqu_sz, 2),
+                    f(d.util_pct),
+                ),
+                ("accent", None, None, None, None, None, None, None, util_tone),
+            )
+        )
     return rows
 
 
@@ -245,8 +311,10 @@ def passes_line(runs: list[StoredRun]) -> str:
         return ""
     stat = summary.stat("read_iops") if summary.stat("read_iops").mean is not None else summary.stat("write_iops")
     cv = stat.cv_pct
-    return (f" {stat.key.replace('_', ' ')}: mean {fmt_iops(stat.mean)} ± {fmt_iops(stat.stddev)}"
-            f"{f' ({cv:.1f}% of the mean)' if cv is not None else ''} over {len(summary.runs)} complete passes")
+    return (
+        f" {stat.key.replace('_', ' ')}: mean {fmt_iops(stat.mean)} ± {fmt_iops(stat.stddev)}"
+        f"{f' ({cv:.1f}% of the mean)' if cv is not None else ''} over {len(summary.runs)} complete passes"
+    )
 
 
 def versus_baseline_line(baseline: StoredRun, run: StoredRun) -> str:

@@ -22,7 +22,13 @@ from textual.screen import Screen
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import fio_missing_message
-from raidtop.actions.fio.compare import SWEEP_KNOBS, compare_with_baseline, summarise_passes, sweep_devices, sweep_values
+from raidtop.actions.fio.compare import (
+    SWEEP_KNOBS,
+    compare_with_baseline,
+    summarise_passes,
+    sweep_devices,
+    sweep_values,
+)
 from raidtop.actions.fio.prefs import BenchPrefs
 from raidtop.actions.fio.presets import PresetSet
 from raidtop.actions.fio.process import KILL_AFTER_S, ProgressPoint
@@ -64,21 +70,92 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
     """fio presets, a live view of the run next to the target's disks, and the results history."""
 
     BINDINGS = [
-        Binding("enter", "run_selected", "Run", id="bench-run",
-                tooltip="Run the highlighted preset (after confirming the fio command); in the history, show a repeat's passes"),
-        *(Binding(str(n), f"run_preset({n - 1})", f"Run preset {n}", show=False, id=f"bench-run-{n}",
-                  tooltip=f"Run the preset listed as {n}") for n in range(1, 10)),
-        Binding("t", "target", "Target", id="bench-target", tooltip="Choose the directory or device to benchmark (remembered)"),
-        Binding("u", "runtime", "Runtime", show=False, id="bench-runtime", tooltip="Cycle the default runtime: 5, 10, 15, 30, 60, 120 s"),
-        Binding("r", "repeat", "Repeat", id="bench-repeat", tooltip="Run the highlighted preset N times: mean ± stddev and each pass"),
-        Binding("w", "sweep", "Sweep", id="bench-sweep", tooltip="Run once per scheduler or read_ahead_kb value, then restore it"),
-        Binding("x", "cancel_run", "Stop fio", id="bench-cancel", tooltip="Stop the running benchmark (fio gets SIGINT; the partial result is kept)"),
-        Binding("m", "mark_baseline", "Baseline", id="bench-baseline", tooltip="Mark the highlighted run as its preset's baseline"),
-        Binding("c", "view('compare')", "Compare", id="bench-compare", tooltip="Every run of the baseline's preset against it, % change"),
-        Binding("g", "view('group')", "Passes", id="bench-group", tooltip="The passes of the highlighted repeat or sweep, with mean ± stddev"),
+        Binding(
+            "enter",
+            "run_selected",
+            "Run",
+            id="bench-run",
+            tooltip="Run the highlighted preset (after confirming the fio command); in the history, show a repeat's passes",
+        ),
+        *(
+            Binding(
+                str(n),
+                f"run_preset({n - 1})",
+                f"Run preset {n}",
+                show=False,
+                id=f"bench-run-{n}",
+                tooltip=f"Run the preset listed as {n}",
+            )
+            for n in range(1, 10)
+        ),
+        Binding(
+            "t",
+            "target",
+            "Target",
+            id="bench-target",
+            tooltip="Choose the directory or device to benchmark (remembered)",
+        ),
+        Binding(
+            "u",
+            "runtime",
+            "Runtime",
+            show=False,
+            id="bench-runtime",
+            tooltip="Cycle the default runtime: 5, 10, 15, 30, 60, 120 s",
+        ),
+        Binding(
+            "r",
+            "repeat",
+            "Repeat",
+            id="bench-repeat",
+            tooltip="Run the highlighted preset N times: mean ± stddev and each pass",
+        ),
+        Binding(
+            "w",
+            "sweep",
+            "Sweep",
+            id="bench-sweep",
+            tooltip="Run once per scheduler or read_ahead_kb value, then restore it",
+        ),
+        Binding(
+            "x",
+            "cancel_run",
+            "Stop fio",
+            id="bench-cancel",
+            tooltip="Stop the running benchmark (fio gets SIGINT; the partial result is kept)",
+        ),
+        Binding(
+            "m",
+            "mark_baseline",
+            "Baseline",
+            id="bench-baseline",
+            tooltip="Mark the highlighted run as its preset's baseline",
+        ),
+        Binding(
+            "c",
+            "view('compare')",
+            "Compare",
+            id="bench-compare",
+            tooltip="Every run of the baseline's preset against it, % change",
+        ),
+        Binding(
+            "g",
+            "view('group')",
+            "Passes",
+            id="bench-group",
+            tooltip="The passes of the highlighted repeat or sweep, with mean ± stddev",
+        ),
         Binding("h", "view('results')", "History", show=False, id="bench-history", tooltip="Every stored run"),
-        Binding("e", "export", "Export", id="bench-export", tooltip="Write the rows in view as CSV and JSON under the data directory"),
-        Binding("escape,q", "back", "Back", id="bench-back", tooltip="Return to the dashboard (asks first while fio runs)"),
+        Binding(
+            "e",
+            "export",
+            "Export",
+            id="bench-export",
+            tooltip="Write the rows in view as CSV and JSON under the data directory",
+        ),
+        Binding(
+            "escape,q", "back", "Back", id="bench-back", tooltip="Return to the dashboard (asks first while fio runs)"
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -231,14 +308,19 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
                 devices = sweep_devices(plan.tuning, knob)
                 defaults[knob] = (devices, list(sweep_values(plan.tuning, knob, devices)) if devices else [])
             if not any(devices for devices, _ in defaults.values()):
-                self.notify(f"nothing to sweep: no device under {plan.target.path} has a scheduler or read_ahead_kb",
-                            severity="warning", timeout=8)
+                self.notify(
+                    f"nothing to sweep: no device under {plan.target.path} has a scheduler or read_ahead_kb",
+                    severity="warning",
+                    timeout=8,
+                )
                 return
 
             def chosen(answer: tuple[str, list[str]] | None) -> None:
                 if answer is not None:
                     knob, values = answer
-                    self._confirm(msg.Job("sweep", plan, knob=knob, values=tuple(values), devices=tuple(defaults[knob][0])))
+                    self._confirm(
+                        msg.Job("sweep", plan, knob=knob, values=tuple(values), devices=tuple(defaults[knob][0]))
+                    )
 
             self.app.push_screen(SweepDialog(plan.preset.name, defaults), chosen)
             return
@@ -295,7 +377,9 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
     def _show_presets(self) -> None:
         if self.presets is None:
             return
-        self.query_one("#bench-presets", TextTable).set_rows(preset_rows(self.presets, self.prefs.runtime_s), "no presets")
+        self.query_one("#bench-presets", TextTable).set_rows(
+            preset_rows(self.presets, self.prefs.runtime_s), "no presets"
+        )
         self._update_title()
 
     def _show_table(self, select: int | None = None) -> None:
@@ -309,7 +393,9 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
                 table.set_rows([], "no baseline: highlight a run in the history (h) and press m")
             else:
                 comparisons = compare_with_baseline(baseline, self.runs)
-                panel.border_title = content(f"Compare {baseline.preset}: baseline #{baseline.id} ({baseline.display_label}) vs {len(comparisons)} runs")
+                panel.border_title = content(
+                    f"Compare {baseline.preset}: baseline #{baseline.id} ({baseline.display_label}) vs {len(comparisons)} runs"
+                )
                 table.set_rows(compare_rows(baseline, comparisons))
         elif self.view == "group":
             runs = [r for r in self.runs if self.group_id and r.group_id == self.group_id]
@@ -320,7 +406,9 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
             else:
                 kind = runs[0].group_kind or "group"
                 summary = summarise_passes(runs) if kind == "repeat" else None
-                panel.border_title = content(f"{kind.capitalize()} of {runs[0].preset} on {runs[0].target}: {len(runs)} passes")
+                panel.border_title = content(
+                    f"{kind.capitalize()} of {runs[0].preset} on {runs[0].target}: {len(runs)} passes"
+                )
                 table.set_rows(group_rows(runs, summary))
         else:
             table.set_columns(RESULT_COLUMNS)

@@ -100,8 +100,14 @@ class BenchWorkers:
             self.post_message(Refused(f"no preset {preset_name!r}"))
             return
         try:
-            plan = plan_run(preset, self.prefs.target or "", presets=self.presets, runtime_s=self.prefs.runtime_s,
-                            allow_raw_device=self.override or None, fio=self.fio)
+            plan = plan_run(
+                preset,
+                self.prefs.target or "",
+                presets=self.presets,
+                runtime_s=self.prefs.runtime_s,
+                allow_raw_device=self.override or None,
+                fio=self.fio,
+            )
         except (TargetRefused, FioMissing) as exc:
             self.post_message(Refused(str(exc)))
             return
@@ -122,17 +128,34 @@ class BenchWorkers:
                 self.post_message(PassFinished(record))
                 last_id = record.stored.id if record.stored else None
             elif job.mode == "repeat":
-                records = run_repeat(job.plan, self.history, job.passes, batch=batch, log=log, on_point=on_point,
-                                     on_pass=lambda _n, rec: self.post_message(PassFinished(rec)))
+                records = run_repeat(
+                    job.plan,
+                    self.history,
+                    job.passes,
+                    batch=batch,
+                    log=log,
+                    on_point=on_point,
+                    on_pass=lambda _n, rec: self.post_message(PassFinished(rec)),
+                )
                 stored = [r.stored for r in records if r.stored]
                 last_id = stored[-1].id if stored else None
                 group = stored[-1].group_id if stored else None
             else:
+
                 def on_step(step: SweepStep) -> None:
                     self.post_message(PassFinished(step.record, step.error))
 
-                outcome = run_sweep(job.plan, self.history, job.knob or "scheduler", job.values, devices=list(job.devices),
-                                    batch=batch, log=log, on_point=on_point, on_step=on_step)
+                outcome = run_sweep(
+                    job.plan,
+                    self.history,
+                    job.knob or "scheduler",
+                    job.values,
+                    devices=list(job.devices),
+                    batch=batch,
+                    log=log,
+                    on_point=on_point,
+                    on_step=on_step,
+                )
                 problems.extend(outcome.restore_errors)
                 problems.extend(s.error for s in outcome.steps if s.error)
                 runs = outcome.runs

@@ -37,8 +37,13 @@ NARROW_WIDTH = 100
 NARROW_HEIGHT = 30
 WIDE_WIDTH = 180
 PANEL_TABS = (("arrays", "Arrays"), ("disks", "Disks"), ("cpu", "CPU"), ("vm", "Memory"), ("sensors", "Sensors"))
-PANEL_KEYS = (("1", "arrays", "Arrays"), ("2", "members", "Members"), ("3", "disks", "Disks"), ("4", "cpu", "CPU"),
-              ("5", "vm", "Memory/Sensors"))
+PANEL_KEYS = (
+    ("1", "arrays", "Arrays"),
+    ("2", "members", "Members"),
+    ("3", "disks", "Disks"),
+    ("4", "cpu", "CPU"),
+    ("5", "vm", "Memory/Sensors"),
+)
 """btop-style panel hotkeys: 2 is the member grid, 5 alternates Memory and Sensors."""
 
 
@@ -54,27 +59,120 @@ class DashboardScreen(Screen[None]):
     AUTO_FOCUS = "#array-table"
 
     BINDINGS = [
-        Binding("tab", "next_panel(1)", "Next panel", id="next-panel", tooltip="Move focus to the next panel (in narrow terminals: show it)", priority=True),
-        Binding("shift+tab", "next_panel(-1)", "Prev panel", show=False, id="prev-panel", tooltip="Move focus to the previous panel", priority=True),
+        Binding(
+            "tab",
+            "next_panel(1)",
+            "Next panel",
+            id="next-panel",
+            tooltip="Move focus to the next panel (in narrow terminals: show it)",
+            priority=True,
+        ),
+        Binding(
+            "shift+tab",
+            "next_panel(-1)",
+            "Prev panel",
+            show=False,
+            id="prev-panel",
+            tooltip="Move focus to the previous panel",
+            priority=True,
+        ),
         Binding("s", "sort", "Sort", id="sort", tooltip="Sort the focused panel by its next column"),
-        Binding("S", "sort_reverse", "Reverse", show=False, id="sort-reverse", tooltip="Reverse the sort order of the focused panel"),
-        Binding("f", "filter", "Filter", id="filter", tooltip="Show only devices whose name/model/serial contains a text"),
-        Binding("a", "toggle_all", "All devs", id="show-all", tooltip="Show or hide partitions and never-used loop/ram/zram devices"),
+        Binding(
+            "S",
+            "sort_reverse",
+            "Reverse",
+            show=False,
+            id="sort-reverse",
+            tooltip="Reverse the sort order of the focused panel",
+        ),
+        Binding(
+            "f", "filter", "Filter", id="filter", tooltip="Show only devices whose name/model/serial contains a text"
+        ),
+        Binding(
+            "a",
+            "toggle_all",
+            "All devs",
+            id="show-all",
+            tooltip="Show or hide partitions and never-used loop/ram/zram devices",
+        ),
         Binding("n", "notes", "Notes", show=False, id="notes", tooltip="List what the last sample could not read"),
-        Binding("d", "array_detail", "Array detail", id="array-detail", tooltip="Open the detail screen of the highlighted md array"),
+        Binding(
+            "d",
+            "array_detail",
+            "Array detail",
+            id="array-detail",
+            tooltip="Open the detail screen of the highlighted md array",
+        ),
         Binding("e", "events", "Events", id="events", tooltip="Show the md event timeline of this session"),
-        Binding("u", "stack", "Stack", id="stack", tooltip="The storage stack: what sits on each disk and array, up to mountpoints and usage"),
-        Binding("A", "audit", "Audit", id="audit", tooltip="Rebuild readiness: each array's findings, evidence and fix (raidtop audit)"),
-        Binding("h", "smart", "Health", id="smart-health", tooltip="SMART health of the highlighted disk or member: every attribute, raw values, self-test"),
-        Binding("B", "demo_disk_bad", "Make a disk go bad", id="demo-disk-bad", tooltip="Demo only: give a survivor of the demo array 8 pending sectors (raises the rebuild-risk banner)"),
-        Binding("x", "explain", "Explain", id="explain", tooltip="Show the formulas and raw counter deltas behind the highlighted row"),
+        Binding(
+            "u",
+            "stack",
+            "Stack",
+            id="stack",
+            tooltip="The storage stack: what sits on each disk and array, up to mountpoints and usage",
+        ),
+        Binding(
+            "A",
+            "audit",
+            "Audit",
+            id="audit",
+            tooltip="Rebuild readiness: each array's findings, evidence and fix (raidtop audit)",
+        ),
+        Binding(
+            "h",
+            "smart",
+            "Health",
+            id="smart-health",
+            tooltip="SMART health of the highlighted disk or member: every attribute, raw values, self-test",
+        ),
+        Binding(
+            "B",
+            "demo_disk_bad",
+            "Make a disk go bad",
+            id="demo-disk-bad",
+            tooltip="Demo only: give a survivor of the demo array 8 pending sectors (raises the rebuild-risk banner)",
+        ),
+        Binding(
+            "x",
+            "explain",
+            "Explain",
+            id="explain",
+            tooltip="Show the formulas and raw counter deltas behind the highlighted row",
+        ),
         Binding("t", "tuning", "Tune", id="tuning", tooltip="Open the Tuning screen for the highlighted disk or array"),
-        Binding("b", "bench", "Benchmarks", id="bench", tooltip="fio presets, live benchmark runs, results history and comparisons"),
-        Binding("l", "lab", "Lab", id="lab", tooltip="Failure lab: build md arrays on loop devices, fail disks, time rebuilds"),
-        *(Binding(key, f"focus_panel({panel!r})", label, show=False, id=f"panel-{panel}", tooltip=f"Focus the {label} panel")
-          for key, panel, label in PANEL_KEYS),
+        Binding(
+            "b",
+            "bench",
+            "Benchmarks",
+            id="bench",
+            tooltip="fio presets, live benchmark runs, results history and comparisons",
+        ),
+        Binding(
+            "l",
+            "lab",
+            "Lab",
+            id="lab",
+            tooltip="Failure lab: build md arrays on loop devices, fail disks, time rebuilds",
+        ),
+        *(
+            Binding(
+                key,
+                f"focus_panel({panel!r})",
+                label,
+                show=False,
+                id=f"panel-{panel}",
+                tooltip=f"Focus the {label} panel",
+            )
+            for key, panel, label in PANEL_KEYS
+        ),
         # A panel hotkey (after 1–5: help joins them into one row), shown in the footer: btop's digits toggle its boxes too.
-        Binding("6", "toggle_processes", "Processes", id="processes", tooltip="Show or hide who is doing I/O: processes, their units, their share of each array"),
+        Binding(
+            "6",
+            "toggle_processes",
+            "Processes",
+            id="processes",
+            tooltip="Show or hide who is doing I/O: processes, their units, their share of each array",
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -173,13 +271,21 @@ class DashboardScreen(Screen[None]):
         self.call_after_refresh(self._fit_rows)
 
     def _fit_rows(self) -> None:
-        fit_rows(self.query_one(ArraysPanel), self.query_one(DisksPanel), self.query_one("#bottom"), self.last_snapshot,
-                 self.has_class("-narrow"), self.has_class("-wide"))
+        fit_rows(
+            self.query_one(ArraysPanel),
+            self.query_one(DisksPanel),
+            self.query_one("#bottom"),
+            self.last_snapshot,
+            self.has_class("-narrow"),
+            self.has_class("-wide"),
+        )
 
     def _panel_tabs(self) -> Tabs:
         # Made only once the terminal is narrow: at full size the tabs are hidden,
         # and their ten widgets cost 8 ms of the first frame.
-        return Tabs(*(Tab(label, id=f"tab-{key}") for key, label in PANEL_TABS), id="panel-tabs", active=f"tab-{self._active}")
+        return Tabs(
+            *(Tab(label, id=f"tab-{key}") for key, label in PANEL_TABS), id="panel-tabs", active=f"tab-{self._active}"
+        )
 
     def _layout_classes(self, width: int, height: int) -> None:
         narrow = width < NARROW_WIDTH or height < NARROW_HEIGHT
@@ -299,7 +405,15 @@ class DashboardScreen(Screen[None]):
 
         from raidtop.screens.dialogs import AskDialog  # when first asked: not on the first frame's path
 
-        self.app.push_screen(AskDialog("Show devices whose name, model, serial or by-id contains:", "e.g. nvme, sd, md (empty: all)", value=disks.view.filter, width=60), apply)
+        self.app.push_screen(
+            AskDialog(
+                "Show devices whose name, model, serial or by-id contains:",
+                "e.g. nvme, sd, md (empty: all)",
+                value=disks.view.filter,
+                width=60,
+            ),
+            apply,
+        )
 
     def action_toggle_all(self) -> None:
         """Show or hide partitions and unused loop/ram/zram devices."""
@@ -354,7 +468,9 @@ class DashboardScreen(Screen[None]):
         snap = self.last_snapshot
         disk = disk_of_row(table.id, table.cursor_key, snap) if isinstance(table, TextTable) and snap else None
         if disk is None:
-            self.notify("highlight a disk in Disks, or a member in the member grid (Enter on an array), then press h", timeout=4)
+            self.notify(
+                "highlight a disk in Disks, or a member in the member grid (Enter on an array), then press h", timeout=4
+            )
             return
         self.app.push_screen(SmartScreen(disk))
 
@@ -425,4 +541,3 @@ class DashboardScreen(Screen[None]):
         from raidtop.screens.dialogs import NotesScreen
 
         self.app.push_screen(NotesScreen(self.last_snapshot.notes if self.last_snapshot else ()))
-

@@ -29,30 +29,45 @@ def experiment_plan(kind: str):
 
     if kind == "sweep":
         p = chunk_sweep.SweepParams()
-        return p, f"Run the chunk × block-size sweep ({p.steps} steps)?", (
-            f"for chunk in {', '.join(f'{c}K' for c in p.chunks_kib)}:\n"
-            f"  mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} --raid-devices={p.disks} --chunk=C "
-            f"(fresh {human_size(p.disk_size_bytes)} loop disks); wait for the initial build\n"
-            f"  for rw in {', '.join(p.patterns)}, bs in {', '.join(p.block_sizes)}:\n"
-            f"    fio --rw=RW --bs=BS --iodepth=16 --direct=1 --runtime={p.runtime_s} --filename=/dev/md1NN\n"
-            "  mdadm --stop; losetup -d; rm the images")
+        return (
+            p,
+            f"Run the chunk × block-size sweep ({p.steps} steps)?",
+            (
+                f"for chunk in {', '.join(f'{c}K' for c in p.chunks_kib)}:\n"
+                f"  mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} --raid-devices={p.disks} --chunk=C "
+                f"(fresh {human_size(p.disk_size_bytes)} loop disks); wait for the initial build\n"
+                f"  for rw in {', '.join(p.patterns)}, bs in {', '.join(p.block_sizes)}:\n"
+                f"    fio --rw=RW --bs=BS --iodepth=16 --direct=1 --runtime={p.runtime_s} --filename=/dev/md1NN\n"
+                "  mdadm --stop; losetup -d; rm the images"
+            ),
+        )
     if kind == "tradeoff":
         p = tradeoff.TradeoffParams()
-        return p, "Run the rebuild-speed trade-off?", (
-            f"mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} --raid-devices={p.disks} "
-            f"(fresh {human_size(p.disk_size_bytes)} loop disks); fill it (dd)\n"
-            f"fio {p.load} for {p.baseline_s} s (baseline)\n"
-            f"for limit in {', '.join(p.limits)} KiB/s:\n"
-            "  echo LIMIT > /sys/block/md1NN/md/sync_speed_max; echo LIMIT > …/sync_speed_min\n"
-            f"  fio {p.load} until the rebuild ends; mdadm --fail, --remove a member; add a fresh disk\n"
-            "echo system > both limits; mdadm --stop; losetup -d; rm the images")
+        return (
+            p,
+            "Run the rebuild-speed trade-off?",
+            (
+                f"mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} --raid-devices={p.disks} "
+                f"(fresh {human_size(p.disk_size_bytes)} loop disks); fill it (dd)\n"
+                f"fio {p.load} for {p.baseline_s} s (baseline)\n"
+                f"for limit in {', '.join(p.limits)} KiB/s:\n"
+                "  echo LIMIT > /sys/block/md1NN/md/sync_speed_max; echo LIMIT > …/sync_speed_min\n"
+                f"  fio {p.load} until the rebuild ends; mdadm --fail, --remove a member; add a fresh disk\n"
+                "echo system > both limits; mdadm --stop; losetup -d; rm the images"
+            ),
+        )
     p = bitmap_study.BitmapParams()
-    return p, "Run the bitmap study?", (
-        f"for bitmap in none, internal: mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} "
-        f"--raid-devices={p.disks} --bitmap=… (fresh {human_size(p.disk_size_bytes)} loop disks)\n"
-        f"  for N in {', '.join(f'{w} MiB' for w in p.writes_mib)}: mdadm --fail, --remove a member; "
-        "dd N MiB onto the array; mdadm --re-add it; time the resync\n"
-        "  mdadm --stop; losetup -d; rm the images")
+    return (
+        p,
+        "Run the bitmap study?",
+        (
+            f"for bitmap in none, internal: mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} "
+            f"--raid-devices={p.disks} --bitmap=… (fresh {human_size(p.disk_size_bytes)} loop disks)\n"
+            f"  for N in {', '.join(f'{w} MiB' for w in p.writes_mib)}: mdadm --fail, --remove a member; "
+            "dd N MiB onto the array; mdadm --re-add it; time the resync\n"
+            "  mdadm --stop; losetup -d; rm the images"
+        ),
+    )
 
 
 class ExperimentJobs(Widget):
@@ -97,8 +112,12 @@ class ExperimentJobs(Widget):
                 self.post_message(self.Progress(f"{kind}: starting"))
                 self._run(kind, params, self.control)
 
-        self.app.push_screen(ConfirmDialog(title, commands, "Lab arrays on loop devices only; Ctrl+C-safe: "
-                                           "stopping (X) tears down what it made."), answered)
+        self.app.push_screen(
+            ConfirmDialog(
+                title, commands, "Lab arrays on loop devices only; Ctrl+C-safe: stopping (X) tears down what it made."
+            ),
+            answered,
+        )
 
     def stop(self) -> None:
         """Stop the running experiment (it tears down, keeps what it measured)."""
@@ -112,8 +131,11 @@ class ExperimentJobs(Widget):
     def _run(self, kind: str, params, control: Control) -> None:
         from raidtop.actions.lab import bitmap_study, chunk_sweep, tradeoff
 
-        run = {"sweep": chunk_sweep.run_chunk_sweep, "tradeoff": tradeoff.run_tradeoff,
-               "bitmap": bitmap_study.run_bitmap_study}[kind]
+        run = {
+            "sweep": chunk_sweep.run_chunk_sweep,
+            "tradeoff": tradeoff.run_tradeoff,
+            "bitmap": bitmap_study.run_bitmap_study,
+        }[kind]
         levels = [params.level]
         try:
             if not self.lab.root.is_live:

@@ -6,7 +6,15 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from raidtop.actions.lab.spec import CHUNK_CHOICES_KIB, DEFAULT_CHUNK_KIB, LEVELS, LabSpec, SpecError, parse_size, validate
+from raidtop.actions.lab.spec import (
+    CHUNK_CHOICES_KIB,
+    DEFAULT_CHUNK_KIB,
+    LEVELS,
+    LabSpec,
+    SpecError,
+    parse_size,
+    validate,
+)
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic
 
@@ -33,8 +41,13 @@ class LabForm(Panel):
         with VerticalScroll(id="lab-form"):
             with Horizontal(classes="form-row"):
                 yield Label("Level")
-                yield Select([(f"raid{n}", LEVELS[n]) for n in LEVELS], value="raid5", allow_blank=False,
-                             id="lab-level", compact=True)
+                yield Select(
+                    [(f"raid{n}", LEVELS[n]) for n in LEVELS],
+                    value="raid5",
+                    allow_blank=False,
+                    id="lab-level",
+                    compact=True,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("Disks")
                 yield Input("4", id="lab-disks", compact=True, type="integer")
@@ -43,12 +56,22 @@ class LabForm(Panel):
                 yield Input("64M", id="lab-size", compact=True, tooltip="Each disk: 64M, 1G…")
             with Horizontal(classes="form-row"):
                 yield Label("Chunk")
-                yield Select([(f"{c} KiB", c) for c in CHUNK_CHOICES_KIB], value=DEFAULT_CHUNK_KIB,
-                             allow_blank=False, id="lab-chunk", compact=True)
+                yield Select(
+                    [(f"{c} KiB", c) for c in CHUNK_CHOICES_KIB],
+                    value=DEFAULT_CHUNK_KIB,
+                    allow_blank=False,
+                    id="lab-chunk",
+                    compact=True,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("FS")
-                yield Select([("none", ""), ("ext4", "ext4"), ("xfs", "xfs")], value="", allow_blank=False,
-                             id="lab-fs", compact=True)
+                yield Select(
+                    [("none", ""), ("ext4", "ext4"), ("xfs", "xfs")],
+                    value="",
+                    allow_blank=False,
+                    id="lab-fs",
+                    compact=True,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("Mount")
                 yield Input("", placeholder="(none)", id="lab-mount", compact=True)
@@ -67,11 +90,17 @@ class LabForm(Panel):
                 raise SpecError("disks must be a whole number")
             fs = self.query_one("#lab-fs", Select).value or None
             mount = self.query_one("#lab-mount", Input).value.strip() or None
-            spec = validate(LabSpec(
-                self.query_one("#lab-level", Select).value, int(disks_text),
-                parse_size(self.query_one("#lab-size", Input).value),
-                self.query_one("#lab-chunk", Select).value, self.query_one("#lab-bitmap", Checkbox).value, fs, mount,
-            ))
+            spec = validate(
+                LabSpec(
+                    self.query_one("#lab-level", Select).value,
+                    int(disks_text),
+                    parse_size(self.query_one("#lab-size", Input).value),
+                    self.query_one("#lab-chunk", Select).value,
+                    self.query_one("#lab-bitmap", Checkbox).value,
+                    fs,
+                    mount,
+                )
+            )
         except SpecError as exc:
             self.show_error(str(exc))
             return None

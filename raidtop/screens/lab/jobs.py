@@ -33,14 +33,16 @@ def study_plan(params: StudyParams) -> str:
     """What the study will do, in commands, for its confirmation."""
     size = human_size(params.disk_size_bytes)
     disks = f"{params.disks} disks" if params.disks is not None else "the level's minimum of disks"
-    return (f"{params.runs} runs; in each, for level in {', '.join(params.levels)}:\n"
-            f"  create the array ({disks} × {size}), wait for its initial sync\n"
-            + ("  fill it: dd if=/dev/urandom of=/dev/md1NN bs=1M\n" if params.fill else "")
-            + f"  fio --name=rand-read … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
-            f"  fio --name=rand-write … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
-            "  mdadm --fail, --remove one disk; add a fresh one; time the rebuild\n"
-            + ("  again, with fio --name=rand-write running through the rebuild\n" if params.during_rebuild else "")
-            + "  tear the array down")
+    return (
+        f"{params.runs} runs; in each, for level in {', '.join(params.levels)}:\n"
+        f"  create the array ({disks} × {size}), wait for its initial sync\n"
+        + ("  fill it: dd if=/dev/urandom of=/dev/md1NN bs=1M\n" if params.fill else "")
+        + f"  fio --name=rand-read … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
+        f"  fio --name=rand-write … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
+        "  mdadm --fail, --remove one disk; add a fresh one; time the rebuild\n"
+        + ("  again, with fio --name=rand-write running through the rebuild\n" if params.during_rebuild else "")
+        + "  tear the array down"
+    )
 
 
 def teardown_commands(views: list[LabArrayView]) -> str:
@@ -62,8 +64,9 @@ class LabJobs(Widget):
     class Refreshed(Message):
         """The lab's arrays as a worker read them (``views`` None: keep the old ones, ``error`` says why)."""
 
-        def __init__(self, views: list[LabArrayView] | None, history: list[CommandEvent] | None = None,
-                     error: str | None = None) -> None:
+        def __init__(
+            self, views: list[LabArrayView] | None, history: list[CommandEvent] | None = None, error: str | None = None
+        ) -> None:
             super().__init__()
             self.views = views
             self.history = history
@@ -79,8 +82,14 @@ class LabJobs(Widget):
     class JobDone(Message):
         """A create, teardown or study finished."""
 
-        def __init__(self, title: str, text: str, severity: str = "information", study: ExperimentResult | None = None,
-                     csv_path: str | None = None) -> None:
+        def __init__(
+            self,
+            title: str,
+            text: str,
+            severity: str = "information",
+            study: ExperimentResult | None = None,
+            csv_path: str | None = None,
+        ) -> None:
             super().__init__()
             self.title = title
             self.text = text
@@ -132,26 +141,46 @@ class LabJobs(Widget):
 
     def ask_create(self, spec: LabSpec) -> None:
         """Show the commands that create ``spec``'s array; create it on yes."""
-        details = ("md1NN is the first free md number from md100; loopA… are the loop devices losetup picks. "
-                   "The log below shows the real names as the commands run.")
+        details = (
+            "md1NN is the first free md number from md100; loopA… are the loop devices losetup picks. "
+            "The log below shows the real names as the commands run."
+        )
         busy = f"creating {spec.level} on {spec.disks} × {human_size(spec.disk_size_bytes)}"
-        self._ask(ConfirmDialog(f"Create a {spec.level} lab array?", "\n".join(self.lab.preview_create(spec)), details),
-                  busy, lambda: self.create(spec))
+        self._ask(
+            ConfirmDialog(f"Create a {spec.level} lab array?", "\n".join(self.lab.preview_create(spec)), details),
+            busy,
+            lambda: self.create(spec),
+        )
 
     def ask_study(self, params: StudyParams) -> None:
         """Show what the study does; run it on yes."""
-        self._ask(ConfirmDialog("Run the RAID-level study?", study_plan(params),
-                                "Every command appears in the log below as it runs.",
-                                "fio writes to the lab's own arrays only; they are destroyed afterwards."),
-                  "study starting", lambda: self.study(params))
+        self._ask(
+            ConfirmDialog(
+                "Run the RAID-level study?",
+                study_plan(params),
+                "Every command appears in the log below as it runs.",
+                "fio writes to the lab's own arrays only; they are destroyed afterwards.",
+            ),
+            "study starting",
+            lambda: self.study(params),
+        )
 
     def ask_teardown(self, views: list[LabArrayView]) -> None:
         """Show what teardown stops, detaches and deletes; do it on yes."""
-        details = ("Each device is checked against the kernel first: a loop number or md name that now "
-                   "belongs to something else is left alone and reported.")
-        self._ask(ConfirmDialog("Tear down the whole lab?", teardown_commands(views), details,
-                                "Everything stored on the lab's arrays is lost."),
-                  "tearing down the lab", self.teardown)
+        details = (
+            "Each device is checked against the kernel first: a loop number or md name that now "
+            "belongs to something else is left alone and reported."
+        )
+        self._ask(
+            ConfirmDialog(
+                "Tear down the whole lab?",
+                teardown_commands(views),
+                details,
+                "Everything stored on the lab's arrays is lost.",
+            ),
+            "tearing down the lab",
+            self.teardown,
+        )
 
     def _ask(self, dialog: ConfirmDialog, busy: str, start) -> None:
         def confirmed(answer: bool | None) -> None:
@@ -216,8 +245,14 @@ class LabJobs(Widget):
         except OSError:
             csv_path = None
         done = "stopped early; kept" if result.stopped else "done"
-        self.post_message(self.JobDone(f"Study {done}", f"{len(result.rows)} level runs measured", study=result,
-                                       csv_path=str(csv_path) if csv_path else None))
+        self.post_message(
+            self.JobDone(
+                f"Study {done}",
+                f"{len(result.rows)} level runs measured",
+                study=result,
+                csv_path=str(csv_path) if csv_path else None,
+            )
+        )
 
     @work(thread=True, exclusive=True, group="lab-job", exit_on_error=False)
     def teardown(self) -> None:

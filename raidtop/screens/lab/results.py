@@ -80,15 +80,24 @@ def plot_spec(result: ExperimentResult) -> PlotSpec:
         levels = tuple(s.level for s in result.summary)
         series = tuple(
             Series(label, tuple(range(len(levels))), tuple(s.mean.get(key) or 0.0 for s in result.summary), levels)
-            for key, label in (("read_iops", "read IOPS"), ("write_iops", "write IOPS"),
-                               ("rebuilding_write_iops", "write IOPS during a rebuild (raid0: none)")))
-        return PlotSpec(series if levels else (), "level (mean of the runs)", "IOPS", "grouped",
-                        "no level finished")
+            for key, label in (
+                ("read_iops", "read IOPS"),
+                ("write_iops", "write IOPS"),
+                ("rebuilding_write_iops", "write IOPS during a rebuild (raid0: none)"),
+            )
+        )
+        return PlotSpec(series if levels else (), "level (mean of the runs)", "IOPS", "grouped", "no level finished")
     if result.kind == "tradeoff":
         points = [r for r in result.rows if r.limit != "baseline" and r.rebuild_s is not None and r.p99_us]
         base = next((r for r in result.rows if r.limit == "baseline"), None)
-        series = [Series("rebuild time vs load p99", tuple(r.rebuild_s for r in points),
-                         tuple(r.p99_us / 1000 for r in points), tuple(r.limit for r in points))]
+        series = [
+            Series(
+                "rebuild time vs load p99",
+                tuple(r.rebuild_s for r in points),
+                tuple(r.p99_us / 1000 for r in points),
+                tuple(r.limit for r in points),
+            )
+        ]
         if base is not None and base.p99_us and points:
             xs = (min(r.rebuild_s for r in points), max(r.rebuild_s for r in points))
             series.append(Series("baseline p99 (no rebuild)", xs, (base.p99_us / 1000,) * 2))
@@ -97,8 +106,14 @@ def plot_spec(result: ExperimentResult) -> PlotSpec:
         series = []
         for bitmap in (False, True):
             rows = [r for r in result.rows if r.bitmap is bitmap and r.resync_s is not None]
-            series.append(Series("internal bitmap" if bitmap else "no bitmap", tuple(range(len(rows))),
-                                 tuple(r.resync_s for r in rows), tuple(f"{r.written_mib}M" for r in rows)))
+            series.append(
+                Series(
+                    "internal bitmap" if bitmap else "no bitmap",
+                    tuple(range(len(rows))),
+                    tuple(r.resync_s for r in rows),
+                    tuple(f"{r.written_mib}M" for r in rows),
+                )
+            )
         return PlotSpec(tuple(series), "MiB written during the outage", "resync s", "bar")
     if result.kind == "sweep":
         series = []
@@ -107,8 +122,14 @@ def plot_spec(result: ExperimentResult) -> PlotSpec:
             best = best_cells(result.rows)[rw]
             line = [grid[(c, best.bs)] for c in chunks if (c, best.bs) in grid]
             top = max(c.score for c in line) or 1.0
-            series.append(Series(f"{rw} bs {best.bs} (% of best)", tuple(range(len(line))),
-                                 tuple(100 * c.score / top for c in line), tuple(f"{c.chunk_kib}K" for c in line)))
+            series.append(
+                Series(
+                    f"{rw} bs {best.bs} (% of best)",
+                    tuple(range(len(line))),
+                    tuple(100 * c.score / top for c in line),
+                    tuple(f"{c.chunk_kib}K" for c in line),
+                )
+            )
         return PlotSpec(tuple(series), "chunk (in the order swept)", "% of the best cell")
     return PlotSpec((), "", "", "empty", "a grow has no plot: its table shows each reshape's duration")
 
@@ -119,14 +140,34 @@ class LabResultsScreen(Screen[None]):
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="lab-results-back", tooltip="Return to the Lab screen"),
         Binding("r", "reload", "Reload", id="lab-results-reload", tooltip="Read the lab history again"),
-        Binding("s", "start('sweep')", "Sweep", id="lab-results-sweep",
-                tooltip="Run the chunk × block-size sweep with its defaults (shows what it runs first)"),
-        Binding("o", "start('tradeoff')", "Trade-off", id="lab-results-tradeoff",
-                tooltip="Run the rebuild-speed trade-off with its defaults (shows what it runs first)"),
-        Binding("b", "start('bitmap')", "Bitmap", id="lab-results-bitmap",
-                tooltip="Run the bitmap study with its defaults (shows what it runs first)"),
-        Binding("X", "stop", "Stop", id="lab-results-stop",
-                tooltip="Stop the running experiment: it tears down what it made and keeps what it measured"),
+        Binding(
+            "s",
+            "start('sweep')",
+            "Sweep",
+            id="lab-results-sweep",
+            tooltip="Run the chunk × block-size sweep with its defaults (shows what it runs first)",
+        ),
+        Binding(
+            "o",
+            "start('tradeoff')",
+            "Trade-off",
+            id="lab-results-tradeoff",
+            tooltip="Run the rebuild-speed trade-off with its defaults (shows what it runs first)",
+        ),
+        Binding(
+            "b",
+            "start('bitmap')",
+            "Bitmap",
+            id="lab-results-bitmap",
+            tooltip="Run the bitmap study with its defaults (shows what it runs first)",
+        ),
+        Binding(
+            "X",
+            "stop",
+            "Stop",
+            id="lab-results-stop",
+            tooltip="Stop the running experiment: it tears down what it made and keeps what it measured",
+        ),
     ]
     DEFAULT_CSS = """
     LabResultsScreen #lab-results-list-panel { height: auto; max-height: 12; }
@@ -193,8 +234,13 @@ class LabResultsScreen(Screen[None]):
         self.query_one("#lab-results-title", PlainStatic).update("Lab experiments")
         self.refresh_bindings()
         if message.error:
-            self.notify(plain(message.error, multiline=True), title=f"The {message.kind} did not run",
-                        severity="error", timeout=10, markup=False)
+            self.notify(
+                plain(message.error, multiline=True),
+                title=f"The {message.kind} did not run",
+                severity="error",
+                timeout=10,
+                markup=False,
+            )
         else:
             state = "stopped early; kept" if message.stopped else "stored"
             self.notify(f"{message.kind} {state} as experiment {message.experiment_id}", markup=False)
@@ -216,7 +262,9 @@ class LabResultsScreen(Screen[None]):
     def _loaded(self, results: list[ExperimentResult], problem: str) -> None:
         self._results = results
         table = self.query_one("#lab-results-list", TextTable)
-        table.set_rows(list_rows(results), problem or "no experiments yet: raidtop lab study, sweep, tradeoff, bitmap or grow")
+        table.set_rows(
+            list_rows(results), problem or "no experiments yet: raidtop lab study, sweep, tradeoff, bitmap or grow"
+        )
         if results:
             self.show_result(results[-1])
 

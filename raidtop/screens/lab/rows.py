@@ -68,10 +68,32 @@ def array_row(view: LabArrayView) -> Row:
     if md is not None and md.sync is not None:
         pct = "" if md.sync.percent is None else f" {md.sync.percent:.0f}%"
         sync = f"{md.sync.action}{pct}"
-    cells = (record.name, record.level, str(record.raid_disks), human_size(record.disk_size_bytes), " " + state,
-             md.status_string or "" if md else "", sync, format_rebuild(record.last_rebuild), clock(record.created))
-    return Row(record.name, cells, (None, None, None, "dim", tone, "warn" if md and md.status and "_" in md.status else None,
-                                    "accent", "good" if record.last_rebuild else "dim", "dim"))
+    cells = (
+        record.name,
+        record.level,
+        str(record.raid_disks),
+        human_size(record.disk_size_bytes),
+        " " + state,
+        md.status_string or "" if md else "",
+        sync,
+        format_rebuild(record.last_rebuild),
+        clock(record.created),
+    )
+    return Row(
+        record.name,
+        cells,
+        (
+            None,
+            None,
+            None,
+            "dim",
+            tone,
+            "warn" if md and md.status and "_" in md.status else None,
+            "accent",
+            "good" if record.last_rebuild else "dim",
+            "dim",
+        ),
+    )
 
 
 def member_rows(view: LabArrayView) -> list[Row]:
@@ -85,15 +107,29 @@ def member_rows(view: LabArrayView) -> list[Row]:
         image = images.get(member.name)
         roles = ",".join(member.roles) or "(unknown)"
         tone = "crit" if member.is_faulty else "warn" if member.is_spare else "good"
-        rows.append(Row(member.name, (member.name, "" if member.slot is None else str(member.slot), " " + roles,
-                                      image.path.rsplit("/", 1)[-1] if image else "not a lab disk"),
-                        (None, None, tone, "dim" if image else "crit")))
+        rows.append(
+            Row(
+                member.name,
+                (
+                    member.name,
+                    "" if member.slot is None else str(member.slot),
+                    " " + roles,
+                    image.path.rsplit("/", 1)[-1] if image else "not a lab disk",
+                ),
+                (None, None, tone, "dim" if image else "crit"),
+            )
+        )
     for loop, image in images.items():
         if loop in seen or image.state != "attached":
             continue
         gone = loop in view.gone_loops
-        rows.append(Row(loop, (loop, "", " (gone)" if gone else " (removed: re-add with E)", image.path.rsplit("/", 1)[-1]),
-                        ("dim", None, "dim", "dim")))
+        rows.append(
+            Row(
+                loop,
+                (loop, "", " (gone)" if gone else " (removed: re-add with E)", image.path.rsplit("/", 1)[-1]),
+                ("dim", None, "dim", "dim"),
+            )
+        )
     return rows
 
 
@@ -102,10 +138,22 @@ def timeline_rows(view: LabArrayView) -> list[Row]:
     record = view.record
     rows = []
     for index, event in enumerate(record.timeline):
-        tone = {"failed": "crit", "removed": "warn", "recovery_done": "good", "resync_done": "good",
-                "replace_done": "good", "recovery_start": "accent", "resync_start": "accent"}.get(event.kind)
-        rows.append(Row(f"{index}", (clock(event.time), f"+{event.time - record.created:.1f}", " " + describe(event, record)),
-                        ("dim", "dim", tone)))
+        tone = {
+            "failed": "crit",
+            "removed": "warn",
+            "recovery_done": "good",
+            "resync_done": "good",
+            "replace_done": "good",
+            "recovery_start": "accent",
+            "resync_start": "accent",
+        }.get(event.kind)
+        rows.append(
+            Row(
+                f"{index}",
+                (clock(event.time), f"+{event.time - record.created:.1f}", " " + describe(event, record)),
+                ("dim", "dim", tone),
+            )
+        )
     return rows
 
 

@@ -70,14 +70,45 @@ class LabScreen(LabTables, Screen[None]):
 
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="lab-back", tooltip="Return to the dashboard"),
-        Binding("n", "create", "Create", id="lab-create", tooltip="Create the array described in the form (shows the commands first)"),
-        Binding("S", "study", "Study", show=False, id="lab-study",
-                tooltip="For raid0, raid1 and raid5: create, run fio rand-read and rand-write, fail a disk, time the rebuild, tear down"),
-        Binding("t", "teardown", "Teardown", show=False, id="lab-teardown",
-                tooltip="Stop every lab array, detach its loop devices, delete its images (asks first)"),
+        Binding(
+            "n",
+            "create",
+            "Create",
+            id="lab-create",
+            tooltip="Create the array described in the form (shows the commands first)",
+        ),
+        Binding(
+            "S",
+            "study",
+            "Study",
+            show=False,
+            id="lab-study",
+            tooltip="For raid0, raid1 and raid5: create, run fio rand-read and rand-write, fail a disk, time the rebuild, tear down",
+        ),
+        Binding(
+            "t",
+            "teardown",
+            "Teardown",
+            show=False,
+            id="lab-teardown",
+            tooltip="Stop every lab array, detach its loop devices, delete its images (asks first)",
+        ),
         *member_bindings("member"),
-        Binding("m", "members", "Dashboard", show=False, id="lab-members", tooltip="Open the highlighted array's members on the dashboard"),
-        Binding("x", "experiments", "Experiments", id="lab-experiments", tooltip="Stored sweeps, trade-offs, bitmap studies, grows: plotted"),
+        Binding(
+            "m",
+            "members",
+            "Dashboard",
+            show=False,
+            id="lab-members",
+            tooltip="Open the highlighted array's members on the dashboard",
+        ),
+        Binding(
+            "x",
+            "experiments",
+            "Experiments",
+            id="lab-experiments",
+            tooltip="Stored sweeps, trade-offs, bitmap studies, grows: plotted",
+        ),
     ]
     DEFAULT_CSS = """
     LabScreen #lab-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
@@ -93,8 +124,9 @@ class LabScreen(LabTables, Screen[None]):
     LabScreen TextTable { scrollbar-size-horizontal: 0; }
     """
 
-    def __init__(self, lab: Lab | None = None, *, environment: LabEnvironment | None = None,
-                 read_only: bool | None = None) -> None:
+    def __init__(
+        self, lab: Lab | None = None, *, environment: LabEnvironment | None = None, read_only: bool | None = None
+    ) -> None:
         super().__init__()
         self._lab = lab
         self._environment = environment
@@ -124,8 +156,11 @@ class LabScreen(LabTables, Screen[None]):
         if self._actions is None:
             shared = raidtop_app(self).lab_actions
             # read_only=False given explicitly (tests on a fixture root) lets the actions act there too.
-            self._actions = shared if shared is not None and shared.lab is self.lab else \
-                LabMemberActions(self.lab, live_only=self._read_only is not False)
+            self._actions = (
+                shared
+                if shared is not None and shared.lab is self.lab
+                else LabMemberActions(self.lab, live_only=self._read_only is not False)
+            )
         return self._actions
 
     @property
@@ -310,7 +345,9 @@ class LabScreen(LabTables, Screen[None]):
         view = self._selected_view()
         if view is None:
             return
-        member = None if verb in ARRAY_VERBS and verb != "re_add" else self.query_one("#lab-members", TextTable).cursor_key
+        member = (
+            None if verb in ARRAY_VERBS and verb != "re_add" else self.query_one("#lab-members", TextTable).cursor_key
+        )
         if verb == "re_add" and member and any(m.name == member for m in (view.md.members if view.md else ())):
             member = None  # a current member cannot be re-added: let the lab pick the removed disk
         self.query_one(MemberFlow).request(verb, view.name, member)
@@ -338,6 +375,7 @@ class LabScreen(LabTables, Screen[None]):
     def action_experiments(self) -> None:
         """The lab history's experiments (raidtop lab sweep, tradeoff, bitmap, grow), plotted."""
         from raidtop.screens.lab.results import LabResultsScreen
+
         self.app.push_screen(LabResultsScreen(self.lab))
 
     def _explain_unavailable(self) -> None:

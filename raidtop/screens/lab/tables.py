@@ -66,4 +66,3 @@ class LabTables:
         self._selected = self.query_one("#lab-arrays", TextTable).cursor_key
         self._render_selected()
         self.refresh_bindings()
-

@@ -7,7 +7,7 @@ in a thread worker: the dialog only shows the result.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual import on, work
 from textual.worker import get_current_worker
@@ -25,6 +25,7 @@ from raidtop.screens.tuning.rows import LOG_COLUMNS
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Row, TextTable
+
 
 class ChangeDialog(ModalScreen[str | None]):
     """Asks for a knob's new value: a list for choices, an input for numbers, checked as you go.
@@ -60,12 +61,20 @@ class ChangeDialog(ModalScreen[str | None]):
         with Vertical():
             yield Label(content(f"Change {knob.target} {knob.attr}"), id="change-title")
             yield PlainStatic(knob.spec.summary, id="change-summary")
-            yield PlainStatic(f"Now: {knob.shown}    Allowed: {knob.allowed.describe()}"
-                         + (f" ({knob.allowed.note})" if knob.allowed.note else ""), id="change-now")
+            yield PlainStatic(
+                f"Now: {knob.shown}    Allowed: {knob.allowed.describe()}"
+                + (f" ({knob.allowed.note})" if knob.allowed.note else ""),
+                id="change-now",
+            )
             if knob.allowed.choices:
                 meanings = CHOICE_MEANINGS.get(knob.attr, {})
-                options = OptionList(*(Option(content(f"{choice:<14} {meanings.get(choice, '')}".rstrip()), id=choice)
-                                       for choice in knob.allowed.choices), id="change-choices")
+                options = OptionList(
+                    *(
+                        Option(content(f"{choice:<14} {meanings.get(choice, '')}".rstrip()), id=choice)
+                        for choice in knob.allowed.choices
+                    ),
+                    id="change-choices",
+                )
                 yield options
             else:
                 hint = knob.allowed.describe() + (f" {knob.spec.unit}" if knob.spec.unit else "")
@@ -193,14 +202,19 @@ class PersistDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            for kind, title in (("udev", "udev rules (block devices and md arrays)"), ("sysctl", "sysctl.d (md speed limits)")):
+            for kind, title in (
+                ("udev", "udev rules (block devices and md arrays)"),
+                ("sysctl", "sysctl.d (md speed limits)"),
+            ):
                 yield Label(content(title), classes="persist-title")
                 yield TextArea(self._texts[kind], read_only=True, id=f"persist-{kind}-text", show_line_numbers=False)
                 with Horizontal():
                     yield Input(self._paths[kind], id=f"persist-{kind}-path")
                     yield Button("Save", id=f"persist-{kind}-save", variant="primary")
-            yield Static("Files under /etc, or that exist, are written only after you confirm them by name.",
-                         classes="persist-hint")
+            yield Static(
+                "Files under /etc, or that exist, are written only after you confirm them by name.",
+                classes="persist-hint",
+            )
             yield PlainStatic("", id="persist-status")
 
     @on(Button.Pressed)
@@ -241,5 +255,3 @@ class PersistDialog(ModalScreen[None]):
     def action_close(self) -> None:
         """Close the dialog."""
         self.dismiss(None)
-
-

@@ -46,8 +46,11 @@ class TuningChangeFlow:
             return plan.message, []
         if plan.noop:
             return None, [f"{knob.attr} is already {plan.new}: nothing to change."]
-        lines = [("Run with sudo: " if self.session.needs_sudo else "Will run: ")
-                 + (plan.sudo_command if self.session.needs_sudo else plan.command), *plan.notes]
+        lines = [
+            ("Run with sudo: " if self.session.needs_sudo else "Will run: ")
+            + (plan.sudo_command if self.session.needs_sudo else plan.command),
+            *plan.notes,
+        ]
         lines += ["Predicted: " + describe_prediction(p) for p in self._predictions(knob.target, knob.attr, plan.new)]
         if plan.warning:
             lines.append("Warning: " + plan.warning)
@@ -59,11 +62,16 @@ class TuningChangeFlow:
         if knob is None:
             return
         if not knob.writable:
-            self.notify(f"{knob.target} {knob.attr} is read-only: the kernel does not allow changing it here.",
-                        title="Read-only", severity="warning")
+            self.notify(
+                f"{knob.target} {knob.attr} is read-only: the kernel does not allow changing it here.",
+                title="Read-only",
+                severity="warning",
+            )
             return
-        self.app.push_screen(ChangeDialog(knob, lambda text: self._preview(knob, text)),
-                             callback=lambda value: self._value_chosen(knob, value))
+        self.app.push_screen(
+            ChangeDialog(knob, lambda text: self._preview(knob, text)),
+            callback=lambda value: self._value_chosen(knob, value),
+        )
 
     def _value_chosen(self, knob: Knob, value: str | None) -> None:
         if value is not None:
@@ -77,8 +85,9 @@ class TuningChangeFlow:
             self.app.call_from_thread(self._confirm_change, plan, True, [])
             return
         writable = not self.session.needs_sudo or self.session.can_write(plan)
-        self.app.call_from_thread(self._confirm_change, plan, writable,
-                                  self._predictions(plan.target, plan.attr, plan.new))
+        self.app.call_from_thread(
+            self._confirm_change, plan, writable, self._predictions(plan.target, plan.attr, plan.new)
+        )
 
     def _confirm_change(self, plan: Plan | Refusal, writable: bool, predictions: list[EtaPrediction]) -> None:
         if isinstance(plan, Refusal):
@@ -88,17 +97,24 @@ class TuningChangeFlow:
             self.notify(f"{plan.target} {plan.attr} is already {plan.new}; nothing written.", title="Unchanged")
             return
         if not writable:
-            self.app.push_screen(CommandDialog(
-                f"Changing {plan.target} {plan.attr} needs root",
-                [plan.sudo_command],
-                "raidtop is not running as root, so it does not write. Run the command above, or restart "
-                f"raidtop with sudo. (Or: sudo raidtop tune {plan.target} {plan.attr} {plan.new!r})",
-            ))
+            self.app.push_screen(
+                CommandDialog(
+                    f"Changing {plan.target} {plan.attr} needs root",
+                    [plan.sudo_command],
+                    "raidtop is not running as root, so it does not write. Run the command above, or restart "
+                    f"raidtop with sudo. (Or: sudo raidtop tune {plan.target} {plan.attr} {plan.new!r})",
+                )
+            )
             return
-        details = [f"Writes {plan.new} to {plan.path} (now {plan.old}), reads it back and logs the change.",
-                   *plan.notes, *("Predicted: " + describe_prediction(p) for p in predictions)]
+        details = [
+            f"Writes {plan.new} to {plan.path} (now {plan.old}), reads it back and logs the change.",
+            *plan.notes,
+            *("Predicted: " + describe_prediction(p) for p in predictions),
+        ]
         self.app.push_screen(
-            ConfirmDialog(f"Change {plan.target} {plan.attr} to {plan.new}?", plan.command, "\n".join(details), plan.warning),
+            ConfirmDialog(
+                f"Change {plan.target} {plan.attr} to {plan.new}?", plan.command, "\n".join(details), plan.warning
+            ),
             callback=lambda yes: self._apply(plan, predictions) if yes else None,
         )
 
@@ -108,8 +124,14 @@ class TuningChangeFlow:
         result = self.session.apply(plan)
         if result.changed_system and predictions:
             moved = {p.array for p in predictions}
-            self.session.effects.start(result.time, plan.target, plan.attr, plan.new,
-                                       [a for a in self._arrays() if a.name in moved], predictions)
+            self.session.effects.start(
+                result.time,
+                plan.target,
+                plan.attr,
+                plan.new,
+                [a for a in self._arrays() if a.name in moved],
+                predictions,
+            )
         self.post_message(TuningWritten((result,)))
 
     def on_tuning_written(self, message: TuningWritten) -> None:
@@ -133,8 +155,13 @@ class TuningChangeFlow:
             self.notify(refused[0].message if refused else "nothing to do", title=title, severity="warning")
             return
         if not writable:
-            self.app.push_screen(CommandDialog(f"{title}: needs root", [p.sudo_command for p in ready if not p.noop]
-                                               or [ready[0].sudo_command], "Run these commands with sudo."))
+            self.app.push_screen(
+                CommandDialog(
+                    f"{title}: needs root",
+                    [p.sudo_command for p in ready if not p.noop] or [ready[0].sudo_command],
+                    "Run these commands with sudo.",
+                )
+            )
             return
         commands = [p.command + ("   # only if the scheduler switch moved it" if p.noop else "") for p in ready]
         details = [what, *(f"Refused: {p.message}" for p in refused)]
@@ -158,8 +185,10 @@ class TuningChangeFlow:
 
     @work(thread=True, group="tuning-plan", exit_on_error=False)
     def _plan_undo(self, last: ChangeResult) -> None:
-        what = (f"Restores {last.target} {last.attr} to {last.old} (set to {last.new} at "
-                f"{time.strftime('%H:%M:%S', time.localtime(last.time))}).")
+        what = (
+            f"Restores {last.target} {last.attr} to {last.old} (set to {last.new} at "
+            f"{time.strftime('%H:%M:%S', time.localtime(last.time))})."
+        )
         plans = self.session.plan_undo(last)
         self.app.call_from_thread(self._confirm_plans, "Undo the last change?", plans, what, self._writable(plans))
 
@@ -178,9 +207,12 @@ class TuningChangeFlow:
             self.app.call_from_thread(self.notify, "Every setting is at its value at start.", title="Undo all")
             return
         self.app.call_from_thread(
-            self._confirm_plans, "Undo every change of this session?", plans,
+            self._confirm_plans,
+            "Undo every change of this session?",
+            plans,
             "Puts each setting changed in this session back to its value at start (schedulers first).",
-            self._writable(plans))
+            self._writable(plans),
+        )
 
     # -------------------------------------------------------------- log and rules
 
@@ -202,11 +234,15 @@ class TuningChangeFlow:
         # net_changes re-reads each changed knob; the udev rules read the udev database for stable names.
         knobs = self.session.net_changes()
         if not knobs:
-            self.app.call_from_thread(self.notify, "No change of this session is in effect: nothing to make "
-                                      "permanent.", title="Make permanent")
+            self.app.call_from_thread(
+                self.notify,
+                "No change of this session is in effect: nothing to make permanent.",
+                title="Make permanent",
+            )
             return
         settings = settings_from_knobs(knobs)
         rules_path, sysctl_path = default_paths()
-        dialog = PersistDialog(udev_rules(settings, self.session.root), sysctl_conf(settings),
-                               str(rules_path), str(sysctl_path))
+        dialog = PersistDialog(
+            udev_rules(settings, self.session.root), sysctl_conf(settings), str(rules_path), str(sysctl_path)
+        )
         self.app.call_from_thread(self.app.push_screen, dialog)

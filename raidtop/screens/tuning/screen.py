@@ -83,14 +83,29 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
 
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="tuning-back", tooltip="Return to the dashboard"),
-        Binding("c", "change", "Change", id="tuning-change",
-                tooltip="Change the highlighted setting (Enter does the same); asks before writing"),
+        Binding(
+            "c",
+            "change",
+            "Change",
+            id="tuning-change",
+            tooltip="Change the highlighted setting (Enter does the same); asks before writing",
+        ),
         Binding("u", "undo", "Undo", id="tuning-undo", tooltip="Revert the last change of this session (asks first)"),
-        Binding("U", "undo_all", "Undo all", id="tuning-undo-all",
-                tooltip="Put every setting changed in this session back to its value at start (asks first)"),
+        Binding(
+            "U",
+            "undo_all",
+            "Undo all",
+            id="tuning-undo-all",
+            tooltip="Put every setting changed in this session back to its value at start (asks first)",
+        ),
         Binding("L", "change_log", "Change log", id="tuning-log", tooltip="Every tuning change raidtop logged"),
-        Binding("g", "generate_rules", "Make permanent", id="tuning-rules",
-                tooltip="Generate udev rules and a sysctl.d snippet for the changes in effect"),
+        Binding(
+            "g",
+            "generate_rules",
+            "Make permanent",
+            id="tuning-rules",
+            tooltip="Generate udev rules and a sysctl.d snippet for the changes in effect",
+        ),
     ]
     DEFAULT_CSS = """
     TuningScreen #tuning-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
@@ -113,8 +128,9 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
     TuningScreen #tuning-changes-panel { height: 7; }
     """
 
-    def __init__(self, device: str | None = None, array: str | None = None, *,
-                 session: TuningSession | None = None) -> None:
+    def __init__(
+        self, device: str | None = None, array: str | None = None, *, session: TuningSession | None = None
+    ) -> None:
         super().__init__()
         self._wanted = array or device
         self._session = session
@@ -135,8 +151,11 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
     def compose(self) -> ComposeResult:
         # The title names the device: a /sys/block name is anyone's text.
         yield PlainStatic(" Tuning", id="tuning-title")
-        yield Static(" You are not root: everything is shown, but changes need root. raidtop shows the "
-                     "command to run with sudo instead of writing.", id="tuning-banner")
+        yield Static(
+            " You are not root: everything is shown, but changes need root. raidtop shows the "
+            "command to run with sudo instead of writing.",
+            id="tuning-banner",
+        )
         with Horizontal():
             targets = Panel(id="tuning-targets-panel")
             targets.border_title = "Devices"
@@ -151,21 +170,19 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
                 with Horizontal(id="tuning-lower"):
                     details = Panel(id="tuning-details-panel")
                     details.border_title = "Setting"
-                    with details:
-                        with VerticalScroll(id="tuning-details"):
-                            yield PlainStatic("", id="detail-summary")
-                            yield PlainStatic("", id="detail-command", classes="detail-command")
-                            yield PlainStatic("", id="detail-notes", classes="detail-muted")
-                            yield PlainStatic("", id="detail-warning", classes="detail-warning")
+                    with details, VerticalScroll(id="tuning-details"):
+                        yield PlainStatic("", id="detail-summary")
+                        yield PlainStatic("", id="detail-command", classes="detail-command")
+                        yield PlainStatic("", id="detail-notes", classes="detail-muted")
+                        yield PlainStatic("", id="detail-warning", classes="detail-warning")
                     array_panel = Panel(id="tuning-array-panel")
                     array_panel.border_title = "Sync and alignment"
-                    with array_panel:
-                        with VerticalScroll(id="tuning-array"):
-                            yield PlainStatic("", id="array-sync", classes="detail-accent")
-                            yield PlainStatic("", id="array-effect")
-                            yield PlainStatic("", id="array-align-title", classes="detail-heading")
-                            yield PlainStatic("", id="array-align", classes="detail-command")
-                            yield PlainStatic("", id="array-align-notes", classes="detail-muted")
+                    with array_panel, VerticalScroll(id="tuning-array"):
+                        yield PlainStatic("", id="array-sync", classes="detail-accent")
+                        yield PlainStatic("", id="array-effect")
+                        yield PlainStatic("", id="array-align-title", classes="detail-heading")
+                        yield PlainStatic("", id="array-align", classes="detail-command")
+                        yield PlainStatic("", id="array-align-notes", classes="detail-muted")
         changes = Panel(id="tuning-changes-panel")
         changes.border_title = "Changes this session"
         with changes:
@@ -189,8 +206,9 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
             try:
                 self.session.knobs(parent or wanted)
                 if parent:
-                    self.app.call_from_thread(self.notify, f"{wanted} is a partition: showing {parent}, whose queue "
-                                              "it uses.", title="Tuning")
+                    self.app.call_from_thread(
+                        self.notify, f"{wanted} is a partition: showing {parent}, whose queue it uses.", title="Tuning"
+                    )
                     wanted = parent
             except TuningError as exc:
                 self.app.call_from_thread(self.notify, str(exc), title="Tuning", severity="warning", timeout=8)
@@ -228,8 +246,11 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
             knobs, error = [], str(exc)
         # No sample yet (or the app samples nothing): read md from sysfs directly.
         arrays = tuple(snapshot.arrays) if snapshot is not None else tuple(read_md_sysfs(session.root)[0])
-        limits = session.array_limits(a.name for a in arrays) if any(t.kind in ("md", "global") for t in targets
-                                                                    if t.name == name) else {}
+        limits = (
+            session.array_limits(a.name for a in arrays)
+            if any(t.kind in ("md", "global") for t in targets if t.name == name)
+            else {}
+        )
         self.post_message(TuningRead(TuningView(name, tuple(targets), tuple(knobs), error, arrays, limits)))
 
     @on(TuningRead)
@@ -295,12 +316,16 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
             command.update(shell_command(knob.target, knob.attr, knob.value, sudo=self.session.needs_sudo))
         else:
             command.update(f"{knob.path} is read-only here")
-        lines = [f"Allowed: {knob.allowed.describe()}" + (f" ({knob.allowed.note})" if knob.allowed.note else ""),
-                 f"At start: {knob.start if knob.start is not None else DASH}"
-                 + ("   (changed)" if knob.changed else "")]
+        lines = [
+            f"Allowed: {knob.allowed.describe()}" + (f" ({knob.allowed.note})" if knob.allowed.note else ""),
+            f"At start: {knob.start if knob.start is not None else DASH}" + ("   (changed)" if knob.changed else ""),
+        ]
         notes.update("\n".join(lines))
-        warning.update("Changing it to write through can lose data on power failure; see the confirmation."
-                       if knob.attr == "write_cache" else "")
+        warning.update(
+            "Changing it to write through can lose data on power failure; see the confirmation."
+            if knob.attr == "write_cache"
+            else ""
+        )
 
     def _show_array(self) -> None:
         sync_text, effect_text, title, align, align_notes = "", "", "", "", ""
@@ -319,8 +344,7 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
             lines.append(f"{array.name} {sync.action} {percent} at {speed(sync.speed_kib_s)}, ETA {duration(eta)}")
         limits = self._view.limits if self._view is not None else {}
         if target == GLOBAL_TARGET:
-            followers = [name for name, limit in limits.items()
-                         if limit.local_min is None or limit.local_max is None]
+            followers = [name for name, limit in limits.items() if limit.local_min is None or limit.local_max is None]
             lines.append("arrays following these limits: " + (", ".join(followers) or "none"))
         elif shown:
             for limit in (limits[a.name] for a in shown if a.name in limits):

@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test test-fast test-realmd screenshots bench clean
+.PHONY: run test test-fast test-realmd screenshots perf clean
 
 # The built-in themes live in the top-level themes/ folder and are mapped into
 # the package, so setuptools makes the editable install with an import hook and
@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml
 	$(QUIET_EDITABLE) $(BIN)/pip install -q -e .
 	touch $@
 
-$(TEST_STAMP): $(STAMP)
-	$(QUIET_EDITABLE) $(BIN)/pip install -q -e '.[test]'
+$(TEST_STAMP): $(STAMP) tests/constraints.txt
+	$(QUIET_EDITABLE) $(BIN)/pip install -q -c tests/constraints.txt -e '.[test]'
 	touch $@
 
 run: $(STAMP)
@@ -39,7 +39,7 @@ test-realmd: $(TEST_STAMP)
 screenshots: $(TEST_STAMP)
 	$(BIN)/python screenshots/make_screenshots.py
 
-bench: $(TEST_STAMP)
+perf: $(TEST_STAMP)
 	$(BIN)/python perf/sampler.py
 
 clean:

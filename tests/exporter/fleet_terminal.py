@@ -18,6 +18,9 @@ class FleetPane:
 
     def __init__(self, tmp: Path, *args: str, width: int = 160, height: int = 30) -> None:
         self.session = f"raidtop-fleet-{uuid.uuid4().hex[:8]}"
+        # A tmux server of its own: on the default socket, another test (or a person)
+        # killing their last session stops the shared server under this one.
+        self.tmux = ["tmux", "-L", self.session]
         self.log = tmp / f"{self.session}.raw"
         self.log.touch()
         self.status_file = tmp / f"{self.session}.status"
@@ -40,7 +43,7 @@ class FleetPane:
         )
         subprocess.run(
             [
-                "tmux",
+                *self.tmux,
                 "new-session",
                 "-d",
                 "-s",
@@ -75,13 +78,13 @@ class FleetPane:
     def show(self, fmt: str) -> str:
         """A tmux format of the pane (``#{pane_title}``, ``#{pane_dead}``...)."""
         return subprocess.run(
-            ["tmux", "display-message", "-p", "-t", self.session, fmt], capture_output=True, text=True
+            [*self.tmux, "display-message", "-p", "-t", self.session, fmt], capture_output=True, text=True
         ).stdout.strip()
 
     def screen(self) -> str:
         """The pane's text as tmux shows it."""
         return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-J", "-S", "-100", "-t", self.session], capture_output=True, text=True
+            [*self.tmux, "capture-pane", "-p", "-J", "-S", "-100", "-t", self.session], capture_output=True, text=True
         ).stdout
 
     @property
@@ -126,8 +129,8 @@ class FleetPane:
         return None
 
     def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.session, *keys], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.session, *keys], check=True)
 
     def close(self) -> None:
         """Kill the session (and raidtop with it, if it is still there)."""
-        subprocess.run(["tmux", "kill-session", "-t", self.session], capture_output=True)
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)

@@ -56,7 +56,7 @@ def test_the_contracts_catch_a_planted_import(tmp_path: Path) -> None:
     (tmp_path / "raidtop" / "collect" / "planted_ui.py").write_text("import rich.text\n")
     (tmp_path / "raidtop" / "collect" / "planted_action.py").write_text("from raidtop.actions import action_log\n")
     (tmp_path / "raidtop" / "widgets" / "planted_screen.py").write_text("from raidtop.screens import help\n")
-    (tmp_path / "raidtop" / "model_md.py").open("a").write("\nimport textual  # planted\n")
+    (tmp_path / "raidtop" / "model" / "md.py").open("a").write("\nimport textual  # planted\n")
     result = lint_imports(cwd=tmp_path)
     assert result.returncode != 0
     assert "raidtop.collect.planted_ui -> rich (l.1)" in result.stdout

@@ -134,7 +134,7 @@ def _skipped(tree: ast.Module) -> set[int]:
             drop(node)  # docstrings, module's and attributes'
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             drop(node)
-        elif isinstance(node, ast.arg) or isinstance(node, ast.AnnAssign):
+        elif isinstance(node, (ast.arg, ast.AnnAssign)):
             drop(node.annotation)
         elif isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id in ("__slots__", "__all__") for t in node.targets

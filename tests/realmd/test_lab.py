@@ -142,7 +142,7 @@ def guest_main(results: str) -> None:
         names = {}
         for level, disks, bitmap in specs:
             names[level] = lab.create(LabSpec(level, disks, size, bitmap=bitmap)).name
-        for level, name in names.items():
+        for name in names.values():
             lab.wait_idle(name, 300)
             capture("created", name, health="ok")
 

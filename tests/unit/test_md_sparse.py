@@ -31,7 +31,7 @@ def test_qnap_system_arrays_are_whole_by_design():
         assert arrays[name].counts_string == "[24/4]"  # md's own counts stay as md says them
     assert not arrays["md1"].sparse_by_design and not arrays["md256"].sparse_by_design
     # No DegradedArray at start-up and no standing alert.
-    assert [e for e in derive_events(None, list(arrays.values()), 0.0)] == []
+    assert list(derive_events(None, list(arrays.values()), 0.0)) == []
     state, raised, _ = AlertState().advance(list(arrays.values()))
     assert raised == [] and not state.degraded
 

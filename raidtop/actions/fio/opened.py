@@ -123,9 +123,9 @@ def _fstype(fd: int, real_path: str, st_dev: int) -> str | None:
     best = None
     for entry in mounts:
         point = entry.mount_point
-        if point == "/" or real_path == point or real_path.startswith(point.rstrip("/") + "/"):
-            if best is None or len(point) >= len(best.mount_point):
-                best = entry
+        covers = point == "/" or real_path == point or real_path.startswith(point.rstrip("/") + "/")
+        if covers and (best is None or len(point) >= len(best.mount_point)):
+            best = entry
     return best.fstype if best else None
 
 

@@ -187,7 +187,7 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-wide #side { layout: horizontal; width: 100; }
     DashboardScreen.-wide #vm { width: 46; height: 1fr; }
     DashboardScreen.-wide #sensors { width: 1fr; }
-    
+
     DashboardScreen.-narrow #panel-tabs { display: block; }
     DashboardScreen.-narrow Panel { display: none; }
     DashboardScreen.-narrow #bottom { height: 1fr; }

@@ -39,7 +39,7 @@ class SamplingLoop:
             if not self.paused:
                 try:
                     snapshot = await asyncio.get_running_loop().run_in_executor(self._threads, self._sample_once)
-                except Exception as exc:  # a bug in a reader must not stop the dashboard
+                except Exception as exc:  # noqa: BLE001 - a bug in a reader must not stop the dashboard
                     self.notify(f"sampling failed: {exc!r}", severity="error", timeout=10)
                 else:
                     self.post_message(SnapshotReady(snapshot))

@@ -15,7 +15,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from textual.color import Color
+from textual.color import Color, ColorParseError
 from textual.css.constants import VALID_STYLE_FLAGS
 from textual.theme import Theme
 
@@ -105,7 +105,7 @@ def theme_from_toml(raw: bytes, shown: str) -> Theme:
     for key, value in colours.items():
         try:
             Color.parse(value)
-        except Exception:
+        except (ColorParseError, AttributeError, TypeError, ValueError):  # the last three: a TOML value that is not text
             raise ValueError(f"{shown}: {plain(key)} = {plain(repr(value))} is not a colour") from None
     for key in _NON_COLOUR_VARIABLES & set(variables):
         if not variables[key].split() or not set(variables[key].split()) <= VALID_STYLE_FLAGS:

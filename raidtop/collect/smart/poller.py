@@ -116,7 +116,7 @@ class SmartPoller:
         self.note = refusal[1] if refusal else None
         try:
             health = self._reader(self.root, disk)
-        except Exception as exc:  # a bug in the reader must not end the thread
+        except Exception as exc:  # noqa: BLE001 - a bug in the reader must not end the thread
             health = SmartHealth(
                 disk=disk, read_at=time.time(), state="error", message=f"smartctl reader failed: {exc!r}"
             )

@@ -87,7 +87,9 @@ def event_keys(events: list[MdEvent]) -> list[str]:
 
 
 def show_newest_first(table: TextTable, rows: list[Row], placeholder: str) -> None:
-    """Show event ``rows`` (given oldest first) with the newest at the top, where an incident's last event is seen first.
+    """Show event ``rows`` (given oldest first) with the newest at the top.
+
+    An incident's last event is seen first.
 
     A cursor on the top row stays there, so a new event arrives highlighted; a
     cursor moved down to an older event stays on that event as new ones push it down.

@@ -50,10 +50,14 @@ kill -9 "$pid"
 wait "$pid"
 echo $? > "$RESULTS/cli-create.rc"
 cp "$registry" "$RESULTS/cli-registry-before.json"
-{{ cat /proc/mdstat; for f in /sys/block/loop*/loop/backing_file; do [[ -f $f ]] && echo "$f $(< "$f")"; done; }} > "$RESULTS/cli-kernel-before.txt"
+{{ cat /proc/mdstat
+  for f in /sys/block/loop*/loop/backing_file; do [[ -f $f ]] && echo "$f $(< "$f")"; done
+}} > "$RESULTS/cli-kernel-before.txt"
 "$PY" -m raidtop.cli.lab teardown > "$RESULTS/cli-teardown.log" 2>&1
 echo $? > "$RESULTS/cli-teardown.rc"
-{{ cat /proc/mdstat; for f in /sys/block/loop*/loop/backing_file; do [[ -f $f ]] && echo "$f $(< "$f")"; done; }} > "$RESULTS/cli-kernel-after.txt"
+{{ cat /proc/mdstat
+  for f in /sys/block/loop*/loop/backing_file; do [[ -f $f ]] && echo "$f $(< "$f")"; done
+}} > "$RESULTS/cli-kernel-after.txt"
 ls -A /run/lab-cli/images > "$RESULTS/cli-images-after.txt" 2>&1 || :
 cp "$registry" "$RESULTS/cli-registry-after.json" 2>/dev/null || :
 exit 0

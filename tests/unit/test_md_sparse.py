@@ -84,7 +84,8 @@ def test_a_member_leaving_a_sparse_array_alerts_through_raidtops_memory(tmp_path
         ("md0 : active raid1 sdb1[1]\n      1048512 blocks super 1.2 [2/1] [_U]\n", "[2/1]"),
         ("md0 : active raid1 sda1[0] sdb1[1]\n      1048512 blocks super 1.2 [3/2] [UU_]\n", "[3/2]"),
         (
-            "md0 : active raid5 sda1[0] sdb1[1]\n      2097024 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n",
+            "md0 : active raid5 sda1[0] sdb1[1]\n"
+            "      2097024 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n",
             "[3/2]",
         ),
         ("md0 : active raid1 sda1[0] sdb1[1]\n      1048512 blocks super 1.2 [4/2] [UU__]\n", "[4/2]"),

@@ -165,7 +165,8 @@ class DashboardScreen(Screen[None]):
             )
             for key, panel, label in PANEL_KEYS
         ),
-        # A panel hotkey (after 1–5: help joins them into one row), shown in the footer: btop's digits toggle its boxes too.
+        # A panel hotkey (after 1–5: help joins them into one row), shown in the footer:
+        # btop's digits toggle its boxes too.
         Binding(
             "6",
             "toggle_processes",

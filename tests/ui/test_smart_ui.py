@@ -8,7 +8,7 @@ from pathlib import Path
 
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
-from raidtop.collect.smart.events import HealthTracker
+from raidtop.presentation.smart_events import HealthTracker
 from raidtop.config import Config
 from raidtop.model.smart import SmartAttribute, SmartHealth, SmartReason
 from raidtop.screens.explain import ExplainScreen

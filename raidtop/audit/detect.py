@@ -113,7 +113,7 @@ def erc(ctx: Context) -> list[Finding]:
             shown_timeout = timeout if timeout is not None else "?"
             text = f"{f.name} ({f.disk}): SCT ERC {state}, kernel command timeout {shown_timeout} s"
             out.append(ctx.finding("erc-mismatch", text, evidence, member=f.name, disk=f.disk))
-        elif timeout is not None and read_ds / 10 >= timeout:
+        elif timeout is not None and read_ds is not None and read_ds / 10 >= timeout:
             evidence.insert(0, f"smartctl -l scterc {f.disk}: read {read_ds / 10:g} s")
             text = f"{f.name} ({f.disk}): SCT ERC {read_ds / 10:g} s is not below the kernel's {timeout} s timeout"
             out.append(ctx.finding("erc-mismatch", text, evidence, member=f.name, disk=f.disk))

@@ -18,7 +18,7 @@ from dataclasses import replace
 from itertools import compress
 from operator import and_, is_, not_
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from raidtop.collect import rates
 from raidtop.collect.blockinfo import identify, identify_kind
@@ -40,7 +40,15 @@ from raidtop.collect.smart.poller import SmartPoller
 from raidtop.collect.dmraid.reader import DmRaidReader
 from raidtop.collect.stack.poller import StackPoller
 from raidtop.collect.source import Root, SourceError, as_root
-from raidtop.model.snapshot import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
+from raidtop.model.snapshot import (
+    CpuUsage,
+    DiskCounters,
+    DiskIdentity,
+    DiskIO,
+    RawSample,
+    Snapshot,
+    StatCounters,
+)
 
 _PSI_RESOURCES = ("io", "memory", "cpu")
 
@@ -176,12 +184,12 @@ class Sampler:
         for d in disks:
             entry = known.get(d.name)
             new = entry is None or entry[0] != d.major or entry[1] != d.minor
-            if new or not entry[3]:
+            if entry is None or new or not entry[3]:
                 if budget is None or budget > 0:
                     # A device not walked yet (or a new device under an old name): walk sysfs once.
                     entry = (d.major, d.minor, identify(self.root, d.name, d.major, d.minor), True)
                     budget = None if budget is None else budget - 1
-                elif new:
+                elif entry is None or new:
                     entry = (d.major, d.minor, identify_kind(self.root, d.name), False)
                 pending = pending or not entry[3]
                 known[d.name] = entry
@@ -208,7 +216,7 @@ class Sampler:
 
         disks = self._disk_rows(prev, raw, interval, notes)
 
-        cpus = ()
+        cpus: tuple[CpuUsage, ...] = ()
         if raw.stat is not None:
             # A previous sample without /proc/stat is no reference: no CPU row has a rate yet.
             reference = (prev.stat or StatCounters(cpus=())) if prev else None
@@ -282,7 +290,8 @@ class Sampler:
         before, now = prev.disks, raw.disks
         rows, was_idle = list(last[1]), last[2]
         idle = list(map(is_, before, now))
-        identities, more_notes = raw.identities, []
+        identities = raw.identities
+        more_notes: list[str] = []
         for index in compress(range(len(now)), map(not_, map(and_, idle, was_idle))):
             old, cur = before[index], now[index]
             if idle[index]:
@@ -387,4 +396,5 @@ def _moved_row(old: DiskCounters | None, cur: DiskCounters, interval: float, ide
 
 def _without_rates(row: DiskIO) -> DiskIO:
     """The same device with every rate unknown (it has no previous sample)."""
-    return replace(row, **dict.fromkeys(rates.DISK_RATE_FIELDS))
+    unknown: dict[str, Any] = dict.fromkeys(rates.DISK_RATE_FIELDS)
+    return replace(row, **unknown)

@@ -70,11 +70,11 @@ class Replayer:
         start = max(0, index - PRIME_FRAMES)
         self._sampler = self._make_sampler(self.root, clock=lambda: self._now)
         self.root.state = self.recording.state_at(start - 1) if start > 0 else {}
-        snapshot = None
-        for i in range(start, index + 1):
+        for i in range(start, index):
             self.index = i - 1
-            snapshot = self._advance(i)
-        return snapshot
+            self._advance(i)
+        self.index = index - 1
+        return self._advance(index)
 
     def events_until(self, when: float) -> list[MdEvent]:
         """Every recorded event up to time ``when`` (a frame's time), oldest first.
@@ -90,4 +90,5 @@ class Replayer:
         self.root.state.update(frame.delta)
         self._now = frame.time
         self.index = index
+        assert self._sampler is not None  # snapshot_at makes one before advancing any frame
         return self._sampler.sample()

@@ -66,7 +66,7 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None 
             else []
         ),
         *(
-            [("Degraded", degraded_since_text(array, now), "warn")]
+            [("Degraded", val(degraded_since_text(array, now)), "warn")]
             if now is not None and array.degraded_since is not None
             else []
         ),
@@ -141,7 +141,7 @@ def sync_plot(
     start = running[0].time
     xs = [p.time - start for p in running]
     speeds = [(p.speed_kib_s or 0) / 1024 for p in running]
-    percents = [p.percent for p in running]
+    percents = [p.percent for p in running if p.percent is not None]  # all of them: running has a percent
     # Our own legend line and axis labels: plotext's legend marks each series'
     # side with "L"/"⅃" glyphs, and its right-axis labels were cut to "88.".
     plt.plotsize(max(20, width), max(6, height - 1))

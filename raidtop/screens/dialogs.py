@@ -197,8 +197,8 @@ class NotesScreen(ModalScreen[None]):
                 # A note quotes paths and kernel errors: literal text, several lines allowed.
                 yield Static(content(f"• {note}", multiline=True))
 
-    def action_dismiss(self) -> None:
-        """Close the notes."""
+    async def action_dismiss(self, result: object = None) -> None:
+        """Close the notes (they return nothing, whatever a binding passes)."""
         self.dismiss(None)
 
 

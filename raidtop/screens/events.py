@@ -71,7 +71,8 @@ class EventsScreen(ModalScreen[None]):
         ]
         show_newest_first(self.query_one(TextTable), rows, "no md events yet")
 
-    def action_dismiss(self) -> None:
+    async def action_dismiss(self, result: object = None) -> None:
+        """Close (this screen returns nothing, whatever a binding passes)."""
         self.dismiss(None)
 
 

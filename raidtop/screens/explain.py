@@ -124,5 +124,6 @@ class ExplainScreen(ModalScreen[None]):
             self._show_rows()
         self.query_one("#explain-title", Static).update(content(self._title()))
 
-    def action_dismiss(self) -> None:
+    async def action_dismiss(self, result: object = None) -> None:
+        """Close (this screen returns nothing, whatever a binding passes)."""
         self.dismiss(None)

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
+from raidtop.screens.app_offers import sampling_app
 from raidtop.collect.md.events import mismatch_verdict
 from raidtop.presentation.format import DASH, kib, num
 from raidtop.live.history import History, SyncPoint
@@ -247,9 +248,10 @@ class ArrayDetailScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.app.units_wanted_by |= {"detail"}  # its "Who loads it" panel needs the cgroup tree read
-        self.app.sampler.stack.view_opened()  # and its Stack section the stack
-        self.app.sample_now()
+        app = sampling_app(self)
+        app.units_wanted_by |= {"detail"}  # its "Who loads it" panel needs the cgroup tree read
+        app.sampler.stack.view_opened()  # and its Stack section the stack
+        app.sample_now()
         self._read_mdadm()
         self.set_interval(self.MDADM_EVERY_S, self._read_mdadm)
         snap = self.app.dashboard.last_snapshot
@@ -260,14 +262,15 @@ class ArrayDetailScreen(Screen[None]):
         self.query_one("#detail-attrs", TextTable).focus()
 
     def on_unmount(self) -> None:
-        self.app.units_wanted_by -= {"detail"}
-        self.app.sampler.stack.view_closed()
+        app = sampling_app(self)
+        app.units_wanted_by -= {"detail"}
+        app.sampler.stack.view_closed()
 
     def _read_mdadm(self) -> None:
         from raidtop.collect.md.mdadm_detail import read_mdadm_detail
         from raidtop.collect.source import as_root
 
-        root, name = as_root(self.app.config.root), self.array_name
+        root, name = as_root(sampling_app(self).config.root), self.array_name
 
         def work() -> None:
             detail = read_mdadm_detail(root, name)

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from raidtop.screens.app_offers import sampling_app
 from raidtop.audit.model import Finding
 from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.panel import Panel
@@ -97,7 +98,7 @@ class AuditScreen(Screen[None]):
             from raidtop.collect.source import as_root
 
             root = getattr(getattr(self.app, "sampler", None), "root", None)
-            self._audit = PeriodicAudit(root if root is not None else as_root(self.app.config.root))
+            self._audit = PeriodicAudit(root if root is not None else as_root(sampling_app(self).config.root))
         self._run(self._audit, snap)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit")

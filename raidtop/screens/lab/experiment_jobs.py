@@ -25,7 +25,7 @@ KINDS = ("sweep", "tradeoff", "bitmap")
 
 def experiment_plan(kind: str):
     """(params, title, the commands it will run as text) of ``kind`` with its defaults."""
-    from raidtop.actions.lab import bitmap_study, chunk_sweep, tradeoff
+    from raidtop.actions.experiments import bitmap_study, chunk_sweep, tradeoff
 
     if kind == "sweep":
         p = chunk_sweep.SweepParams()
@@ -130,7 +130,7 @@ class ExperimentJobs(Widget):
 
     @work(thread=True, exclusive=True, group="lab-experiment")
     def _run(self, kind: str, params, control: Control) -> None:
-        from raidtop.actions.lab import bitmap_study, chunk_sweep, tradeoff
+        from raidtop.actions.experiments import bitmap_study, chunk_sweep, tradeoff
 
         run = {
             "sweep": chunk_sweep.run_chunk_sweep,

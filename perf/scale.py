@@ -287,7 +287,8 @@ def main() -> int:
             print(line)
         print(f"devices   {block_device_count()} in /sys/block ({args.devices} loops attached here, {args.busy} busy)")
         print(
-            f"processes {sum(1 for e in os.listdir('/proc') if e.isdigit())} in /proc ({args.sleepers} sleepers started here)"
+            f"processes {sum(1 for e in os.listdir('/proc') if e.isdigit())} in /proc "
+            f"({args.sleepers} sleepers started here)"
         )
         for spec in specs:
             print(f"tool      {spec.name}: {' '.join(spec.argv)}")

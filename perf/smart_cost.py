@@ -46,12 +46,12 @@ def fake_smartctl(directory: Path, delay: float) -> Path:
 
 def sample_times(smart: bool, count: int) -> tuple[list[float], float]:
     """(each sample's seconds, first snapshot's seconds) with SMART on or off."""
-    from raidtop.collect.sampler import Sampler
-    from raidtop.collect.smart.poller import START_DELAY_S, poller_for
+    from raidtop.presentation.judgement import judged_sampler, smart_poller
+    from raidtop.collect.smart.poller import START_DELAY_S
 
     started = time.perf_counter()
-    poller = poller_for("/", 600.0 if smart else 0.0, start_delay=START_DELAY_S)
-    sampler = Sampler("/", smart=poller)
+    poller = smart_poller("/", 600.0 if smart else 0.0, start_delay=START_DELAY_S)
+    sampler = judged_sampler("/", smart=poller)
     sampler.sample()
     first = time.perf_counter() - started
     times = []

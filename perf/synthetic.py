@@ -437,7 +437,10 @@ class SyntheticSystem:
     def _pid_stat(self, pid: int, ticks: list[int]) -> str:
         # fs/proc/array.c do_task_stat: 52 fields; utime and stime are 14 and 15.
         rest = " ".join(["0"] * 37)
-        return f"{pid} ({self._comm[pid]}) S 2 0 0 0 -1 2129984 0 0 0 0 {ticks[0]} {ticks[1]} 0 0 20 0 1 0 100 0 0 {rest}\n"
+        return (
+            f"{pid} ({self._comm[pid]}) S 2 0 0 0 -1 2129984 0 0 0 0 {ticks[0]} {ticks[1]} "
+            f"0 0 20 0 1 0 100 0 0 {rest}\n"
+        )
 
     # -------------------------------------------------------------- md
 

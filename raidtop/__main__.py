@@ -31,7 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--theme",
         default=None,
-        help="theme name (built-in: raidtop-dark, raidtop-light, raidtop-high-contrast, raidtop-16color; or a file in ~/.config/raidtop/themes/)",
+        help=(
+            "theme name (built-in: raidtop-dark, raidtop-light, raidtop-high-contrast, raidtop-16color; "
+            "or a file in ~/.config/raidtop/themes/)"
+        ),
     )
     parser.add_argument("--no-bell", action="store_true", help="do not ring the bell on Fail and DegradedArray")
     parser.add_argument(

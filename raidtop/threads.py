@@ -42,7 +42,7 @@ class DaemonExecutor(ThreadPoolExecutor):
                 return
             try:
                 result = fn(*args, **kwargs)
-            except BaseException as exc:  # handed to whoever awaits the future
+            except BaseException as exc:  # noqa: BLE001 - handed to whoever awaits the future
                 future.set_exception(exc)
             else:
                 future.set_result(result)

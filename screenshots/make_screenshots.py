@@ -19,7 +19,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
 from raidtop.app.raidtop_app import RaidtopApp  # noqa: E402
-from raidtop.collect.sampler import Sampler  # noqa: E402
+from raidtop.presentation.judgement import judged_sampler  # noqa: E402
 from raidtop.collect.source import Root  # noqa: E402
 from raidtop.config import Config  # noqa: E402
 from raidtop.demo.root import DemoRoot  # noqa: E402
@@ -32,7 +32,7 @@ EPOCH = 1_600_000_000.0
 
 def recorded_snapshot():
     """Rates between two trees recorded by sysstat's maintainers (31 s apart)."""
-    sampler = Sampler(UI_DATA / "root1", clock=lambda: EPOCH)
+    sampler = judged_sampler(UI_DATA / "root1", clock=lambda: EPOCH)
     sampler.sample()
     sampler.root = Root(UI_DATA / "root2")
     return sampler.sample()
@@ -61,7 +61,7 @@ def rebuilding_snapshots(bad_survivor: bool = False):
         smart = DemoSmart(sim)
         smart.go_bad()
     root = DemoRoot(Root(UI_DATA / "root1"), sim, clock=lambda: clock.now - EPOCH, smart=smart)
-    sampler = Sampler(root, clock=clock)
+    sampler = judged_sampler(root, clock=clock)
     snapshots = [sampler.sample()]
     failed = sim.members[2].name
     for step in (lambda: sim.fail(failed), lambda: sim.remove(failed), sim.add):
@@ -87,7 +87,7 @@ def loaded_rebuild_snapshots():
     sim.advance(10 * sim.component_kib)
     load = DemoLoad(sim)
     root = DemoRoot(Root(UI_DATA / "root1"), sim, clock=lambda: clock.now - EPOCH, load=load)
-    sampler = Sampler(root, clock=clock)
+    sampler = judged_sampler(root, clock=clock)
     sampler.processes.want_processes = True
     failed = sim.members[2].name
     sim.fail(failed)
@@ -145,7 +145,7 @@ async def tuning_screenshot() -> Path:
             table.focus()
             table.move_cursor_to_key("sync_speed_max")
 
-        snap = Sampler(root, clock=lambda: EPOCH).sample()
+        snap = judged_sampler(root, clock=lambda: EPOCH).sample()
         return await shoot("tuning", (120, 40), [snap], root=root, prepare=open_md6)
 
 

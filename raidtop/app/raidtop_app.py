@@ -17,11 +17,11 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from raidtop.app import startup_gc
-from raidtop.collect.sampler import Sampler
-from raidtop.collect.smart.poller import START_DELAY_S, poller_for
+from raidtop.collect.smart.poller import START_DELAY_S
 from raidtop.config import Config, md_expected_members, next_interval
 from raidtop.app.hangup import catch_exit_signals, detach_from_terminal
 from raidtop.app.demo_stage import DEMO_ACTIONS, DEMO_BINDINGS, DemoStageKeys
+from raidtop.presentation.judgement import judged_sampler, smart_poller
 from raidtop.presentation.md_announcements import announcements
 from raidtop.app.messages import SnapshotReady
 from raidtop.model.snapshot import Snapshot
@@ -113,16 +113,16 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
             from raidtop.demo.controller import DemoController
 
             self.demo = DemoController()
-            self.sampler = Sampler(self.demo.root)
+            self.sampler = judged_sampler(self.demo.root)
         else:
             # SMART only for the live system, when the app samples it (tests feed snapshots by hand).
             live = self.config.replay is None and self.config.autostart_sampler
             # Thousands of devices: their udev/model/serial walk is spread over the first ticks.
             expected, self.config_notes = md_expected_members() if live else ({}, [])
-            self.sampler = Sampler(
+            self.sampler = judged_sampler(
                 self.config.root,
                 identify_per_sample=256,
-                smart=poller_for(
+                smart=smart_poller(
                     self.config.root, self.config.smart_interval if live else 0.0, start_delay=START_DELAY_S
                 ),
                 md_expected_members=expected,
@@ -131,9 +131,10 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         self.player: ReplayPlayer | None = None
         """Plays --replay's recording in the sampler's place."""
         if self.config.replay is not None:
-            from raidtop.collect.recording.replayer import Replayer, load_for_replay
+            from raidtop.collect.recording.replayer import load_for_replay
+            from raidtop.presentation.judgement import judged_replayer
 
-            replayer = Replayer(recording if recording is not None else load_for_replay(self.config.replay))
+            replayer = judged_replayer(recording if recording is not None else load_for_replay(self.config.replay))
             self.player = ReplayPlayer(self, replayer, self._wake)
         self.session_recorder = Recorder(self)
         # The lab acts only on the live system (never on a replay or the demo).

@@ -109,7 +109,7 @@ class ReplayPlayer:
     async def _show_frame(self, index: int) -> None:
         try:
             snapshot = await asyncio.to_thread(self.replayer.snapshot_at, index)
-        except Exception as exc:  # a recorded input no reader expected must not end the replay
+        except Exception as exc:  # noqa: BLE001 - a recorded input no reader expected must not end the replay
             self.position.index = max(0, min(index, len(self.replayer) - 1))
             self.update_time_bar()
             self.app.notify(

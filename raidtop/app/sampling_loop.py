@@ -7,7 +7,7 @@ import time
 
 from textual import work
 
-from raidtop.collect.sampler import Sampler
+from raidtop.presentation.judgement import judged_sampler
 from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.app.messages import DeviceEvent, SnapshotReady
 from raidtop.model.snapshot import Snapshot
@@ -39,7 +39,7 @@ class SamplingLoop:
             if not self.paused:
                 try:
                     snapshot = await asyncio.get_running_loop().run_in_executor(self._threads, self._sample_once)
-                except Exception as exc:  # a bug in a reader must not stop the dashboard
+                except Exception as exc:  # noqa: BLE001 - a bug in a reader must not stop the dashboard
                     self.notify(f"sampling failed: {exc!r}", severity="error", timeout=10)
                 else:
                     self.post_message(SnapshotReady(snapshot))
@@ -59,7 +59,7 @@ class SamplingLoop:
                 # fresh Sampler, because the counters start over (not "went backwards").
                 self._demo_reset_asked = False
                 self.demo.reset()
-                self.sampler = Sampler(self.demo.root)
+                self.sampler = judged_sampler(self.demo.root)
             self.demo.tick()
         # Work follows the screen: /proc and the cgroup tree only while something shows them.
         watch = self.sampler.processes

@@ -110,9 +110,10 @@ def erc(ctx: Context) -> list[Finding]:
                 continue  # the other cure: the kernel already waits longer than any disk retries
             state = "not supported" if h.sct_erc_supported is False else "disabled"
             evidence.insert(0, f"smartctl -l scterc {f.disk}: {state}")
-            text = f"{f.name} ({f.disk}): SCT ERC {state}, kernel command timeout {timeout if timeout is not None else '?'} s"
+            shown_timeout = timeout if timeout is not None else "?"
+            text = f"{f.name} ({f.disk}): SCT ERC {state}, kernel command timeout {shown_timeout} s"
             out.append(ctx.finding("erc-mismatch", text, evidence, member=f.name, disk=f.disk))
-        elif timeout is not None and read_ds / 10 >= timeout:
+        elif timeout is not None and read_ds is not None and read_ds / 10 >= timeout:
             evidence.insert(0, f"smartctl -l scterc {f.disk}: read {read_ds / 10:g} s")
             text = f"{f.name} ({f.disk}): SCT ERC {read_ds / 10:g} s is not below the kernel's {timeout} s timeout"
             out.append(ctx.finding("erc-mismatch", text, evidence, member=f.name, disk=f.disk))
@@ -211,7 +212,8 @@ def alignment(ctx: Context) -> list[Finding]:
                 f"{f.name}: data starts at byte {start * 512}, not a multiple of "
                 f"{f.physical_block}-byte physical blocks",
                 [
-                    f"/sys/class/block/{f.name}/start: {f.partition_start if f.partition_start is not None else '(whole disk)'}",
+                    f"/sys/class/block/{f.name}/start: "
+                    f"{f.partition_start if f.partition_start is not None else '(whole disk)'}",
                     f"dev-{f.name}/offset: {f.offset_sectors}",
                     f"/sys/block/{f.disk}/queue/physical_block_size: {f.physical_block}",
                 ],

@@ -37,16 +37,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Sample, audit, print; see the module docstring for the exit status."""
     from raidtop.audit.detect import audit_snapshot
-    from raidtop.collect.sampler import Sampler
-    from raidtop.collect.smart.poller import poller_for
+    from raidtop.presentation.judgement import judged_sampler, smart_poller
     from raidtop.collect.source import Root
 
     root: Path = args.root
     if not root.is_dir():
         print(f"raidtop: --root {root}: not a directory", file=sys.stderr)
         return 2
-    poller = poller_for(root, 600.0 if args.smart_wait > 0 else 0.0)
-    sampler = Sampler(root, smart=poller)
+    poller = smart_poller(root, 600.0 if args.smart_wait > 0 else 0.0)
+    sampler = judged_sampler(root, smart=poller)
     snap = sampler.sample()
     if poller is not None:
         if not poller.wait_for_all(args.smart_wait):

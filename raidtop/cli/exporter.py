@@ -159,9 +159,10 @@ def _check(args: argparse.Namespace) -> str | None:
         return f"--root {args.root}: not a directory"
     if args.once and args.textfile is None:
         return "--once writes the textfile once: give --textfile DIR too"
-    if args.textfile is not None:
-        if args.textfile.is_symlink() or not args.textfile.is_dir():
-            return f"--textfile {args.textfile}: not a directory (give node_exporter's textfile directory; links are refused)"
+    if args.textfile is not None and (args.textfile.is_symlink() or not args.textfile.is_dir()):
+        return (
+            f"--textfile {args.textfile}: not a directory (give node_exporter's textfile directory; links are refused)"
+        )
     if (args.tls_cert is None) != (args.tls_key is None):
         return "--tls-cert and --tls-key go together"
     if args.tls_client_ca is not None and args.tls_cert is None:

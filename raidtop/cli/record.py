@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Sample every ``interval`` seconds until ``duration`` or Ctrl+C, writing each tick."""
     from raidtop.collect.recording.roots import RecordingRoot, RecordingWriter
-    from raidtop.collect.sampler import Sampler
+    from raidtop.presentation.judgement import judged_sampler, smart_poller
     from raidtop.collect.source import Root
     from raidtop.untrusted import plain
 
@@ -70,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"raidtop: cannot write {plain(str(args.output))}: {plain(exc.strerror or exc)}", file=sys.stderr)
         return 1
-    from raidtop.collect.smart.poller import START_DELAY_S, poller_for
+    from raidtop.collect.smart.poller import START_DELAY_S
 
-    sampler = Sampler(recorder, smart=poller_for(args.root, args.smart_interval, start_delay=START_DELAY_S))
+    sampler = judged_sampler(recorder, smart=smart_poller(args.root, args.smart_interval, start_delay=START_DELAY_S))
     sampler.processes.want_processes = args.processes
     stop = False
 

@@ -113,9 +113,10 @@ def read_disks(disks: list[str], timeout: float) -> tuple[list, list[dict[str, s
     """Ask smartctl about each whole disk in turn."""
     from raidtop.collect.smart.smartctl import read_disk
     from raidtop.collect.source import Root
+    from raidtop.presentation.smart_rules import judge
 
     root = Root("/")
-    return [read_disk(root, disk, timeout=timeout) for disk in disks], []
+    return [read_disk(root, disk, timeout=timeout, judge=judge) for disk in disks], []
 
 
 def _disks_named(devices: list[str]) -> list[str] | str:

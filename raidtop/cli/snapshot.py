@@ -35,22 +35,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Sample twice, ``args.interval`` seconds apart, and print one JSON document."""
-    from raidtop.collect.sampler import Sampler
+    from raidtop.presentation.judgement import judged_sampler, smart_poller
     from raidtop.output.snapshot_json import snapshot_json
 
     root: Path = args.root
     if not root.is_dir():
         print(f"raidtop: --root {root}: not a directory", file=sys.stderr)
         return 2
-    from raidtop.collect.smart.poller import poller_for
 
-    poller = poller_for(root, 600.0 if args.smart_wait > 0 else 0.0)
+    poller = smart_poller(root, 600.0 if args.smart_wait > 0 else 0.0)
     from raidtop.config import md_expected_members
 
     expected, notes = md_expected_members()
     for note in notes:
         print(f"raidtop: {note}", file=sys.stderr)
-    sampler = Sampler(root, smart=poller, md_expected_members=expected)
+    sampler = judged_sampler(root, smart=poller, md_expected_members=expected)
     # One document, once: every process's I/O and the cgroups' per-device share are worth two /proc walks.
     sampler.processes.want_processes = True
     first = sampler.sample()

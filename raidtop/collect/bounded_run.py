@@ -59,6 +59,7 @@ def run_bounded(
     cut = None
     try:
         with selectors.DefaultSelector() as selector:
+            assert proc.stdout is not None  # started with stdout=PIPE
             selector.register(proc.stdout, selectors.EVENT_READ, out)
             if proc.stderr is not None:
                 selector.register(proc.stderr, selectors.EVENT_READ, err)

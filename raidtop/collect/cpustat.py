@@ -26,7 +26,7 @@ def parse_stat(text: str) -> tuple[StatCounters, list[str]]:
             cpu = _parse_cpu(key, parts[1:], notes)
             if cpu is None:
                 continue
-            if cpu.cpu == "all":
+            if isinstance(cpu.cpu, str):  # "all": the summary line
                 if summary is not None:
                     notes.append("/proc/stat: second 'cpu' summary line ignored")
                     continue

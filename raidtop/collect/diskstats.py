@@ -6,6 +6,8 @@ which ``aqu-sz`` needs, and the discard/flush fields, so raidtop reads the file.
 
 from __future__ import annotations
 
+from typing import cast
+
 from raidtop.model.snapshot import DiskCounters
 
 # Field counts the kernel has printed: 14 (before 4.18; old kernels printed 7
@@ -38,14 +40,15 @@ class DiskstatsParser:
     def parse(self, text: str) -> tuple[list[DiskCounters], list[str]]:
         """Return the devices in ``text`` and notes on lines that could not be used."""
         lines = text.splitlines()
-        table, odd = self._previous, self._odd
+        table = self._previous
+        odd: frozenset[str] | set[str] = self._odd
         notes: list[str] = []
         unusable = False
         # Set and map operations run in C: with thousands of devices, only the
         # lines that changed since the last read cost any Python work.
         fresh = set(lines).difference(table)
         if fresh:
-            table, odd = dict(table), set(odd)
+            table, grown = dict(table), set(odd)
             for line in [line for line in lines if line in fresh]:
                 parts = line.split()
                 counters = _parse_fields(parts, line, notes) if parts else None
@@ -54,15 +57,16 @@ class DiskstatsParser:
                     continue
                 table[line] = counters
                 if len(parts) not in _KERNEL_FIELD_COUNTS:
-                    odd.add(line)
+                    grown.add(line)
+            odd = grown
         found = list(map(table.get, lines))
         if unusable:
             kept = [(line, counters) for line, counters in zip(lines, found) if counters is not None]
             self._previous = dict(kept)
             disks = [counters for _, counters in kept]
         else:
-            self._previous = dict(zip(lines, found))
-            disks = found
+            disks = cast(list[DiskCounters], found)  # every line parsed: no None among them
+            self._previous = dict(zip(lines, disks))
         self._note_devices(disks, [table[line] for line in fresh if line in table])
         odd_lines = 0
         if odd:

@@ -7,6 +7,7 @@ shows them and the benchmark history records them with every result.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from raidtop.collect.source import Root, as_root
 
@@ -62,7 +63,7 @@ def read_queue_settings(root: Root | str, device: str) -> QueueSettings:
     """Read every queue attribute of ``device`` that exists and parses."""
     root = as_root(root)
     base = f"/sys/block/{device.replace('/', '!')}/queue"
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}  # attribute -> its parsed value, each of its own type
     text = root.read_optional(f"{base}/scheduler")
     if text is not None:
         values["scheduler"], values["schedulers"] = parse_scheduler(text)

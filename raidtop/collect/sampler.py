@@ -3,6 +3,11 @@
 One ``Sampler`` keeps the previous raw sample, so each call to :meth:`sample`
 returns rates over the time since the last call. It never raises for bad
 system input: whatever could not be read becomes a note on the snapshot.
+
+Readers read; they do not judge. What is judged from a sample (SmartWarning
+events, rebuild risks) is a step the layer above hands in as ``judgement``
+(:func:`raidtop.presentation.judgement.judged_sampler`), so nothing here
+imports from above the readers.
 """
 
 from __future__ import annotations
@@ -12,8 +17,8 @@ import time
 from dataclasses import replace
 from itertools import compress
 from operator import and_, is_, not_
-from collections.abc import Mapping
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
 from raidtop.collect import rates
 from raidtop.collect.blockinfo import identify, identify_kind
@@ -23,7 +28,6 @@ from raidtop.collect.hwmon import SensorReader
 from raidtop.collect.md.track import MdTracker
 from raidtop.collect.processes import ProcessWatch
 from raidtop.collect.rates.processes import io_attribution
-from raidtop.collect.smart.events import HealthTracker
 from raidtop.collect.memory import (
     parse_loadavg,
     parse_meminfo,
@@ -36,9 +40,27 @@ from raidtop.collect.smart.poller import SmartPoller
 from raidtop.collect.dmraid.reader import DmRaidReader
 from raidtop.collect.stack.poller import StackPoller
 from raidtop.collect.source import Root, SourceError, as_root
-from raidtop.model.snapshot import DiskCounters, DiskIdentity, DiskIO, RawSample, Snapshot, StatCounters
+from raidtop.model.snapshot import (
+    CpuUsage,
+    DiskCounters,
+    DiskIdentity,
+    DiskIO,
+    RawSample,
+    Snapshot,
+    StatCounters,
+)
 
 _PSI_RESOURCES = ("io", "memory", "cpu")
+
+
+class Judgement(Protocol):
+    """A step that adds to each snapshot what is judged from it, with memory between samples."""
+
+    def apply(self, snap: Snapshot) -> Snapshot:
+        """``snap`` with what is judged from it added."""
+
+    def reset(self) -> None:
+        """Forget what was remembered (a new baseline)."""
 
 
 class Sampler:
@@ -52,12 +74,14 @@ class Sampler:
         smart: SmartPoller | None = None,
         identify_per_sample: int | None = None,
         md_expected_members: Mapping[str, int] | None = None,
+        judgement: Judgement | None = None,
     ) -> None:
         """``identify_per_sample``: walk at most this many devices' full identity
         (udev database, model, serial) per sample, so thousands of devices do
         not delay the first snapshot; the others show their name and kind
         until their turn. ``None``: all at once. ``md_expected_members``: array
         name or UUID -> members its owner expects (:mod:`raidtop.collect.md.sparse`).
+        ``judgement``: applied to each snapshot last (None: the readings alone).
         """
         self.root = as_root(root)
         self._smart = SmartLink(smart)
@@ -78,8 +102,8 @@ class Sampler:
         self.stack = StackPoller()
         self.dm_raid = DmRaidReader()
         self._sensors = SensorReader()
-        self.health = HealthTracker()
-        """SmartWarning events and rebuild risks from the snapshot's SMART readings."""
+        self.judgement = judgement
+        """What is judged from each snapshot (SmartWarning events, rebuild risks), or None."""
         self.processes = ProcessWatch()
         """Who does I/O; the app switches its reads on while they are shown."""
 
@@ -160,12 +184,12 @@ class Sampler:
         for d in disks:
             entry = known.get(d.name)
             new = entry is None or entry[0] != d.major or entry[1] != d.minor
-            if new or not entry[3]:
+            if entry is None or new or not entry[3]:
                 if budget is None or budget > 0:
                     # A device not walked yet (or a new device under an old name): walk sysfs once.
                     entry = (d.major, d.minor, identify(self.root, d.name, d.major, d.minor), True)
                     budget = None if budget is None else budget - 1
-                elif new:
+                elif entry is None or new:
                     entry = (d.major, d.minor, identify_kind(self.root, d.name), False)
                 pending = pending or not entry[3]
                 known[d.name] = entry
@@ -192,7 +216,7 @@ class Sampler:
 
         disks = self._disk_rows(prev, raw, interval, notes)
 
-        cpus = ()
+        cpus: tuple[CpuUsage, ...] = ()
         if raw.stat is not None:
             # A previous sample without /proc/stat is no reference: no CPU row has a rate yet.
             reference = (prev.stat or StatCounters(cpus=())) if prev else None
@@ -233,7 +257,7 @@ class Sampler:
             notes=tuple(notes),
         )
         # Beside the md events: SmartWarning and the rebuild risk need this sample's arrays and SMART readings.
-        return self.health.apply(snapshot)
+        return snapshot if self.judgement is None else self.judgement.apply(snapshot)
 
     def _disk_rows(
         self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]
@@ -266,7 +290,8 @@ class Sampler:
         before, now = prev.disks, raw.disks
         rows, was_idle = list(last[1]), last[2]
         idle = list(map(is_, before, now))
-        identities, more_notes = raw.identities, []
+        identities = raw.identities
+        more_notes: list[str] = []
         for index in compress(range(len(now)), map(not_, map(and_, idle, was_idle))):
             old, cur = before[index], now[index]
             if idle[index]:
@@ -337,7 +362,8 @@ class Sampler:
         self._idle_rows = {}
         self._last_rows = None
         self._md.reset()
-        self.health.reset()
+        if self.judgement is not None:
+            self.judgement.reset()
         self.processes.reset()
 
 
@@ -370,4 +396,5 @@ def _moved_row(old: DiskCounters | None, cur: DiskCounters, interval: float, ide
 
 def _without_rates(row: DiskIO) -> DiskIO:
     """The same device with every rate unknown (it has no previous sample)."""
-    return replace(row, **dict.fromkeys(rates.DISK_RATE_FIELDS))
+    unknown: dict[str, Any] = dict.fromkeys(rates.DISK_RATE_FIELDS)
+    return replace(row, **unknown)

@@ -40,7 +40,7 @@ class BlockDeviceWatcher:
             observer = pyudev.MonitorObserver(monitor, callback=self._forward, name="raidtop-uevents")
             observer.daemon = True
             observer.start()
-        except Exception as exc:  # netlink needs privileges some containers deny
+        except Exception as exc:  # noqa: BLE001 - netlink needs privileges some containers deny
             return f"cannot listen for device events ({exc}); changes show at the next sample"
         self._observer, self.source = observer, source
         return None

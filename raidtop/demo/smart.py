@@ -2,8 +2,9 @@
 
 Every member of the simulated array reads as a healthy SATA disk. ``B`` on
 the dashboard (demo only) gives one survivor 8 pending sectors, the reading
-Backblaze found to predict failure (judged by raidtop/presentation/smart_rules.py like a real disk), so a teacher can show the rebuild-risk
-banner: fail a member (``f``) and the array's last copy sits on that disk.
+Backblaze found to predict failure (judged by raidtop/presentation/smart_rules.py
+like a real disk), so a teacher can show the rebuild-risk banner: fail a
+member (``f``) and the array's last copy sits on that disk.
 Nothing here runs smartctl; the readings are made up and say so in their
 model name.
 """

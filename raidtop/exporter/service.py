@@ -25,14 +25,13 @@ from prometheus_client.process_collector import ProcessCollector
 
 from raidtop.collect.queue_settings import QueueSettings, read_queue_settings
 from raidtop.collect.recording.roots import Recording
-from raidtop.collect.recording.replayer import Replayer
 from raidtop.audit.periodic import PeriodicAudit
-from raidtop.collect.sampler import Sampler
-from raidtop.collect.smart.poller import START_DELAY_S, poller_for
+from raidtop.collect.smart.poller import START_DELAY_S
 from raidtop.exporter.exposition import CachedExposition, FamilyFormatter
 from raidtop.config import md_expected_members
 from raidtop.exporter.metrics import MdMetrics
 from raidtop.model.snapshot import Snapshot
+from raidtop.presentation.judgement import judged_replayer, judged_sampler, smart_poller
 from raidtop.safeio import atomic_write
 from raidtop.untrusted import plain
 
@@ -50,8 +49,8 @@ class LiveSource:
         expected, notes = md_expected_members()
         for note in notes:
             print(f"raidtop exporter: {note}", file=sys.stderr)
-        self.sampler = Sampler(
-            root, smart=poller_for(root, smart_interval, start_delay=START_DELAY_S), md_expected_members=expected
+        self.sampler = judged_sampler(
+            root, smart=smart_poller(root, smart_interval, start_delay=START_DELAY_S), md_expected_members=expected
         )
         # Who loads each array: the cgroup tree only (no /proc walk), for raidtop_md_cgroup_*.
         self.sampler.processes.want_units = True
@@ -78,7 +77,7 @@ class ReplaySource:
     """Snapshots of a recording, advancing with the wall clock × ``speed``; the last frame then holds."""
 
     def __init__(self, recording: Recording, speed: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self.replayer = Replayer(recording)
+        self.replayer = judged_replayer(recording)
         self.root = self.replayer.root
         self._speed = speed
         self._clock = clock

@@ -145,7 +145,9 @@ def _buckets(rows: Any) -> Log2Histogram | None:
         low, high, count = row.get("min"), row.get("max"), row.get("count")
         if low is None and isinstance(high, int) and high < 0:
             continue  # the negative bucket
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (low, high, count)):
+        if not (isinstance(low, int) and isinstance(high, int) and isinstance(count, int)):
+            return None
+        if any(isinstance(x, bool) for x in (low, high, count)):
             return None
         if not (0 <= low <= high < MAX_VALUE and 0 <= count < MAX_VALUE):
             return None

@@ -6,8 +6,9 @@ device and sector, and adds (complete − issue) in microseconds to a log2
 histogram per device; every interval it prints the histograms as JSON. It never
 clears them: a request completing between ``print`` and ``clear`` would be lost
 (measured: 56 of 2000), so the histograms are cumulative and an interval's is the
-difference of two prints (:func:`raidtop.latency.histogram.delta`). Only the member devices asked for are traced (a filter on ``dev``), so the
-cost is two map operations per request on those devices. The tracepoints' ``dev``
+difference of two prints (:func:`raidtop.latency.histogram.delta`). Only the
+member devices asked for are traced (a filter on ``dev``), so the cost is two
+map operations per request on those devices. The tracepoints' ``dev``
 is the kernel's internal dev_t: ``major << 20 | minor``.
 """
 

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
+from raidtop.screens.app_offers import sampling_app
 from raidtop.collect.md.events import mismatch_verdict
 from raidtop.presentation.format import DASH, kib, num
 from raidtop.live.history import History, SyncPoint
@@ -66,7 +67,7 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None 
             else []
         ),
         *(
-            [("Degraded", degraded_since_text(array, now), "warn")]
+            [("Degraded", val(degraded_since_text(array, now)), "warn")]
             if now is not None and array.degraded_since is not None
             else []
         ),
@@ -141,7 +142,7 @@ def sync_plot(
     start = running[0].time
     xs = [p.time - start for p in running]
     speeds = [(p.speed_kib_s or 0) / 1024 for p in running]
-    percents = [p.percent for p in running]
+    percents = [p.percent for p in running if p.percent is not None]  # all of them: running has a percent
     # Our own legend line and axis labels: plotext's legend marks each series'
     # side with "L"/"⅃" glyphs, and its right-axis labels were cut to "88.".
     plt.plotsize(max(20, width), max(6, height - 1))
@@ -247,9 +248,10 @@ class ArrayDetailScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.app.units_wanted_by |= {"detail"}  # its "Who loads it" panel needs the cgroup tree read
-        self.app.sampler.stack.view_opened()  # and its Stack section the stack
-        self.app.sample_now()
+        app = sampling_app(self)
+        app.units_wanted_by |= {"detail"}  # its "Who loads it" panel needs the cgroup tree read
+        app.sampler.stack.view_opened()  # and its Stack section the stack
+        app.sample_now()
         self._read_mdadm()
         self.set_interval(self.MDADM_EVERY_S, self._read_mdadm)
         snap = self.app.dashboard.last_snapshot
@@ -260,14 +262,15 @@ class ArrayDetailScreen(Screen[None]):
         self.query_one("#detail-attrs", TextTable).focus()
 
     def on_unmount(self) -> None:
-        self.app.units_wanted_by -= {"detail"}
-        self.app.sampler.stack.view_closed()
+        app = sampling_app(self)
+        app.units_wanted_by -= {"detail"}
+        app.sampler.stack.view_closed()
 
     def _read_mdadm(self) -> None:
         from raidtop.collect.md.mdadm_detail import read_mdadm_detail
         from raidtop.collect.source import as_root
 
-        root, name = as_root(self.app.config.root), self.array_name
+        root, name = as_root(sampling_app(self).config.root), self.array_name
 
         def work() -> None:
             detail = read_mdadm_detail(root, name)

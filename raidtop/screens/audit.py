@@ -8,6 +8,8 @@ Every text (member names, evidence read from sysfs) is shown as text.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,11 +17,15 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from raidtop.screens.app_offers import sampling_app
 from raidtop.audit.model import Finding
 from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
+
+if TYPE_CHECKING:
+    from raidtop.audit.periodic import PeriodicAudit
 
 _TONES = {"critical": "crit", "warning": "warn", "info": "dim"}
 COLUMNS = [
@@ -67,7 +73,7 @@ class AuditScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self._audit = None
+        self._audit: PeriodicAudit | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(content(" Audit: will the next rebuild succeed?"), id="audit-title")
@@ -92,12 +98,11 @@ class AuditScreen(Screen[None]):
             from raidtop.collect.source import as_root
 
             root = getattr(getattr(self.app, "sampler", None), "root", None)
-            self._audit = PeriodicAudit(root if root is not None else as_root(self.app.config.root))
-        self._run(snap)
+            self._audit = PeriodicAudit(root if root is not None else as_root(sampling_app(self).config.root))
+        self._run(self._audit, snap)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit")
-    def _run(self, snap: Snapshot) -> None:
-        audit = self._audit
+    def _run(self, audit: PeriodicAudit, snap: Snapshot) -> None:
         findings = audit(snap)
         self.post_message(self.Ready(findings, audit.notes))
 

@@ -38,7 +38,9 @@ class ConfirmDialog(ModalScreen[bool]):
     ]
     DEFAULT_CSS = """
     ConfirmDialog { align: center middle; }
-    ConfirmDialog > Vertical { width: 90; max-width: 100%; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    ConfirmDialog > Vertical {
+        width: 90; max-width: 100%; height: auto; border: thick $warning; background: $surface; padding: 1 2;
+    }
     ConfirmDialog #confirm-title { text-style: bold; color: $text-warning; }
     ConfirmDialog #confirm-command { background: $panel; color: $text-primary; padding: 0 1; margin: 1 0; }
     ConfirmDialog #confirm-details { color: $text-muted; }
@@ -102,7 +104,9 @@ class FormDialog(ModalScreen[Any]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="ask-cancel")]
     DEFAULT_CSS = """
     FormDialog { align: center middle; }
-    FormDialog > Vertical { width: 70; max-width: 100%; height: auto; border: round $primary; background: $surface; padding: 0 1; }
+    FormDialog > Vertical {
+        width: 70; max-width: 100%; height: auto; border: round $primary; background: $surface; padding: 0 1;
+    }
     FormDialog Label { color: $text-muted; }
     FormDialog Label.-spaced { margin-top: 1; }
     """
@@ -176,7 +180,9 @@ class NotesScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,n,q", "dismiss", "Close notes", id="notes-close")]
     DEFAULT_CSS = """
     NotesScreen { align: center middle; }
-    NotesScreen > VerticalScroll { width: 100; max-width: 100%; height: 70%; border: round $warning; background: $surface; padding: 0 1; }
+    NotesScreen > VerticalScroll {
+        width: 100; max-width: 100%; height: 70%; border: round $warning; background: $surface; padding: 0 1;
+    }
     """
 
     def __init__(self, notes: tuple[str, ...]) -> None:
@@ -191,8 +197,8 @@ class NotesScreen(ModalScreen[None]):
                 # A note quotes paths and kernel errors: literal text, several lines allowed.
                 yield Static(content(f"• {note}", multiline=True))
 
-    def action_dismiss(self) -> None:
-        """Close the notes."""
+    async def action_dismiss(self, result: object = None) -> None:
+        """Close the notes (they return nothing, whatever a binding passes)."""
         self.dismiss(None)
 
 
@@ -206,7 +212,9 @@ class SweepDialog(ModalScreen[tuple[str, list[str]] | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="bench-sweep-cancel", tooltip="Do not sweep")]
     DEFAULT_CSS = """
     SweepDialog { align: center middle; }
-    SweepDialog > Vertical { width: 84; max-width: 100%; height: auto; border: round $primary; background: $surface; padding: 0 1; }
+    SweepDialog > Vertical {
+        width: 84; max-width: 100%; height: auto; border: round $primary; background: $surface; padding: 0 1;
+    }
     SweepDialog Label { color: $text-muted; }
     SweepDialog RadioSet { width: 100%; }
     """
@@ -254,7 +262,9 @@ class CommandDialog(ModalScreen[None]):
     BINDINGS = [Binding("escape,enter,q", "close", "Close", id="command-close", tooltip="Close this message")]
     DEFAULT_CSS = """
     CommandDialog { align: center middle; }
-    CommandDialog > Vertical { width: 96; max-width: 100%; height: auto; border: thick $warning; background: $surface; padding: 1 2; }
+    CommandDialog > Vertical {
+        width: 96; max-width: 100%; height: auto; border: thick $warning; background: $surface; padding: 1 2;
+    }
     CommandDialog #command-title { text-style: bold; color: $text-warning; }
     CommandDialog #command-text { background: $panel; color: $text-primary; padding: 0 1; margin: 1 0; }
     CommandDialog #command-details { color: $text-muted; }
@@ -288,7 +298,10 @@ class ReportDialog(ModalScreen[None]):
     BINDINGS = [Binding("escape,enter,q", "close", "Close", id="report-close", tooltip="Back to the screen")]
     DEFAULT_CSS = """
     ReportDialog { align: center middle; }
-    ReportDialog > Vertical { width: 110; max-width: 100%; height: auto; max-height: 90%; border: round $primary; background: $surface; padding: 0 1; }
+    ReportDialog > Vertical {
+        width: 110; max-width: 100%; height: auto; max-height: 90%; border: round $primary; background: $surface;
+        padding: 0 1;
+    }
     ReportDialog #report-body { background: $panel; color: $text-primary; padding: 0 1; }
     ReportDialog #report-where { color: $text-muted; }
     """

@@ -71,7 +71,8 @@ class EventsScreen(ModalScreen[None]):
         ]
         show_newest_first(self.query_one(TextTable), rows, "no md events yet")
 
-    def action_dismiss(self) -> None:
+    async def action_dismiss(self, result: object = None) -> None:
+        """Close (this screen returns nothing, whatever a binding passes)."""
         self.dismiss(None)
 
 
@@ -87,7 +88,9 @@ def event_keys(events: list[MdEvent]) -> list[str]:
 
 
 def show_newest_first(table: TextTable, rows: list[Row], placeholder: str) -> None:
-    """Show event ``rows`` (given oldest first) with the newest at the top, where an incident's last event is seen first.
+    """Show event ``rows`` (given oldest first) with the newest at the top.
+
+    An incident's last event is seen first.
 
     A cursor on the top row stays there, so a new event arrives highlighted; a
     cursor moved down to an older event stays on that event as new ones push it down.

@@ -27,7 +27,10 @@ Build = Callable[[Snapshot], Explanation | None]
 
 
 def explanation_for(panel: str | None, table: str | None, key: str | None) -> Build | None:
-    """What the highlighted row of a dashboard panel explains, as a function of the snapshot (it follows live samples)."""
+    """What the highlighted row of a dashboard panel explains.
+
+    A function of the snapshot, so the explanation follows live samples.
+    """
     from raidtop.presentation import explain
 
     if table == "member-table" and key:
@@ -51,7 +54,9 @@ class ExplainScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,x,q", "dismiss", "Close", id="explain-close")]
     DEFAULT_CSS = """
     ExplainScreen { align: center middle; }
-    ExplainScreen > VerticalScroll { width: 110; max-width: 100%; height: 80%; border: round $primary; background: $surface; padding: 0 1; }
+    ExplainScreen > VerticalScroll {
+        width: 110; max-width: 100%; height: 80%; border: round $primary; background: $surface; padding: 0 1;
+    }
     ExplainScreen #explain-title { text-style: bold; color: $text-primary; }
     ExplainScreen #explain-table { height: auto; }
     ExplainScreen .explain-caveat { color: $text-warning; margin-top: 1; }
@@ -119,5 +124,6 @@ class ExplainScreen(ModalScreen[None]):
             self._show_rows()
         self.query_one("#explain-title", Static).update(content(self._title()))
 
-    def action_dismiss(self) -> None:
+    async def action_dismiss(self, result: object = None) -> None:
+        """Close (this screen returns nothing, whatever a binding passes)."""
         self.dismiss(None)

@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from raidtop.screens.app_offers import fleet_view_app
 from raidtop.fleet.model import FleetHost, FleetReading
 from raidtop.fleet.rows import FLEET_COLUMNS, HOST_COLUMNS, alert_text, fleet_rows, host_rows, summary
 from raidtop.untrusted import plain
@@ -63,7 +64,7 @@ class FleetScreen(Screen):
 
     def action_refresh_now(self) -> None:
         """Refresh without waiting for the timer."""
-        self.app.refresh_now()
+        fleet_view_app(self).refresh_now()
 
 
 class HostScreen(Screen):
@@ -89,8 +90,9 @@ class HostScreen(Screen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        if self.app.reading is not None:
-            self.show(self.app.reading)
+        reading = fleet_view_app(self).reading
+        if reading is not None:
+            self.show(reading)
 
     def show(self, reading: FleetReading) -> None:
         """Show this host from a new reading (or say it is no longer there)."""

@@ -74,7 +74,10 @@ def _is_back(binding: Binding) -> bool:
 
 
 def _paired(bindings: list[Binding]) -> list[Binding]:
-    """Neighbours calling the same action with other arguments (``cursor(-1)``, ``cursor(1)``), or an action and its ``_reverse``, as one row."""
+    """Neighbours that belong in one row.
+
+    The same action with other arguments (``cursor(-1)``, ``cursor(1)``), or an action and its ``_reverse``.
+    """
     out: list[Binding] = []
     for binding in bindings:
         previous = out[-1] if out else None
@@ -255,7 +258,10 @@ class HelpScreen(ModalScreen[None]):
 
 
 def _fill(sections: list[Section], count: int, height: int) -> list[list[Section]] | None:
-    """Columns filled top to bottom to ``height`` lines, splitting a section where a column ends; ``None`` if it overflows."""
+    """Columns filled top to bottom to ``height`` lines; ``None`` if it overflows.
+
+    A section is split where a column ends.
+    """
     columns: list[list[Section]] = [[]]
     room = height
     for title, bindings in sections:

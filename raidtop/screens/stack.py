@@ -7,6 +7,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
 
+from raidtop.screens.app_offers import sampling_app
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.stack import StackRow, tree_rows
 from raidtop.widgets.key_footer import KeyFooter
@@ -64,21 +65,22 @@ class StackScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.app.sampler.stack.view_opened()
+        sampling_app(self).sampler.stack.view_opened()
         snap = self.app.dashboard.last_snapshot
         if snap is not None:
             self.apply_snapshot(snap)
         self.query_one(TextTable).focus()
 
     def on_unmount(self) -> None:
-        self.app.sampler.stack.view_closed()
+        sampling_app(self).sampler.stack.view_closed()
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the snapshot's stack (none yet: say it is coming)."""
         table = self.query_one(TextTable)
         if snap.stack is None:
             # A recording holds what the dashboard read, and the stack is not part of it.
-            table.set_rows([], "a recording holds no storage stack" if self.app.player is not None else WAITING)
+            replaying = sampling_app(self).player is not None
+            table.set_rows([], "a recording holds no storage stack" if replaying else WAITING)
             return
         rows = tree_rows(snap.stack, {a.name: a for a in snap.arrays})
         table.set_rows(stack_table_rows(rows), "no block devices under this root")

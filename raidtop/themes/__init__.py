@@ -15,7 +15,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from textual.color import Color
+from textual.color import Color, ColorParseError
 from textual.css.constants import VALID_STYLE_FLAGS
 from textual.theme import Theme
 
@@ -104,8 +104,9 @@ def theme_from_toml(raw: bytes, shown: str) -> Theme:
     colours.update({f"variables.{k}": v for k, v in variables.items() if k not in _NON_COLOUR_VARIABLES})
     for key, value in colours.items():
         try:
+            # A TOML value that is not text fails with AttributeError or TypeError, not ColorParseError.
             Color.parse(value)
-        except Exception:
+        except (ColorParseError, AttributeError, TypeError, ValueError):
             raise ValueError(f"{shown}: {plain(key)} = {plain(repr(value))} is not a colour") from None
     for key in _NON_COLOUR_VARIABLES & set(variables):
         if not variables[key].split() or not set(variables[key].split()) <= VALID_STYLE_FLAGS:

@@ -131,7 +131,10 @@ def cut_text(text: str, room: int) -> str:
 
 
 def shorter_number(text: str, room: int) -> str | None:
-    """``text`` (a number, maybe with a unit) in at most ``room`` columns; ``…`` if no form fits; None if not a number."""
+    """``text`` (a number, maybe with a unit) in at most ``room`` columns.
+
+    ``…`` if no form fits; None if not a number.
+    """
     match = _NUMBER.fullmatch(text)
     if match is None:
         return None

@@ -212,7 +212,7 @@ def test_degraded_stalled_and_smart_alerts_reach_a_webhook_and_resolve(tmp_path)
                 break
             time.sleep(0.5)
         took = time.monotonic() - start
-        print(f"all alerts fired and resolved after {took:.1f} s, load {open('/proc/loadavg').read().split()[:3]}")
+        print(f"all alerts fired and resolved after {took:.1f} s, load {Path('/proc/loadavg').read_text().split()[:3]}")
         for case in CASES:
             assert receiver.seen(case, "firing"), (case, receiver.alerts)
             assert receiver.seen(case, "resolved"), (case, receiver.alerts)

@@ -30,9 +30,9 @@ def test_every_rule_is_a_series_per_array_and_bad_blocks_are_counted(tmp_path) -
         "sdc1": {**MEMBERS["sdc1"], "bad_blocks": "4096 8\n"},
     }
     files, links = md_tree("md0", RAID5, members)
-    for f, l in clean_disks():
-        files.update(f)
-        links.update(l)
+    for disk_files, disk_links in clean_disks():
+        files.update(disk_files)
+        links.update(disk_links)
     series = scrape(write_tree(tmp_path / "root", files, links))
     assert {kind for array, kind in series if array == "md0"} == set(RULES)
     assert series[("md0", "bad-blocks")] == ("warning", 2.0)

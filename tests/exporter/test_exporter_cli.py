@@ -158,9 +158,9 @@ def test_https_through_the_client_librarys_tls_options(tmp_path) -> None:
                 with urllib.request.urlopen(f"https://127.0.0.1:{port}/metrics", context=context, timeout=2) as answer:
                     assert b"raidtop_md_arrays" in answer.read()
                 break
-            except OSError:
+            except OSError as exc:
                 if proc.poll() is not None:
-                    raise AssertionError(proc.stderr.read())
+                    raise AssertionError(proc.stderr.read()) from exc
                 import time
 
                 time.sleep(0.2)

@@ -13,6 +13,7 @@ import re
 import shutil
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -123,7 +124,7 @@ def test_hostile_labels_and_values_through_a_real_prometheus_reach_no_terminal(t
         pane.keys("q")
         took = pane.wait_exit(30)
         assert took is not None, "raidtop fleet did not exit after q"
-        print(f"exit after q: {took:.2f} s, load {open('/proc/loadavg').read().split()[:3]}")
+        print(f"exit after q: {took:.2f} s, load {Path('/proc/loadavg').read_text().split()[:3]}")
         assert "Traceback" not in pane.screen()
     finally:
         if pane is not None:
@@ -182,7 +183,7 @@ def test_a_prometheus_sending_one_byte_every_2_s_is_cut_off_at_the_total_deadlin
     finally:
         server.close()
     assert reading.problem == f"Prometheus at {server.url} is unreachable: no complete answer within 3 s"
-    print(f"cut off after {took:.2f} s (deadline 3 s), load {open('/proc/loadavg').read().split()[:3]}")
+    print(f"cut off after {took:.2f} s (deadline 3 s), load {Path('/proc/loadavg').read_text().split()[:3]}")
 
 
 @needs_tmux
@@ -201,7 +202,9 @@ def test_the_fleet_view_exits_whatever_its_worker_waits_on(tmp_path, how) -> Non
             pane.keys(how)
         took = pane.wait_exit(30)
         assert took is not None, f"still running 30 s after {how}"
-        print(f"exit after {how}: {time.monotonic() - start:.2f} s, load {open('/proc/loadavg').read().split()[:3]}")
+        print(
+            f"exit after {how}: {time.monotonic() - start:.2f} s, load {Path('/proc/loadavg').read_text().split()[:3]}"
+        )
         status = pane.exit_status()
         if how != "SIGHUP":
             assert "Traceback" not in pane.screen() and "KeyboardInterrupt" not in pane.screen()

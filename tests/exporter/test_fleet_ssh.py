@@ -114,7 +114,10 @@ def sshd(tmp_path):
 
 
 def remote_snapshot(root: Path) -> str:
-    return f"cd {procs.REPO} && PYTHONPATH={procs.REPO} {sys.executable} -m raidtop --root {root} snapshot --json --interval 0.1"
+    return (
+        f"cd {procs.REPO} && PYTHONPATH={procs.REPO} {sys.executable} -m raidtop --root {root} "
+        "snapshot --json --interval 0.1"
+    )
 
 
 @needs_sshd

@@ -80,7 +80,7 @@ def test_endless_output_over_ssh_is_cut_at_the_cap_and_the_child_killed(sshd) ->
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     problem, rss_kib, seconds = done.stdout.splitlines()
     assert problem == f"answered more than {OUTPUT_LIMIT >> 20} MiB; stopped it and refused"
-    load = open("/proc/loadavg").read().split()[:3]
+    load = Path("/proc/loadavg").read_text().split()[:3]
     print(f"peak RSS {int(rss_kib) / 1024:.0f} MiB, cut after {seconds} s, load {load}")
     assert int(rss_kib) < RSS_CEILING_KIB
     # Both ends are gone: the local ssh was killed, and the remote writer lost its channel.

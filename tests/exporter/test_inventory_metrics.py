@@ -41,14 +41,14 @@ def test_each_member_names_its_whole_disk_as_node_exporter_does(tmp_path) -> Non
     shutil.copytree(procs.UI_ROOT1, root, symlinks=True)
     shutil.copy(procs.MD_DATA / "mdstat" / "nicolargo-pymdstat__mdstat.04", root / "proc" / "mdstat")
     found = samples(sample(root))
-    pairs = {(l["array"], l["member"], l["device"]) for l, _ in found["raidtop_md_member_disk_info"]}
+    pairs = {(lb["array"], lb["member"], lb["device"]) for lb, _ in found["raidtop_md_member_disk_info"]}
     # sda's partitions are in this /proc/diskstats and /sys; sdb's and sdc1.. are not: no guess for them.
     assert pairs == {("md0", "sda1", "sda"), ("md1", "sda2", "sda"), ("md2", "sda3", "sda")}
     assert found["raidtop_md_driver_loaded"] == [({}, 1.0)]
 
 
 def test_chunk_size_in_bytes_from_sysfs() -> None:
-    chunks = {l["array"]: v for l, v in samples(sample(PROCFS))["raidtop_md_chunk_size_bytes"]}
+    chunks = {lb["array"]: v for lb, v in samples(sample(PROCFS))["raidtop_md_chunk_size_bytes"]}
     assert chunks["md0"] == 524288  # sys/block/md0/md/chunk_size of procfs's fixture
 
 
@@ -80,8 +80,8 @@ def test_member_flags_one_series_per_flag_and_none_while_roles_are_unknown() -> 
         ),
     )
     flags = {
-        (l["member"], l["flag"]): v
-        for l, v in samples(Snapshot(time=0.0, interval_s=1.0, arrays=(array,)))["raidtop_md_member_flag"]
+        (lb["member"], lb["flag"]): v
+        for lb, v in samples(Snapshot(time=0.0, interval_s=1.0, arrays=(array,)))["raidtop_md_member_flag"]
     }
     on = {k for k, v in flags.items() if v == 1}
     assert on == {

@@ -9,7 +9,7 @@ import pytest
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from raidtop.collect.sampler import Sampler
+from raidtop.presentation.judgement import judged_sampler
 from raidtop.demo.controller import DemoController
 from raidtop.exporter.io_metrics import io_families
 from raidtop.exporter.metrics import MdMetrics
@@ -19,7 +19,7 @@ def rebuilding_snapshot():
     """The demo's raid5 recovering while a database, a backup and journald load it; cgroup tree only."""
     clock = [0.0]
     demo = DemoController(clock=lambda: clock[0])
-    sampler = Sampler(demo.root, clock=lambda: clock[0])
+    sampler = judged_sampler(demo.root, clock=lambda: clock[0])
     sampler.processes.want_units = True  # as the exporter's LiveSource sets it
     first = demo.sim.members[0].name
     demo.sim.fail(first)

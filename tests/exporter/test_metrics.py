@@ -85,7 +85,8 @@ def test_label_values_from_the_system_are_escaped_not_interpreted(tmp_path) -> N
     root = tmp_path / "root"
     (root / "proc").mkdir(parents=True)
     (root / "proc" / "mdstat").write_text(
-        'Personalities : [raid1]\nmd0 : active raid1 sd"b\\1[0] sdc1[1]\n      1024 blocks [2/2] [UU]\n\nunused devices: <none>\n'
+        'Personalities : [raid1]\nmd0 : active raid1 sd"b\\1[0] sdc1[1]\n'
+        "      1024 blocks [2/2] [UU]\n\nunused devices: <none>\n"
     )
     text = exposition(root)
     members = {s.labels["member"] for s in samples(text)["raidtop_md_member_role"]}

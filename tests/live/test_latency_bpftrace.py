@@ -12,6 +12,7 @@ import os
 import select
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_every_write_to_a_loop_device_is_in_its_histogram(tmp_path):
     ).stdout.strip()
     name = os.path.basename(loop)
     try:
-        major, minor = (int(x) for x in open(f"/sys/block/{name}/dev").read().split(":"))
+        major, minor = (int(x) for x in Path(f"/sys/block/{name}/dev").read_text().split(":"))
         tracer = subprocess.Popen(
             argv(program([(name, major, minor)], interval_s=1)),
             stdout=subprocess.PIPE,

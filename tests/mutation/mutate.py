@@ -134,7 +134,7 @@ def _skipped(tree: ast.Module) -> set[int]:
             drop(node)  # docstrings, module's and attributes'
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             drop(node)
-        elif isinstance(node, ast.arg) or isinstance(node, ast.AnnAssign):
+        elif isinstance(node, (ast.arg, ast.AnnAssign)):
             drop(node.annotation)
         elif isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id in ("__slots__", "__all__") for t in node.targets
@@ -311,7 +311,7 @@ def run_in_child(name: str, path: Path, code, pytest_args: list[str], timeout: f
                 ]
             )
             os._exit(0 if status == 0 else 1)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - the forked child must always _exit, never return into the parent's code
             os._exit(2)
     try:
         return _wait(pid, timeout)
@@ -353,7 +353,7 @@ def _preload() -> None:
     for entry in importlib.metadata.entry_points(group="pytest11"):
         try:
             entry.load()
-        except Exception:  # a plugin that fails here fails in the child too, visibly
+        except Exception:  # noqa: BLE001 - a plugin that fails here fails in the child too, visibly
             pass
     # Heavy third-party imports the tests make (never raidtop's own modules,
     # which must come fresh in each child to see the mutant).

@@ -210,7 +210,7 @@ def main() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    log = open(RESULTS / "exporter.log", "wb")
+    log = open(RESULTS / "exporter.log", "wb")  # noqa: SIM115 (the exporter writes to it until the test ends)
     exporter = subprocess.Popen(
         [sys.executable, "-m", "raidtop", "exporter", "--listen", f"127.0.0.1:{port}", "--interval", str(INTERVAL_S)],
         stdout=log,

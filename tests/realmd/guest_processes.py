@@ -164,7 +164,7 @@ def main() -> dict:
                 }
             )
         capture(_child_of(writer.pid))
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure is the result, reported to the host
         result["error"] = traceback.format_exc()
     finally:
         if writer is not None:

@@ -19,7 +19,8 @@ SCRIPT = r"""
 set -euo pipefail
 . tests/realmd/guest_lib.sh
 KM=__MODULES__
-for m in drivers/md/dm-mod drivers/md/dm-raid lib/crc16 fs/mbcache fs/jbd2/jbd2 fs/ext4/ext4; do  # dm-raid needs only dm-mod beside md's modules
+# dm-raid needs only dm-mod beside md's modules
+for m in drivers/md/dm-mod drivers/md/dm-raid lib/crc16 fs/mbcache fs/jbd2/jbd2 fs/ext4/ext4; do
     insmod "$KM/$m.ko"
 done
 mkdir -p /run/lock/lvm /run/lvm /dev/mapper
@@ -27,7 +28,8 @@ mkdir -p /run/lock/lvm /run/lvm /dev/mapper
 mapfile -t D < <(make_loop_disks 2 96)
 mapfile -t M < <(make_loop_disks 2 48)
 md_create /dev/md0 1 "${M[@]}"
-C='devices{obtain_device_list_from_udev=0 external_device_info_source="none" scan_lvs=0} activation{udev_sync=0 udev_rules=0 monitoring=0}'
+C='devices{obtain_device_list_from_udev=0 external_device_info_source="none" scan_lvs=0}'
+C+=' activation{udev_sync=0 udev_rules=0 monitoring=0}'
 export LVM_SUPPRESS_FD_WARNINGS=1
 lvm pvcreate -y --config "$C" "${D[@]}"
 lvm vgcreate --config "$C" vgr "${D[@]}"

@@ -50,10 +50,14 @@ kill -9 "$pid"
 wait "$pid"
 echo $? > "$RESULTS/cli-create.rc"
 cp "$registry" "$RESULTS/cli-registry-before.json"
-{{ cat /proc/mdstat; for f in /sys/block/loop*/loop/backing_file; do [[ -f $f ]] && echo "$f $(< "$f")"; done; }} > "$RESULTS/cli-kernel-before.txt"
+{{ cat /proc/mdstat
+  for f in /sys/block/loop*/loop/backing_file; do [[ -f $f ]] && echo "$f $(< "$f")"; done
+}} > "$RESULTS/cli-kernel-before.txt"
 "$PY" -m raidtop.cli.lab teardown > "$RESULTS/cli-teardown.log" 2>&1
 echo $? > "$RESULTS/cli-teardown.rc"
-{{ cat /proc/mdstat; for f in /sys/block/loop*/loop/backing_file; do [[ -f $f ]] && echo "$f $(< "$f")"; done; }} > "$RESULTS/cli-kernel-after.txt"
+{{ cat /proc/mdstat
+  for f in /sys/block/loop*/loop/backing_file; do [[ -f $f ]] && echo "$f $(< "$f")"; done
+}} > "$RESULTS/cli-kernel-after.txt"
 ls -A /run/lab-cli/images > "$RESULTS/cli-images-after.txt" 2>&1 || :
 cp "$registry" "$RESULTS/cli-registry-after.json" 2>/dev/null || :
 exit 0
@@ -93,7 +97,7 @@ def guest_main(results: str) -> None:
             data = function()
             data["seconds"] = round(time.monotonic() - started, 2)
             save(name, data)
-        except Exception:
+        except Exception:  # noqa: BLE001 - any failure is this step's result, saved for the host
             save(name, {"error": traceback.format_exc(), "seconds": round(time.monotonic() - started, 2)})
 
     def members_of(name):
@@ -142,7 +146,7 @@ def guest_main(results: str) -> None:
         names = {}
         for level, disks, bitmap in specs:
             names[level] = lab.create(LabSpec(level, disks, size, bitmap=bitmap)).name
-        for level, name in names.items():
+        for name in names.values():
             lab.wait_idle(name, 300)
             capture("created", name, health="ok")
 
@@ -312,7 +316,7 @@ def guest_main(results: str) -> None:
         try:
             mounted = lab.create(LabSpec("raid1", 2, 16 << 20, fs="ext4", mount_point="/run/lab-mnt")).name
             result["mount"] = {"ok": True, "array": mounted, "mounts": Path("/proc/mounts").read_text()}
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure is this step's result, saved for the host
             result["mount"] = {
                 "ok": False,
                 "error": str(exc),

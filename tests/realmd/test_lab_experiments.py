@@ -86,7 +86,9 @@ leftovers grow
 PYTHONPATH="$PWD" "$PY" -m raidtop.cli.lab sweep --chunk 16K,64K --bs 4K --rw randread --runtime 30 --size 16M \
     > "$RESULTS/stop.out" 2> "$RESULTS/stop.err" &
 pid=$!
-for ((i = 0; i < 3000; i++)); do grep -q 'fio randread' "$RESULTS/stop.err" 2>/dev/null && break; realmd_sleep 0.05; done
+for ((i = 0; i < 3000; i++)); do
+    grep -q 'fio randread' "$RESULTS/stop.err" 2>/dev/null && break; realmd_sleep 0.05
+done
 realmd_sleep 2
 kill -INT $pid
 wait $pid

@@ -21,7 +21,9 @@ set -uo pipefail
 export RAIDTOP_LAB_DIR=/run/lab XDG_STATE_HOME=/run/lab-state XDG_DATA_HOME=/run/lab-data
 PY={python}
 MODS={modules}/kernel/drivers/md
-for m in dm-mod dm-delay dm-flakey; do insmod "$MODS/$m.ko" 2> "$RESULTS/insmod-$m.err"; echo $? > "$RESULTS/insmod-$m.rc"; done
+for m in dm-mod dm-delay dm-flakey; do
+    insmod "$MODS/$m.ko" 2> "$RESULTS/insmod-$m.err"; echo $? > "$RESULTS/insmod-$m.rc"
+done
 lab() {{ "$PY" -m raidtop lab "$@"; }}
 lab create --level 1 --disks 2 --size 64M --bitmap --wait > "$RESULTS/create.log" 2>&1
 lab list --json > "$RESULTS/list.json" 2>/dev/null
@@ -34,12 +36,16 @@ lab fault "$md" "$leg" --error "$start+64" > "$RESULTS/fault-error.log" 2>&1; ec
 md_wait_idle "$md" 120
 dmsetup table > "$RESULTS/dm-table.txt" 2>&1
 ls /sys/block/$md/md > "$RESULTS/md-entries-faulted.txt"
-dd if=/dev/urandom of=/dev/$md bs=512 seek=4096 count=64 oflag=direct 2> "$RESULTS/dd-write.err"; echo $? > "$RESULTS/dd-write.rc"
-dd if=/dev/$md of=/dev/null bs=512 skip=4096 count=64 iflag=direct 2> "$RESULTS/dd-read.err"; echo $? > "$RESULTS/dd-read.rc"
+dd if=/dev/urandom of=/dev/$md bs=512 seek=4096 count=64 oflag=direct 2> "$RESULTS/dd-write.err"
+echo $? > "$RESULTS/dd-write.rc"
+dd if=/dev/$md of=/dev/null bs=512 skip=4096 count=64 iflag=direct 2> "$RESULTS/dd-read.err"
+echo $? > "$RESULTS/dd-read.rc"
 cat /proc/mdstat > "$RESULTS/mdstat-after-write.txt"
-for f in /sys/block/$md/md/dev-*/bad_blocks /sys/block/$md/md/dev-*/unacknowledged_bad_blocks /sys/block/$md/md/dev-*/state; do
+for f in /sys/block/$md/md/dev-*/bad_blocks /sys/block/$md/md/dev-*/unacknowledged_bad_blocks \
+         /sys/block/$md/md/dev-*/state; do
     echo "$f: $(tr '\n' ' ' < "$f")"; done > "$RESULTS/bad-blocks.txt"
-"$PY" -m raidtop audit --json --smart-wait 0 > "$RESULTS/audit.json" 2> "$RESULTS/audit.err"; echo $? > "$RESULTS/audit.rc"
+"$PY" -m raidtop audit --json --smart-wait 0 > "$RESULTS/audit.json" 2> "$RESULTS/audit.err"
+echo $? > "$RESULTS/audit.rc"
 dm=$(ls /sys/block/$md/md | grep '^dev-dm-' | head -1); dm=${{dm#dev-}}
 lab clear "$md" "$dm" > "$RESULTS/clear.log" 2>&1; echo $? > "$RESULTS/clear.rc"
 md_wait_idle "$md" 120

@@ -53,7 +53,8 @@ lab results "$id" --csv "$RESULTS/results-id.csv" > /dev/null 2>&1
 PYTHONPATH="$PWD" "$PY" - > "$RESULTS/history.json" 2>&1 <<'HISTORY'
 import json, sqlite3
 db = sqlite3.connect("/run/lab-data/raidtop/bench.sqlite")
-print(json.dumps(db.execute("SELECT preset, target, group_kind, pass_no, label, command FROM runs ORDER BY id").fetchall()))
+query = "SELECT preset, target, group_kind, pass_no, label, command FROM runs ORDER BY id"
+print(json.dumps(db.execute(query).fetchall()))
 HISTORY
 
 # A removed disk shows as removed in lab list until teardown.

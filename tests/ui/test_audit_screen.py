@@ -14,9 +14,9 @@ from tests.unit.test_md_sysfs import md_tree, write_tree
 def audit_root(tmp_path):
     members = {**MEMBERS, "sdb1": {**MEMBERS["sdb1"], "bad_blocks": "2048 8\n"}}
     files, links = md_tree("md0", {**RAID5, "mismatch_cnt": "64"}, members)
-    for f, l in clean_disks():
-        files.update(f)
-        links.update(l)
+    for disk_files, disk_links in clean_disks():
+        files.update(disk_files)
+        links.update(disk_links)
     files["proc/uptime"] = "100.0 1.0"
     files["etc/cron.d/mdadm"] = "# checkarray"
     return write_tree(tmp_path / "root", files, links)

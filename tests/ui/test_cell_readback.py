@@ -219,7 +219,10 @@ def _renamed(value, names: dict[str, str]):
 
 
 def big_rebuild(bad_survivor: bool = True) -> list:
-    """The screenshots' rebuilding raid5 with long member and array names (its 60000.00 kB/s need shortening in the member grid)."""
+    """The screenshots' rebuilding raid5 with long member and array names.
+
+    Its 60000.00 kB/s need shortening in the member grid.
+    """
     from screenshots.make_screenshots import rebuilding_snapshots
 
     return [_renamed(s, LONG_NAMES) for s in rebuilding_snapshots(bad_survivor=bad_survivor)]

@@ -7,7 +7,7 @@ second and takes the sample the sampler worker would take.
 from __future__ import annotations
 
 from raidtop.app.raidtop_app import RaidtopApp
-from raidtop.collect.sampler import Sampler
+from raidtop.presentation.judgement import judged_sampler
 from raidtop.config import Config
 from raidtop.demo.controller import DemoController
 from raidtop.widgets.text_table import TextTable
@@ -27,7 +27,7 @@ def demo_app(clock: DemoClock) -> RaidtopApp:
     app = RaidtopApp(Config(demo=True, autostart_sampler=False))
     # The app's own controller, rebuilt on the test's clock before anything sampled.
     app.demo = DemoController(clock=clock)
-    app.sampler = Sampler(app.demo.root)
+    app.sampler = judged_sampler(app.demo.root)
     app.bells = 0
 
     def bell() -> None:

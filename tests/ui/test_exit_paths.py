@@ -97,7 +97,7 @@ def test_closing_the_terminal_ends_the_app(dashboard):
     assert status >= 0, f"killed by signal {-status} instead of exiting"
 
 
-async def test_sigterm_stops_a_running_benchmark(bench, monkeypatch):
+async def test_sigterm_stops_a_running_benchmark(bench, monkeypatch):  # noqa: F811 (bench: the fixture imported above)
     """The exit path runs the Benchmarks screen's cancel: fio gets SIGINT, the partial run is kept."""
     import asyncio
     import os

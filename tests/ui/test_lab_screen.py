@@ -64,7 +64,7 @@ def degraded_lab(tmp_path: Path):
     shutil.copytree(FIXTURE / "root", root, symlinks=True)
     # The folder's name is fixed (the snapshot shows it): a second suite running
     # at the same time waits here instead of rewriting this one's registry.
-    guard = open(f"{SNAPSHOT_LAB}.lock", "a")
+    guard = open(f"{SNAPSHOT_LAB}.lock", "a")  # noqa: SIM115 (held, locked, across the yield)
     fcntl.flock(guard, fcntl.LOCK_EX)
     shutil.rmtree(SNAPSHOT_LAB, ignore_errors=True)
     shutil.copytree(FIXTURE / "lab", SNAPSHOT_LAB / "lab")

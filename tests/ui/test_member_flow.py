@@ -67,7 +67,7 @@ class ThreadNoting(LabMemberActions):
         return super().command(verb, array, member)
 
 
-async def test_dashboard_member_key_posts_the_verb_and_confirms_the_exact_command(degraded_lab: Lab):
+async def test_dashboard_member_key_posts_the_verb_and_confirms_the_exact_command(degraded_lab: Lab):  # noqa: F811 (the fixture imported above)
     with_image_files(degraded_lab)
     root = degraded_lab.root.path
     registry_before = degraded_lab.registry.path.read_bytes()
@@ -97,7 +97,7 @@ async def test_dashboard_member_key_posts_the_verb_and_confirms_the_exact_comman
     assert degraded_lab.registry.path.read_bytes() == registry_before
 
 
-async def test_dashboard_keeps_its_own_key_where_no_array_can_be_changed(degraded_lab: Lab):
+async def test_dashboard_keeps_its_own_key_where_no_array_can_be_changed(degraded_lab: Lab):  # noqa: F811 (the fixture imported above)
     # Same root, but no lab registry entry is trusted: f is the dashboard's filter again.
     root = degraded_lab.root.path
     app = RaidtopApp(Config(root=root, autostart_sampler=False))
@@ -116,7 +116,7 @@ async def test_dashboard_keeps_its_own_key_where_no_array_can_be_changed(degrade
     assert degraded_lab.runner.commands == []
 
 
-async def test_lab_screen_plans_off_the_ui_thread_with_the_same_key(degraded_lab: Lab):
+async def test_lab_screen_plans_off_the_ui_thread_with_the_same_key(degraded_lab: Lab):  # noqa: F811 (the fixture imported above)
     with_image_files(degraded_lab)
     app = app_on(degraded_lab.root.path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
-from raidtop.collect.smart.events import HealthTracker
+from raidtop.presentation.smart_events import HealthTracker
 from raidtop.config import Config
 from raidtop.model.smart import SmartAttribute, SmartHealth, SmartReason
 from raidtop.screens.explain import ExplainScreen
@@ -75,7 +75,8 @@ async def test_member_grid_health_and_the_banner_shown_then_hidden(tmp_path):
         assert banner.display and banner.region.height >= 1
         (line,) = banner.lines
         assert line.startswith(
-            "⚠ md0 degraded: its last copy of your data sits on sdb (8 pending sectors) — back up now; prefer mdadm --replace"
+            "⚠ md0 degraded: its last copy of your data sits on sdb (8 pending sectors) — "
+            "back up now; prefer mdadm --replace"
         )
         # 488383936 KiB = 5.0011e11 bytes = 4.0008e12 bits: 1 − e^−0.040008 = 3.9 %.
         assert "· 465.8G left to read · 3.9 % chance of a read error at 1 in 10^14 bits (assumed) · x explains" in line

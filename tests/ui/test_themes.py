@@ -68,6 +68,9 @@ HOSTILE_THEMES = {
     "escapename.toml": "name = \"evil\\u001b]0;PWNED\\u0007\"\nprimary = '#ffffff'\n",
     "style.toml": "name = 'style'\nprimary = '#ffffff'\n[variables]\nfooter-key-style = '[/]'\n",
     "dark.toml": "name = 'darkish'\nprimary = '#ffffff'\ndark = 'yes'\n",
+    # Not text where a colour goes: Color.parse fails with AttributeError / TypeError, not ColorParseError.
+    "numbercolour.toml": "name = 'numbercolour'\nprimary = 5\n",
+    "tablecolour.toml": "name = 'tablecolour'\nprimary = { a = 1 }\n",
 }
 
 

@@ -92,7 +92,7 @@ async def test_replay_events_are_a_function_of_the_position():
         for key in ("comma", "comma", "full_stop", "full_stop", "comma", "full_stop"):
             target = app.replay_position.index + (1 if key == "full_stop" else -1)
             await pilot.press(key)
-            await _wait(pilot, lambda: app.dashboard.last_snapshot.time == recording.frames[target].time)
+            await _wait(pilot, lambda target=target: app.dashboard.last_snapshot.time == recording.frames[target].time)
         assert app.replay_position.index == middle
         assert md6_events(app) == at_middle  # no doubles after scrubbing back and forth
 

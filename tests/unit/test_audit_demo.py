@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from raidtop.audit.detect import audit_snapshot
-from raidtop.collect.sampler import Sampler
+from raidtop.presentation.judgement import judged_sampler
 from raidtop.demo.controller import DemoController
 
 
@@ -11,7 +11,7 @@ def test_the_demo_array_has_audit_findings_with_evidence():
     demo = DemoController(recording=None, clock=lambda: 1000.0)
     demo.sim.advance(demo.sim.component_kib)  # the initial build done
     demo.root.refresh()
-    sampler = Sampler(demo.root)
+    sampler = judged_sampler(demo.root)
     snap = sampler.sample()
     findings, _notes = audit_snapshot(demo.root, snap)
     by_rule = {f.rule: f for f in findings if f.array == "md9"}

@@ -72,9 +72,9 @@ def disk_files(
 
 def build(tmp_path: Path, attrs: dict, members: dict, disks: list[tuple[dict, dict]], extra: dict | None = None):
     files, links = md_tree("md0", {**RAID5, **attrs}, members)
-    for f, l in disks:
-        files.update(f)
-        links.update(l)
+    for disk_files, disk_links in disks:
+        files.update(disk_files)
+        links.update(disk_links)
     files["proc/uptime"] = "86400.00 100.00"
     files["etc/cron.d/mdadm"] = "57 0 * * 0 root if [ -x /usr/share/mdadm/checkarray ]; then ...; fi"
     files.update(extra or {})

@@ -407,7 +407,7 @@ SAMPLER_DAMAGE = [
     ("diskstats-directory", replace_with_directory("/proc/diskstats"), "/proc/diskstats:", "cpus"),
     ("diskstats-empty", write("/proc/diskstats", ""), "no devices", "cpus"),
     ("diskstats-garbage", write("/proc/diskstats", "\x7fELF\x02\x01\x01\x00\x00\x00\n"), "/proc/diskstats", "cpus"),
-    ("diskstats-truncated-line", edit_line("/proc/diskstats", "sdq", lambda l: l[:30]), "short line", "disks"),
+    ("diskstats-truncated-line", edit_line("/proc/diskstats", "sdq", lambda line: line[:30]), "short line", "disks"),
     ("stat-missing", remove("/proc/stat"), "/proc/stat: not present", "disks"),
     ("stat-directory", replace_with_directory("/proc/stat"), "/proc/stat:", "disks"),
     ("stat-empty", write("/proc/stat", ""), "no 'cpu' summary line", "disks"),
@@ -416,7 +416,7 @@ SAMPLER_DAMAGE = [
     ("uptime-garbage", write("/proc/uptime", "\xff\xfe"), "/proc/uptime: malformed", "disks"),
     ("uptime-backwards", write("/proc/uptime", "10.00 5.00\n"), "/proc/uptime went backwards", "cpus"),
     ("loadavg-missing", remove("/proc/loadavg"), "/proc/loadavg: not present", "disks"),
-    ("device-vanishes", edit_line("/proc/diskstats", "sdr", lambda l: None), "sdr: disappeared", "disks"),
+    ("device-vanishes", edit_line("/proc/diskstats", "sdr", lambda line: None), "sdr: disappeared", "disks"),
     (
         "counters-backwards",
         edit_line("/proc/diskstats", "sdq", lower_counters),
@@ -446,7 +446,7 @@ def test_sampler_vanished_and_reset_devices(live_like_root: Path) -> None:
     snapshot = two_samples(
         live_like_root,
         lambda root: (
-            edit_line("/proc/diskstats", "sdr", lambda l: None)(root),
+            edit_line("/proc/diskstats", "sdr", lambda line: None)(root),
             edit_line("/proc/diskstats", "sdq", lower_counters)(root),
         ),
     )

@@ -90,7 +90,7 @@ def tree_from_dump(base: Path, dump: Path = DATA / "stack" / "vm-sysfs.txt", mou
             (d / "dm/uuid").write_text(dm_uuid + "\n")
         (base / "sys/class/block").mkdir(parents=True, exist_ok=True)
         (base / "sys/class/block" / name).symlink_to(link)
-    for name, link, _dev, _size, _n, _u, holders, slaves, md in rows:
+    for _name, link, _dev, _size, _n, _u, holders, slaves, md in rows:
         d = Path(os.path.normpath(base / "sys/class/block" / link))
         if md:
             (d / "md").mkdir()

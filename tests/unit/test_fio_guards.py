@@ -62,7 +62,8 @@ def test_an_md_member_is_in_use_by_sysfs_holders(sysfs: FakeSys):
 def test_an_md_member_is_in_use_by_proc_mdstat(sysfs: FakeSys):
     sysfs.disk("loop5")
     sysfs.mdstat(
-        "Personalities : [raid1]\nmd9 : active raid1 loop5[1] loop6[0]\n      1024 blocks [2/2] [UU]\n\nunused devices: <none>\n"
+        "Personalities : [raid1]\nmd9 : active raid1 loop5[1] loop6[0]\n"
+        "      1024 blocks [2/2] [UU]\n\nunused devices: <none>\n"
     )
     assert device_in_use(sysfs.root, "loop5") == "loop5 is a member of md array md9 (/proc/mdstat)"
 

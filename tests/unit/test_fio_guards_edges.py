@@ -26,9 +26,9 @@ from raidtop.actions.fio.guards import (
     same_device,
 )
 
-file_bytes = guards.test_file_bytes  # imported by its own name, pytest would collect it as a test
-
 from .fio_sysfs import FakeSys
+
+file_bytes = guards.test_file_bytes  # imported by its own name, pytest would collect it as a test
 
 
 @pytest.fixture

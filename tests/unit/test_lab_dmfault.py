@@ -70,7 +70,8 @@ def test_fault_plan_runs_fail_remove_create_add_through_the_runner(tree: LabTree
     assert plan.command == (
         "mdadm /dev/md100 --fail /dev/loop4 && mdadm /dev/md100 --remove /dev/loop4 && "
         "dmsetup create --concise 'raidtop-lab-md100-loop4,,,rw,0 2048 linear /dev/loop4 0,2048 16 error,"
-        "2064 30704 linear /dev/loop4 2064' && dmsetup mknodes raidtop-lab-md100-loop4 && mdadm /dev/md100 --add /dev/mapper/raidtop-lab-md100-loop4"
+        "2064 30704 linear /dev/loop4 2064' && dmsetup mknodes raidtop-lab-md100-loop4 && "
+        "mdadm /dev/md100 --add /dev/mapper/raidtop-lab-md100-loop4"
     )
     assert tree.runner.commands == []  # planning runs nothing
     plan.execute()

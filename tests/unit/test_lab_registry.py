@@ -140,7 +140,7 @@ def test_teardown_leaves_an_array_that_now_holds_a_real_disk(tree: LabTree):
     # Its disks stay too: they are in use by the array that was left running.
     assert not tree.runner.ran("losetup")
     assert tree.lab.state().array("md100") is not None and len(tree.lab.state().images) == 2
-    assert not report.clean and all(Path(tree.lab.state().image_on_loop(l).path).exists() for l in loops)
+    assert not report.clean and all(Path(tree.lab.state().image_on_loop(loop).path).exists() for loop in loops)
 
 
 def test_teardown_stops_then_detaches_then_deletes_in_that_order(tree: LabTree):

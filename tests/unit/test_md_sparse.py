@@ -31,7 +31,7 @@ def test_qnap_system_arrays_are_whole_by_design():
         assert arrays[name].counts_string == "[24/4]"  # md's own counts stay as md says them
     assert not arrays["md1"].sparse_by_design and not arrays["md256"].sparse_by_design
     # No DegradedArray at start-up and no standing alert.
-    assert [e for e in derive_events(None, list(arrays.values()), 0.0)] == []
+    assert list(derive_events(None, list(arrays.values()), 0.0)) == []
     state, raised, _ = AlertState().advance(list(arrays.values()))
     assert raised == [] and not state.degraded
 
@@ -84,7 +84,8 @@ def test_a_member_leaving_a_sparse_array_alerts_through_raidtops_memory(tmp_path
         ("md0 : active raid1 sdb1[1]\n      1048512 blocks super 1.2 [2/1] [_U]\n", "[2/1]"),
         ("md0 : active raid1 sda1[0] sdb1[1]\n      1048512 blocks super 1.2 [3/2] [UU_]\n", "[3/2]"),
         (
-            "md0 : active raid5 sda1[0] sdb1[1]\n      2097024 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n",
+            "md0 : active raid5 sda1[0] sdb1[1]\n"
+            "      2097024 blocks super 1.2 level 5, 512k chunk, algorithm 2 [3/2] [UU_]\n",
             "[3/2]",
         ),
         ("md0 : active raid1 sda1[0] sdb1[1]\n      1048512 blocks super 1.2 [4/2] [UU__]\n", "[4/2]"),

@@ -146,7 +146,7 @@ def test_a_reused_pid_starts_without_a_rate():
     )
     from raidtop.collect.rates.processes import process_rates
 
-    [row] = [r for r in process_rates((dd,), (reborn,), 1.0)]
+    [row] = list(process_rates((dd,), (reborn,), 1.0))
     assert row.write_b_s is None
 
 

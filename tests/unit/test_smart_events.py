@@ -6,8 +6,9 @@ import shutil
 from pathlib import Path
 
 from raidtop.collect.sampler import Sampler
+from raidtop.presentation.judgement import judged_sampler
 from raidtop.collect.source import Root
-from raidtop.collect.smart.events import smart_warnings
+from raidtop.presentation.smart_events import smart_warnings
 from raidtop.presentation.md_announcements import announcements
 from raidtop.model.md import MdArray, MdMember
 from raidtop.model.smart import SmartHealth, SmartReason
@@ -83,7 +84,7 @@ def test_the_sampler_derives_smart_warning_and_the_rebuild_risk_and_the_bell_rin
         def smart_disk_of(self):
             return {"sda1": ("sda",), "sdb1": ("sdb",), "sdd1": ("sdd",)}
 
-    sampler = Sampler(AnsweringRoot(mdstat_root(tmp_path)), clock=lambda: 1_700_000_000.0)
+    sampler = judged_sampler(AnsweringRoot(mdstat_root(tmp_path)), clock=lambda: 1_700_000_000.0)
     first = sampler.sample()
     assert [e.event for e in first.events if e.event == "SmartWarning"] == [] and first.rebuild_risks == ()
     verdicts["sdb"] = "watch"
@@ -98,3 +99,11 @@ def test_the_sampler_derives_smart_warning_and_the_rebuild_risk_and_the_bell_rin
     assert note.text == "disk sdb health worsened — ok → watch: 8 pending sectors"
     third = sampler.sample()
     assert not [e for e in third.events if e.event == "SmartWarning"]  # said once, not every sample
+    # The readers alone read; they do not judge: no SmartWarning, no rebuild risk.
+    verdicts["sdb"] = "ok"
+    (tmp_path / "plain").mkdir()
+    reader = Sampler(AnsweringRoot(mdstat_root(tmp_path / "plain")), clock=lambda: 1_700_000_000.0)
+    reader.sample()
+    verdicts["sdb"] = "watch"
+    unjudged = reader.sample()
+    assert not [e for e in unjudged.events if e.event == "SmartWarning"] and unjudged.rebuild_risks == ()

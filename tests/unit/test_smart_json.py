@@ -136,6 +136,14 @@ def test_errors_in_messages_are_kept_plain() -> None:
     assert h.verdict == "ok"  # a failed command is not a health verdict
 
 
+def test_the_reader_reads_and_the_judge_it_is_handed_judges() -> None:
+    out = (DATA / "derived" / "sata-failing-ST3500418AS.json").read_bytes()
+    read = health_from_output("sda", 1.0, out)  # the reader alone: no verdict, no reasons
+    assert (read.state, read.verdict, read.reasons) == ("read", "unknown", ())
+    judged = health_from_output("sda", 1.0, out, judge)
+    assert judged == judge(read) and judged.verdict == "failing" and judged.reasons
+
+
 def test_the_real_smartctl_output_of_a_virtio_disk_is_unsupported() -> None:
     h = health_from_output("vda", 1.0, (DATA / "real-vda-virtio.json").read_bytes())
     assert h.state == "unsupported" and "Unable to detect device type" in h.message and h.verdict == "unknown"

@@ -26,6 +26,7 @@ from raidtop.collect.smart.smartctl import NOT_ROOT, cannot_ask, device_path, re
 from raidtop.collect.source import Root
 from raidtop.collect.whole_disk import is_physical_disk, whole_disks
 from raidtop.model.smart import SmartHealth
+from raidtop.presentation.judgement import judged_replayer, judged_sampler
 from raidtop.presentation.smart_rules import judge
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "smartctl"
@@ -245,6 +246,40 @@ def test_a_recording_keeps_smart_and_the_replay_shows_it_at_that_time(tmp_path) 
     last = replay.snapshot_at(5)
     some = next(iter(last.smart.values()))
     assert some == failing(some.disk) and last.smart_disk_of
+
+
+def test_the_judged_replay_warns_where_the_judged_live_run_warned(tmp_path) -> None:
+    """The app replays through judged_replayer: SmartWarning comes back at the frame it came live."""
+    answers = {"now": "ok"}
+
+    def reader(root, disk):
+        if answers["now"] == "ok":
+            return SmartHealth(disk=disk, read_at=5.0, state="read", verdict="ok")
+        return failing(disk)
+
+    poller = SmartPoller(Root("/"), reader=reader)
+    recorder = RecordingRoot(Root("/"))
+    writer = RecordingWriter(tmp_path / "rec.xz", 1.0, recorder, frames_per_stream=3)
+    sampler = judged_sampler(recorder, smart=poller)
+    live = []
+    for tick in range(6):
+        if tick == 1:
+            drain(poller)
+        if tick == 3:
+            answers["now"] = "failing"
+            poller.notice(set(poller._disks), urgent=set(poller._disks))
+            drain(poller)
+        snap = sampler.sample()
+        live.append(sorted(e.member or "" for e in snap.events if e.event == "SmartWarning"))
+        writer.add(snap.time, recorder.take_frame())
+    writer.close()
+    assert [bool(w) for w in live] == [False, False, False, True, False, False]  # once, when it worsened
+    replay = judged_replayer(read_recording(tmp_path / "rec.xz"))
+    replayed = [
+        sorted(e.member or "" for e in replay.snapshot_at(i).events if e.event == "SmartWarning")
+        for i in range(len(replay))
+    ]
+    assert replayed == live
 
 
 def sysfs_tree(base: Path) -> Root:

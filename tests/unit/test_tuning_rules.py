@@ -162,7 +162,7 @@ def test_udev_rules_follow_udev7_and_match_stable_names(root):
 
 
 def test_the_scheduler_is_set_before_nr_requests(root):
-    line = next(l for l in udev_rules(SETTINGS, root, now=0, host="h").splitlines() if "ID_SERIAL" in l)
+    line = next(ln for ln in udev_rules(SETTINGS, root, now=0, host="h").splitlines() if "ID_SERIAL" in ln)
     assignments = [a for k, a, op, _v in check_udev_line(line) if op == "="]
     # Switching the scheduler resets nr_requests, so the order on the line matters.
     assert assignments.index("queue/scheduler") < assignments.index("queue/nr_requests")
@@ -186,7 +186,7 @@ def test_global_limits_go_to_sysctl_not_udev(root):
 
 def test_nothing_changed_gives_only_comments(root):
     assert check_udev_file(udev_rules([], root, now=0, host="h")) == []
-    assert all(l.startswith("#") for l in sysctl_conf([], now=0, host="h").splitlines())
+    assert all(ln.startswith("#") for ln in sysctl_conf([], now=0, host="h").splitlines())
 
 
 def test_rules_from_a_session(root, tmp_path):

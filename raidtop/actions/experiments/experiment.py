@@ -120,7 +120,7 @@ class Control:
         if self.on_progress is not None:
             try:
                 self.on_progress(ProgressEvent(self._step, max(self.total, self._step), label, elapsed, left))
-            except Exception:  # a closed terminal or screen must not stop the experiment
+            except Exception:  # noqa: BLE001 - a closed terminal or screen must not stop the experiment
                 pass
 
 
@@ -236,7 +236,7 @@ def tuning_in_force(lab: Lab, name: str, **extra: object) -> dict[str, str]:
     settings: dict[str, str] = {}
     try:
         settings.update(capture_tuning(f"/dev/{name}", lab.root).settings())
-    except Exception:  # a record of the context, never a reason to lose the measurement
+    except Exception:  # noqa: BLE001 - a record of the context, never a reason to lose the measurement
         pass
     for attr in ("sync_speed_min", "sync_speed_max", "chunk_size", "level", "raid_disks"):
         value = lab.root.read_optional(f"/sys/block/{name}/md/{attr}")

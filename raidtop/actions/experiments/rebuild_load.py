@@ -70,7 +70,7 @@ def rebuild_under_load(
             outcome["figures"] = run_fio(
                 lab, preset, f"/dev/{name}", 0, control, until=done, running=running, on_point=on_point, **history
             )
-        except BaseException as exc:  # handed to the waiting thread
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
             outcome["error"] = exc
         finally:
             running.set()

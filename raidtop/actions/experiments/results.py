@@ -98,7 +98,10 @@ class ExperimentResult:
     """True when it was stopped early: the rows cover what finished."""
     commands: tuple[str, ...] = ()
     summary: tuple = ()
-    """A study's per-level statistics (:class:`~raidtop.actions.experiments.study_results.LevelStats`), stored as measured."""
+    """A study's per-level statistics, stored as measured.
+
+    Each is a :class:`~raidtop.actions.experiments.study_results.LevelStats`.
+    """
 
     def to_dict(self) -> dict:
         """The JSON document (``raidtop lab results --json`` and the history)."""

@@ -296,7 +296,7 @@ class _Context:
         return replace(
             row,
             rebuilding_write_iops=round(sum(iops) / len(iops), 1),
-            rebuilding_write_lat_avg_us=round(sum(l * w for l, w in latency) / weight, 1) if weight else None,
+            rebuilding_write_lat_avg_us=round(sum(lat * w for lat, w in latency) / weight, 1) if weight else None,
             rebuilding_load_s=float(len(points)),
         )
 

@@ -183,9 +183,9 @@ def mount_of_path(path: str, root: Root | str) -> MountEntry | None:
     for entry in read_mounts(root):
         point = entry.mount_point
         # ">=": a later mount on the same point shadows the earlier one.
-        if point == "/" or real == point or real.startswith(point.rstrip("/") + "/"):
-            if best is None or len(point) >= len(best.mount_point):
-                best = entry
+        covers = point == "/" or real == point or real.startswith(point.rstrip("/") + "/")
+        if covers and (best is None or len(point) >= len(best.mount_point)):
+            best = entry
     return best
 
 

@@ -221,7 +221,7 @@ class Lab:
             # Ctrl+C or a failed command: undo this array now rather than leave it for later.
             try:
                 self.teardown([name])
-            except Exception:
+            except Exception:  # noqa: BLE001 - undo whatever this was; the original error is re-raised below
                 pass
             raise
         return self.state().array(name)
@@ -391,7 +391,7 @@ class Lab:
         """Move a stopped array from the registry into the history."""
         try:
             self.store.add_array(self._with_cached_watch(record), self._clock())
-        except Exception:  # history is a record, not a reason to leave an array behind
+        except Exception:  # noqa: BLE001 - history is a record, not a reason to leave an array behind
             pass
         with self.registry.edit() as draft:
             draft.drop_array(record.name)

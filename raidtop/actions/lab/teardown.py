@@ -192,9 +192,9 @@ def release_image(lab: Lab, state: LabState, image: ImageRecord, loops: list[Loo
         # Never the lab's, and nothing in the lab's folder will ever make it so: forget the entry.
         notes.kept.append(f"{exc} (its registry entry was dropped)")
         return True
-    holders = [l for l in loops if image.inode is not None and l.path == image.path and l.inode == image.inode]
-    if image.loop and not any(l.name == image.loop for l in holders):
-        current = next((l for l in loops if l.name == image.loop), None)
+    holders = [lo for lo in loops if image.inode is not None and lo.path == image.path and lo.inode == image.inode]
+    if image.loop and not any(lo.name == image.loop for lo in holders):
+        current = next((lo for lo in loops if lo.name == image.loop), None)
         if current is None:
             notes.gone.append(f"{image.loop} was already detached")
         else:

@@ -150,7 +150,7 @@ class ProcessTable:
         if old is not None and old.start == start:
             user = old.user
         else:
-            uid = 0  # a kernel thread is root's and has no status worth reading
+            uid: int | None = 0  # a kernel thread is root's and has no status worth reading
             if not kernel:
                 status = root.read_optional(f"/proc/{pid}/status")
                 uid = parse_status_uid(status) if status else None

@@ -263,6 +263,7 @@ class _Reader:
 
     def _line(self, line: bytes, stream: int, pending: list[Frame]) -> int:
         """Turn one line into the header or a frame; 1 if it was unreadable."""
+        reason: str | None
         try:
             obj = json.loads(line)
         except (ValueError, RecursionError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections.abc import Callable
 
 from raidtop.collect.recording.roots import Recording, RecordingError, ReplayRoot, read_recording
 from raidtop.collect.sampler import Sampler
@@ -33,8 +34,12 @@ class Replayer:
     any other move rebuilds it a few frames before the target.
     """
 
-    def __init__(self, recording: Recording) -> None:
+    def __init__(self, recording: Recording, sampler: Callable[..., Sampler] = Sampler) -> None:
+        """``sampler`` builds each sampler, ``sampler(root, clock=...)``: the judged one
+        (:func:`raidtop.presentation.judgement.judged_replayer`) replays SmartWarning events
+        and rebuild risks as the live run showed them."""
         self.recording = recording
+        self._make_sampler = sampler
         self.root = ReplayRoot("replay")
         self.index = -1
         self._sampler: Sampler | None = None
@@ -63,13 +68,13 @@ class Replayer:
         if self._sampler is not None and index == self.index + 1:
             return self._advance(index)
         start = max(0, index - PRIME_FRAMES)
-        self._sampler = Sampler(self.root, clock=lambda: self._now)
+        self._sampler = self._make_sampler(self.root, clock=lambda: self._now)
         self.root.state = self.recording.state_at(start - 1) if start > 0 else {}
-        snapshot = None
-        for i in range(start, index + 1):
+        for i in range(start, index):
             self.index = i - 1
-            snapshot = self._advance(i)
-        return snapshot
+            self._advance(i)
+        self.index = index - 1
+        return self._advance(index)
 
     def events_until(self, when: float) -> list[MdEvent]:
         """Every recorded event up to time ``when`` (a frame's time), oldest first.
@@ -85,4 +90,5 @@ class Replayer:
         self.root.state.update(frame.delta)
         self._now = frame.time
         self.index = index
+        assert self._sampler is not None  # snapshot_at makes one before advancing any frame
         return self._sampler.sample()

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
-from raidtop.collect.smart.smartctl import DEFAULT_TIMEOUT_S, cannot_ask, read_disk
+from raidtop.collect.smart.smartctl import DEFAULT_TIMEOUT_S, Judge, cannot_ask, read_disk, unjudged
 from raidtop.collect.source import Root
 from raidtop.model.smart import SmartHealth
 
@@ -42,11 +42,14 @@ class SmartPoller:
         reader: Callable[[Root, str], SmartHealth] | None = None,
         clock: Callable[[], float] = time.monotonic,
         start_delay: float = 0.0,
+        judge: Judge = unjudged,
     ) -> None:
+        """``judge`` fills the verdict of each disk smartctl read, in this thread (once per disk per
+        ``interval``, not per sample); ``reader`` replaces smartctl altogether (tests, the bench)."""
         self.root = root
         self.interval = interval
         self.timeout = timeout
-        self._reader = reader or (lambda r, name: read_disk(r, name, timeout=self.timeout))
+        self._reader = reader or (lambda r, name: read_disk(r, name, timeout=self.timeout, judge=judge))
         self._clock = clock
         self._start_delay = start_delay
         self._lock = threading.Lock()
@@ -116,7 +119,7 @@ class SmartPoller:
         self.note = refusal[1] if refusal else None
         try:
             health = self._reader(self.root, disk)
-        except Exception as exc:  # a bug in the reader must not end the thread
+        except Exception as exc:  # noqa: BLE001 - a bug in the reader must not end the thread
             health = SmartHealth(
                 disk=disk, read_at=time.time(), state="error", message=f"smartctl reader failed: {exc!r}"
             )
@@ -160,10 +163,15 @@ class SmartPoller:
         return False
 
 
-def poller_for(root: object, interval: float, start_delay: float = 0.0) -> SmartPoller | None:
-    """A started poller for the live system's ``/``; ``None`` for a ``--root`` tree or interval 0 (SMART off)."""
+def poller_for(root: object, interval: float, *, judge: Judge, start_delay: float = 0.0) -> SmartPoller | None:
+    """A started poller for the live system's ``/``; ``None`` for a ``--root`` tree or interval 0 (SMART off).
+
+    ``judge`` is required: a poller whose readings carry no verdict would
+    silently never warn (:func:`raidtop.presentation.judgement.smart_poller`
+    hands in the rules).
+    """
     if interval <= 0 or str(root) != "/":
         return None
-    poller = SmartPoller(Root("/"), interval=interval, start_delay=start_delay)
+    poller = SmartPoller(Root("/"), interval=interval, start_delay=start_delay, judge=judge)
     poller.start()
     return poller

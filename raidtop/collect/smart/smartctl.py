@@ -9,7 +9,8 @@ shell) in its own session, with a timeout (killed when it runs over) and a
 cap on what it may write. ``-n standby`` keeps a sleeping disk asleep.
 
 Outcome, always a :class:`SmartHealth` (never an exception):
-``read`` (judged by ``raidtop.presentation.smart_rules``), ``standby`` ("standby, not
+``read`` (judged by the ``judge`` the caller hands in: readers only read, the
+verdict is :mod:`raidtop.presentation.smart_rules`'s), ``standby`` ("standby, not
 read"), ``unsupported`` (no SMART here: virtio, a RAID controller without
 passthrough), ``error`` (timed out, no JSON), ``not_root``, ``no_smartctl``.
 """
@@ -28,7 +29,15 @@ from raidtop.collect.smart.parse import EXIT_BITS, bit_meanings, is_smartctl_doc
 from raidtop.collect.source import Root
 from raidtop.collect.whole_disk import is_physical_disk, valid_name
 from raidtop.model.smart import SmartHealth
-from raidtop.presentation.smart_rules import judge
+
+Judge = Callable[[SmartHealth], SmartHealth]
+"""Fills a read disk's verdict and reasons (:func:`raidtop.presentation.smart_rules.judge`)."""
+
+
+def unjudged(health: SmartHealth) -> SmartHealth:
+    """The reading as smartctl gave it, verdict ``unknown``: for callers that judge later or not at all."""
+    return health
+
 
 DEFAULT_TIMEOUT_S = 20.0
 OUTPUT_LIMIT = 4 * 1024 * 1024
@@ -76,9 +85,14 @@ def device_path(root: Root, name: str) -> tuple[str | None, str]:
 
 
 def read_disk(
-    root: Root, name: str, *, timeout: float = DEFAULT_TIMEOUT_S, clock: Callable[[], float] = time.time
+    root: Root,
+    name: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    clock: Callable[[], float] = time.time,
+    judge: Judge = unjudged,
 ) -> SmartHealth:
-    """Run smartctl once for ``name`` and return what it said, judged."""
+    """Run smartctl once for ``name`` and return what it said, a disk that was read passed through ``judge``."""
     now = clock()
     refusal = cannot_ask()
     if refusal is not None:
@@ -92,11 +106,11 @@ def read_disk(
     output, problem = run_bounded([smartctl, "--json=c", "--xall", "-n", "standby", "--", path], timeout)
     if problem:
         return SmartHealth(disk=name, read_at=now, state="error", message=f"smartctl {path}: {problem}")
-    return health_from_output(name, now, output)
+    return health_from_output(name, now, output, judge)
 
 
-def health_from_output(name: str, read_at: float, output: bytes) -> SmartHealth:
-    """Turn smartctl's stdout into a judged SmartHealth (standby, unsupported, error or read)."""
+def health_from_output(name: str, read_at: float, output: bytes, judge: Judge = unjudged) -> SmartHealth:
+    """Turn smartctl's stdout into a SmartHealth (standby, unsupported, error or read, the last through ``judge``)."""
     try:
         doc = json.loads(output.decode("utf-8", "replace"))
     except ValueError:

@@ -139,7 +139,10 @@ class BenchKeys(_Base):
             details += f"\nRepeat: {job.passes} passes, then mean ± stddev"
         elif job.mode == "sweep":
             files = ", ".join(f"/sys/block/{d}/queue/{job.knob}" for d in job.devices)
-            details += f"\nSweep:   {job.knob} = {', '.join(job.values)} written to {files}; the original value is restored afterwards"
+            details += (
+                f"\nSweep:   {job.knob} = {', '.join(job.values)} written to {files}; "
+                "the original value is restored afterwards"
+            )
         title = (
             plan.title
             if job.mode == "single"

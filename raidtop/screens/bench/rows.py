@@ -54,7 +54,8 @@ def run_summary(run: StoredRun) -> str:
         d = result.direction(name)
         if d.active:
             parts.append(
-                f"{name} {fmt_iops(d.iops)} IOPS {fmt_mb(d.mb_s)} MB/s {fmt_lat(d.lat_mean_us)} p99 {fmt_lat(d.lat_p99_us)}"
+                f"{name} {fmt_iops(d.iops)} IOPS {fmt_mb(d.mb_s)} MB/s "
+                f"{fmt_lat(d.lat_mean_us)} p99 {fmt_lat(d.lat_p99_us)}"
             )
     return " · ".join(parts) or "no I/O"
 

@@ -75,7 +75,9 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
             "run_selected",
             "Run",
             id="bench-run",
-            tooltip="Run the highlighted preset (after confirming the fio command); in the history, show a repeat's passes",
+            tooltip=(
+                "Run the highlighted preset (after confirming the fio command); in the history, show a repeat's passes"
+            ),
         ),
         *(
             Binding(
@@ -394,7 +396,8 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
             else:
                 comparisons = compare_with_baseline(baseline, self.runs)
                 panel.border_title = content(
-                    f"Compare {baseline.preset}: baseline #{baseline.id} ({baseline.display_label}) vs {len(comparisons)} runs"
+                    f"Compare {baseline.preset}: baseline #{baseline.id} ({baseline.display_label}) "
+                    f"vs {len(comparisons)} runs"
                 )
                 table.set_rows(compare_rows(baseline, comparisons))
         elif self.view == "group":

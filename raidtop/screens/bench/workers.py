@@ -72,7 +72,7 @@ class BenchWorkers:
     def _load_history_now(self, select: int | None = None, view: str | None = None, group: str | None = None) -> None:
         try:
             runs = self.history.runs(limit=500)
-        except Exception as exc:  # sqlite3.Error, OSError: show it, keep the screen usable
+        except Exception as exc:  # noqa: BLE001 - sqlite3.Error, OSError: show it, keep the screen usable
             self.post_message(Notice(f"results history unreadable: {exc}", "error"))
             runs = []
         self.post_message(HistoryLoaded(runs, select, view, group))
@@ -161,7 +161,7 @@ class BenchWorkers:
                 runs = outcome.runs
                 last_id = runs[-1].id if runs else None
                 group = outcome.group_id if runs else None
-        except Exception as exc:  # a bug or an OSError must end the run visibly, never silently
+        except Exception as exc:  # noqa: BLE001 - a bug or an OSError must end the run visibly, never silently
             problems.append(f"benchmark failed: {exc!r}")
         finally:
             batch.finish()

@@ -165,7 +165,8 @@ class DashboardScreen(Screen[None]):
             )
             for key, panel, label in PANEL_KEYS
         ),
-        # A panel hotkey (after 1–5: help joins them into one row), shown in the footer: btop's digits toggle its boxes too.
+        # A panel hotkey (after 1–5: help joins them into one row), shown in the footer:
+        # btop's digits toggle its boxes too.
         Binding(
             "6",
             "toggle_processes",
@@ -187,7 +188,7 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-wide #side { layout: horizontal; width: 100; }
     DashboardScreen.-wide #vm { width: 46; height: 1fr; }
     DashboardScreen.-wide #sensors { width: 1fr; }
-    
+
     DashboardScreen.-narrow #panel-tabs { display: block; }
     DashboardScreen.-narrow Panel { display: none; }
     DashboardScreen.-narrow #bottom { height: 1fr; }

@@ -34,7 +34,8 @@ def experiment_plan(kind: str):
             f"Run the chunk × block-size sweep ({p.steps} steps)?",
             (
                 f"for chunk in {', '.join(f'{c}K' for c in p.chunks_kib)}:\n"
-                f"  mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} --raid-devices={p.disks} --chunk=C "
+                f"  mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} "
+                f"--raid-devices={p.disks} --chunk=C "
                 f"(fresh {human_size(p.disk_size_bytes)} loop disks); wait for the initial build\n"
                 f"  for rw in {', '.join(p.patterns)}, bs in {', '.join(p.block_sizes)}:\n"
                 f"    fio --rw=RW --bs=BS --iodepth=16 --direct=1 --runtime={p.runtime_s} --filename=/dev/md1NN\n"

@@ -213,7 +213,7 @@ class LabJobs(Widget):
             if with_history:
                 history = [logged_to_event(e) for e in lab.runner.log.read("lab")[-LOG_ROWS:]]
             views = lab.views(md_arrays)
-        except Exception as exc:  # a damaged registry: say so, keep the screen alive
+        except Exception as exc:  # noqa: BLE001 - a damaged registry: say so, keep the screen alive
             self.post_message(self.Refreshed(None, history, str(exc)))
             return
         self.post_message(self.Refreshed(views, history))
@@ -259,7 +259,7 @@ class LabJobs(Widget):
         """Stop every lab array, detach its loops, delete its images; report what was left."""
         try:
             report = self.lab.teardown()
-        except Exception as exc:  # a damaged registry, say: report it, never crash the screen
+        except Exception as exc:  # noqa: BLE001 - a damaged registry, say: report it, never crash the screen
             self.post_message(self.JobDone("Teardown failed", str(exc), "error"))
             return
         if report.clean:

@@ -255,7 +255,7 @@ class LabResultsScreen(Screen[None]):
         try:
             results = stored_results(self.lab.store)
             problem = ""
-        except Exception as exc:  # an unreadable history is a sentence on screen, not a crash
+        except Exception as exc:  # noqa: BLE001 - an unreadable history is a sentence on screen, not a crash
             results, problem = [], f"the lab history cannot be read: {exc}"
         self.app.call_from_thread(self._loaded, results, problem)
 

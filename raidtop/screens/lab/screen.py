@@ -13,8 +13,9 @@ runs in thread workers that reach the screen through ``post_message``:
 :class:`~raidtop.screens.lab.jobs.LabJobs` for the lab's own jobs, the shared
 :class:`~raidtop.screens.member_flow.MemberFlow` for member keys. The
 command log is fed by a runner listener the same way. Rows are built in
-:mod:`raidtop.screens.lab.rows` and drawn by :mod:`raidtop.screens.lab.tables`, the form is :mod:`raidtop.screens.lab.form`. On a machine without
-md (or without mdadm, or without root) the screen says what is missing and
+:mod:`raidtop.screens.lab.rows` and drawn by :mod:`raidtop.screens.lab.tables`,
+the form is :mod:`raidtop.screens.lab.form`. On a machine without md (or
+without mdadm, or without root) the screen says what is missing and
 how to get it, and offers ``raidtop --demo``.
 """
 
@@ -83,7 +84,10 @@ class LabScreen(LabTables, Screen[None]):
             "Study",
             show=False,
             id="lab-study",
-            tooltip="For raid0, raid1 and raid5: create, run fio rand-read and rand-write, fail a disk, time the rebuild, tear down",
+            tooltip=(
+                "For raid0, raid1 and raid5: create, run fio rand-read and rand-write, fail a disk, "
+                "time the rebuild, tear down"
+            ),
         ),
         Binding(
             "t",

@@ -2,7 +2,9 @@
 
 :func:`smart_warnings` compares each disk's verdict with the last verdict
 known for that disk; :class:`HealthTracker` keeps that memory between
-samples and is called by the Sampler where it derives md events.
+samples and is handed to the Sampler as its ``judgement``
+(:func:`raidtop.presentation.judgement.judged_sampler`), which applies it
+after deriving md events.
 
 When a SmartWarning fires:
 

@@ -154,5 +154,5 @@ class CommandRunner:
         for listener in listeners:
             try:
                 listener(event)
-            except Exception:  # a broken listener (a closed screen) must not stop the lab
+            except Exception:  # noqa: BLE001 - a broken listener (a closed screen) must not stop the lab
                 pass

@@ -144,7 +144,8 @@ def _md_problems(root: Root, release: str | None, levels: list[str]) -> list[Lab
             LabProblem(
                 "md",
                 f"{kernel} has no md driver: /proc/mdstat is absent and {where} has no md_mod module",
-                f"boot a kernel with md software RAID (any distribution kernel, e.g. in a VM), then {MODPROBE_MD}; {DEMO_HINT}",
+                "boot a kernel with md software RAID (any distribution kernel, e.g. in a VM), "
+                f"then {MODPROBE_MD}; {DEMO_HINT}",
             )
         ]
     problems = []

@@ -58,7 +58,12 @@ class TuningSession:
     """
 
     def __init__(
-        self, root: Root | str = "/", log: ActionLog | None = None, *, privileged: bool | None = None, clock=time.time
+        self,
+        root: Root | str | os.PathLike[str] = "/",
+        log: ActionLog | None = None,
+        *,
+        privileged: bool | None = None,
+        clock=time.time,
     ) -> None:
         self.root = as_root(root)
         self.log = log if log is not None else ActionLog()

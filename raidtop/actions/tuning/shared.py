@@ -28,7 +28,7 @@ class SettingFailed(OSError):
 
 
 def write_setting(
-    root: Root | str, target: str, attr: str, value: str, *, by: str, log: ActionLog | None = None
+    root: Root | str | os.PathLike[str], target: str, attr: str, value: str, *, by: str, log: ActionLog | None = None
 ) -> ChangeResult:
     """Change one attribute through the process-wide session (validated, read back, logged, undoable).
 
@@ -45,7 +45,7 @@ _SESSIONS: dict[tuple[str, str | None], TuningSession] = {}
 _SESSIONS_LOCK = threading.Lock()
 
 
-def session_for(root: Root | str = "/", log: ActionLog | None = None) -> TuningSession:
+def session_for(root: Root | str | os.PathLike[str] = "/", log: ActionLog | None = None) -> TuningSession:
     """The process-wide session for ``root`` (and ``log``), so start values and undo
     survive closing the screen and the lab's changes show on the Tuning screen."""
     key = (os.fspath(as_root(root).path), None if log is None else os.fspath(Path(log.path)))

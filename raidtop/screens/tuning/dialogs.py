@@ -39,7 +39,10 @@ class ChangeDialog(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="change-cancel", tooltip="Close without changing anything")]
     DEFAULT_CSS = """
     ChangeDialog { align: center middle; }
-    ChangeDialog > Vertical { width: 96; max-width: 100%; height: auto; max-height: 90%; border: thick $primary; background: $surface; padding: 1 2; }
+    ChangeDialog > Vertical {
+        width: 96; max-width: 100%; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 1 2;
+    }
     ChangeDialog #change-title { text-style: bold; color: $text-primary; }
     ChangeDialog #change-summary { color: $text-muted; }
     ChangeDialog #change-now { margin-top: 1; }
@@ -186,7 +189,9 @@ class PersistDialog(ModalScreen[None]):
     BINDINGS = [Binding("escape", "close", "Close", id="persist-close", tooltip="Close without saving more")]
     DEFAULT_CSS = """
     PersistDialog { align: center middle; }
-    PersistDialog > VerticalScroll { width: 110; max-width: 100%; height: 90%; border: thick $primary; background: $surface; padding: 0 1; }
+    PersistDialog > VerticalScroll {
+        width: 110; max-width: 100%; height: 90%; border: thick $primary; background: $surface; padding: 0 1;
+    }
     PersistDialog .persist-title { text-style: bold; color: $text-primary; margin-top: 1; }
     PersistDialog .persist-hint { color: $text-muted; }
     PersistDialog TextArea { height: auto; max-height: 12; }
@@ -228,10 +233,11 @@ class PersistDialog(ModalScreen[None]):
         self._write(kind, self.query_one(f"#persist-{kind}-path", Input).value.strip(), False)
 
     def _ask(self, kind: str, path: str, question: str) -> None:
-        self.app.push_screen(
-            ConfirmDialog(f"Write {path}?", f"write {path}", details=question),
-            callback=lambda yes: self._write(kind, path, True) if yes else None,
-        )
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._write(kind, path, True)
+
+        self.app.push_screen(ConfirmDialog(f"Write {path}?", f"write {path}", details=question), callback=answered)
 
     @work(thread=True, group="tuning-save", exit_on_error=False)
     def _write(self, kind: str, path: str, confirmed: bool) -> None:

@@ -66,7 +66,7 @@ class Lab:
         self,
         lab_dir: Path | None = None,
         *,
-        root: Root | str = "/",
+        root: Root | str | os.PathLike[str] = "/",
         log: ActionLog | None = None,
         runner: CommandRunner | None = None,
         euid: int | None = None,

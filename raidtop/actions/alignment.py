@@ -106,7 +106,8 @@ def data_disks(level: str | None, raid_disks: int | None, layout: str | None = N
         if raid_disks % near:
             return (
                 raid_disks,
-                f"raid10 ({how}): {raid_disks} disks not a multiple of {near} near copies, so the kernel uses {raid_disks}",
+                f"raid10 ({how}): {raid_disks} disks not a multiple of {near} near copies, "
+                f"so the kernel uses {raid_disks}",
             )
         return raid_disks // near, f"raid10 ({how}): {raid_disks} disks / {near} near copies"
     return None, f"no striping rule for level {level or 'unknown'}"

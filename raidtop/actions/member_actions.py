@@ -30,7 +30,10 @@ class MemberActions(Protocol):
         """True for arrays this object may change."""
 
     def offered(self, array: str) -> frozenset[str]:
-        """The verbs worth a key on ``array`` (empty when it is not handled). May read files: call it off the UI thread."""
+        """The verbs worth a key on ``array`` (empty when it is not handled).
+
+        May read files: call it off the UI thread.
+        """
 
     def command(self, verb: str, array: str, member: str | None) -> str:
         """The exact command :meth:`run` would run, to show before confirming."""

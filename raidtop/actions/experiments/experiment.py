@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterator
 
+from raidtop.actions.fio.results import FioResult
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.guard import check_array, kernel_members
 from raidtop.actions.lab.timeline import read_status
@@ -120,7 +121,7 @@ class Control:
         if self.on_progress is not None:
             try:
                 self.on_progress(ProgressEvent(self._step, max(self.total, self._step), label, elapsed, left))
-            except Exception:  # a closed terminal or screen must not stop the experiment
+            except Exception:  # noqa: BLE001 - a closed terminal or screen must not stop the experiment
                 pass
 
 
@@ -236,7 +237,7 @@ def tuning_in_force(lab: Lab, name: str, **extra: object) -> dict[str, str]:
     settings: dict[str, str] = {}
     try:
         settings.update(capture_tuning(f"/dev/{name}", lab.root).settings())
-    except Exception:  # a record of the context, never a reason to lose the measurement
+    except Exception:  # noqa: BLE001 - a record of the context, never a reason to lose the measurement
         pass
     for attr in ("sync_speed_min", "sync_speed_max", "chunk_size", "level", "raid_disks"):
         value = lab.root.read_optional(f"/sys/block/{name}/md/{attr}")
@@ -277,7 +278,7 @@ class JobFigures:
     seconds: float
     command: str
     partial: bool = False
-    result: object = None
+    result: FioResult | None = None
     """fio's parsed result (:class:`~raidtop.actions.fio.results.FioResult`): each direction's mean and p99."""
 
 

@@ -232,6 +232,8 @@ class _Context:
             write = run_fio(
                 lab, self.write_preset, device, params.runtime_s, control, **self._history(level, run, "write")
             )
+            if read.result is None or write.result is None:  # run_fio raises before this; the type does not say so
+                raise LabError(f"{where}: fio produced no result")
             row = StudyRun(
                 run,
                 level,
@@ -296,7 +298,7 @@ class _Context:
         return replace(
             row,
             rebuilding_write_iops=round(sum(iops) / len(iops), 1),
-            rebuilding_write_lat_avg_us=round(sum(l * w for l, w in latency) / weight, 1) if weight else None,
+            rebuilding_write_lat_avg_us=round(sum(lat * w for lat, w in latency) / weight, 1) if weight else None,
             rebuilding_load_s=float(len(points)),
         )
 

@@ -183,5 +183,5 @@ def _restore_limits(actions: LabMemberActions, name: str) -> None:
     for attr in ("sync_speed_min", "sync_speed_max"):
         try:
             actions.speed_limit_plan(name, None, attr).execute()
-        except Exception:  # the array is torn down next: its limits go with it
+        except Exception:  # noqa: BLE001 - the array is torn down next: its limits go with it
             pass

@@ -123,9 +123,9 @@ def _fstype(fd: int, real_path: str, st_dev: int) -> str | None:
     best = None
     for entry in mounts:
         point = entry.mount_point
-        if point == "/" or real_path == point or real_path.startswith(point.rstrip("/") + "/"):
-            if best is None or len(point) >= len(best.mount_point):
-                best = entry
+        under = point == "/" or real_path == point or real_path.startswith(point.rstrip("/") + "/")
+        if under and (best is None or len(point) >= len(best.mount_point)):
+            best = entry
     return best.fstype if best else None
 
 
@@ -168,7 +168,8 @@ def inspect_directory(fd: int, path: str, size: int) -> DirectoryFacts:
         # A fixed name, refused when present: a leftover from a killed run stays visible
         # instead of piling up under fresh names, and raidtop never reuses what it did not make.
         raise TargetRefused(
-            f"{os.path.join(path, PRIVATE_DIR_NAME)} already exists (left by a benchmark that was killed, or not raidtop's): "
+            f"{os.path.join(path, PRIVATE_DIR_NAME)} already exists "
+            "(left by a benchmark that was killed, or not raidtop's): "
             "check it and remove it; raidtop neither writes into nor deletes what it did not create"
         )
     return DirectoryFacts((st.st_dev, st.st_ino), real_path, fstype, free, spare)

@@ -288,9 +288,9 @@ def _latency(section: dict[str, Any]) -> tuple[float | None, float | None, str]:
             stats[basis] = (section[basis], 1.0)
     # Percentiles decide the basis: mean and p99 must describe the same latency.
     basis = "clat"
-    if "clat" not in stats or not _percentiles(stats["clat"][0]):
-        if "lat" in stats and _percentiles(stats["lat"][0]):
-            basis = "lat"
+    clat_usable = "clat" in stats and _percentiles(stats["clat"][0])
+    if not clat_usable and "lat" in stats and _percentiles(stats["lat"][0]):
+        basis = "lat"
     if basis not in stats:
         basis = "lat" if "lat" in stats else "clat"
     if basis not in stats:

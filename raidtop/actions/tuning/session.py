@@ -46,15 +46,13 @@ from raidtop.model.md import MdArray
 class TuningSession:
     """Changes knobs under one root, remembering start values, undo history and results.
 
-    Start values are the values when the session first read a target: the
-    Tuning screen's first look, or the read before raidtop's first write to it
-    (every write goes through a session), so raidtop's own changes are never
-    taken for the start.
-    Every write attempted, including undos and writes the kernel refused, is
-    appended to the :class:`ActionLog` with ``kind="tune"``. Writes not
-    attempted (refused by validation, not root, already set) are not logged,
-    except an undo that finds the old value already in place: it is logged so
-    the log's undo bookkeeping (:func:`changes_from_log`) closes that change.
+    Start values are the values when the session first read a target (the
+    Tuning screen's first look, or the read before raidtop's first write to it),
+    so raidtop's own changes are never taken for the start. Every write
+    attempted, undos and refused writes included, is appended to the
+    :class:`ActionLog` with ``kind="tune"``; writes not attempted (invalid, not
+    root, already set) are not, except an undo that finds the old value in
+    place, logged so :func:`changes_from_log` closes that change.
     """
 
     def __init__(

@@ -15,6 +15,7 @@ screen it serves.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol, cast
 
 from textual import on, work
 from textual.message import Message
@@ -27,6 +28,18 @@ from raidtop.model.member_verbs import verb_name, verb_title
 Resolver = Callable[[str], "MemberActions | None"]
 """Who may act on an array (``None``: nobody); may read files, so it is called in workers only."""
 NOT_OURS = "raidtop changes only the demo's simulated array and lab arrays; {array} is neither"
+
+
+class ActionWitness(Protocol):
+    """What the app does after a member action: mark it in a recording and sample at once."""
+
+    def note_action(self, kind: str, command: str) -> None:
+        """Mark ``command`` in the recording (if one runs)."""
+        ...
+
+    def sample_now(self) -> None:
+        """Take the next sample now instead of at the next tick."""
+        ...
 
 
 class MemberFlow(Widget):
@@ -183,6 +196,7 @@ class MemberFlow(Widget):
         suffix = " (simulated)" if message.simulated else ""
         self.notify(message.command, title=f"{verb_name(message.verb)} on {message.array}{suffix}", timeout=6)
         # Recordings mark the change; the next sample shows (and the event timeline records) its effect now.
-        self.app.note_action("lab", message.command)
-        self.app.sample_now()
+        app = cast(ActionWitness, self.app)
+        app.note_action("lab", message.command)
+        app.sample_now()
         self.post_message(self.Finished(message.verb, message.array, message.command, True))

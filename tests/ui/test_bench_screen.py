@@ -19,6 +19,7 @@ from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.presentation.format import fmt_iops, fmt_mb
 from raidtop.screens.dialogs import AskDialog, ConfirmDialog, FormDialog, SweepDialog
+from raidtop.screens.bench.run_flow import BenchRun
 from raidtop.screens.bench.screen import BenchScreen
 from raidtop.widgets.text_table import TextTable
 
@@ -321,7 +322,7 @@ async def test_a_refused_target_is_explained_and_nothing_runs(bench: Bench):
         await pilot.press("1")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        refusals = [m.text for m in messages if isinstance(m, BenchScreen.Refused)]
+        refusals = [m.text for m in messages if isinstance(m, BenchRun.Refused)]
         assert refusals == [f"{bench.tmp / 'missing'} does not exist"]
         assert app.screen is screen and not screen.runs
 

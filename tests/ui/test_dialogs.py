@@ -8,7 +8,7 @@ from __future__ import annotations
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.screens.dialogs import AskDialog, FormDialog, InputLine
-from raidtop.screens.bench.keys import target_dialog
+from raidtop.screens.bench.dialogs import target_dialog
 
 from .conftest import DATA
 

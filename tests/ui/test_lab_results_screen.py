@@ -114,3 +114,14 @@ async def test_s_shows_what_the_sweep_runs_and_a_replay_root_refuses_it(tmp_path
             await pilot.pause()
         assert any("live system only" in n.message for n in app._notifications)
         assert not (tmp_path / "lab" / "images").exists()
+
+
+def test_each_experiment_key_shows_the_commands_it_will_run():
+    """The Experiments screen's keys confirm with each experiment's defaults and commands (imports included)."""
+    from raidtop.screens.lab.experiment_jobs import KINDS, experiment_plan
+
+    for kind in KINDS:
+        params, title, commands = experiment_plan(kind)
+        assert title.endswith("?"), kind
+        assert f"--level={params.level.removeprefix('raid')}" in commands, kind
+        assert "mdadm --stop" in commands, kind

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterator
 
+from raidtop.actions.fio.results import FioResult
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.guard import check_array, kernel_members
 from raidtop.actions.lab.timeline import read_status
@@ -277,7 +278,7 @@ class JobFigures:
     seconds: float
     command: str
     partial: bool = False
-    result: object = None
+    result: FioResult | None = None
     """fio's parsed result (:class:`~raidtop.actions.fio.results.FioResult`): each direction's mean and p99."""
 
 

@@ -8,6 +8,8 @@ rebuild, give or take fio's start.
 
 from __future__ import annotations
 
+from typing import Any
+
 import threading
 import time
 
@@ -53,7 +55,7 @@ def rebuild_under_load(
     ``history`` labels the fio run (see :func:`run_fio`).
     """
     done, running = threading.Event(), threading.Event()
-    outcome: dict[str, object] = {}
+    outcome: dict[str, Any] = {}
     heard: list = []
     window = [float("inf"), float("inf")]
 
@@ -70,7 +72,7 @@ def rebuild_under_load(
             outcome["figures"] = run_fio(
                 lab, preset, f"/dev/{name}", 0, control, until=done, running=running, on_point=on_point, **history
             )
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread, which raises it
             outcome["error"] = exc
         finally:
             running.set()
@@ -84,7 +86,7 @@ def rebuild_under_load(
         while not running.wait(0.1):
             control.check()
         if "error" in outcome:
-            raise outcome["error"]  # type: ignore[misc]
+            raise outcome["error"]
         before = last_rebuild(lab, name)
         victim = in_sync_member(lab, name)
         actions.run("fail", name, victim)
@@ -106,7 +108,7 @@ def rebuild_under_load(
         if timer is not None:
             timer.cancel()
     if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
+        raise outcome["error"]
     if rebuilding is not None:
         rebuilding += points_within(heard, window[0], window[1])
     return rebuild_s, outcome["figures"]

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Sequence
 from pathlib import Path
 
 from raidtop.actions.experiments.study_results import LevelStats, StudyRun, study_csv, study_table
@@ -98,10 +99,7 @@ class ExperimentResult:
     """True when it was stopped early: the rows cover what finished."""
     commands: tuple[str, ...] = ()
     summary: tuple = ()
-    """A study's per-level statistics, stored as measured.
-
-    Each is a :class:`~raidtop.actions.experiments.study_results.LevelStats`.
-    """
+    """A study's per-level statistics (:class:`~.study_results.LevelStats`), stored as measured."""
 
     def to_dict(self) -> dict:
         """The JSON document (``raidtop lab results --json`` and the history)."""
@@ -176,7 +174,7 @@ def _number(value: float | None, digits: int = 0) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
 
 
-def _align(body: list[tuple[str, ...]]) -> list[str]:
+def _align(body: Sequence[tuple[str, ...]]) -> list[str]:
     widths = [max(len(line[i]) for line in body) for i in range(len(body[0]))]
     lines = [
         "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(line, widths)))

@@ -232,6 +232,8 @@ class _Context:
             write = run_fio(
                 lab, self.write_preset, device, params.runtime_s, control, **self._history(level, run, "write")
             )
+            if read.result is None or write.result is None:  # run_fio raises before this; the type does not say so
+                raise LabError(f"{where}: fio produced no result")
             row = StudyRun(
                 run,
                 level,

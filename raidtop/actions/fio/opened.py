@@ -123,8 +123,8 @@ def _fstype(fd: int, real_path: str, st_dev: int) -> str | None:
     best = None
     for entry in mounts:
         point = entry.mount_point
-        covers = point == "/" or real_path == point or real_path.startswith(point.rstrip("/") + "/")
-        if covers and (best is None or len(point) >= len(best.mount_point)):
+        under = point == "/" or real_path == point or real_path.startswith(point.rstrip("/") + "/")
+        if under and (best is None or len(point) >= len(best.mount_point)):
             best = entry
     return best.fstype if best else None
 

@@ -243,7 +243,7 @@ def parse_presets_toml(text: str, path: Path | None = None) -> PresetSet:
         existing = next((i for i, p in enumerate(presets) if p.name == name), None)
         base = presets[existing] if existing is not None else None
         built, problem = _build_preset(name, spec, base)
-        if problem:
+        if problem or built is None:
             problems.append(f"{where}: preset {name!r}: {problem}; {'kept the built-in' if base else 'skipped'}")
             continue
         if existing is not None:

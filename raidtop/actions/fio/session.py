@@ -74,13 +74,13 @@ class BenchPlan:
             why = "created by raidtop's lab" if target.lab else "allowed by your override"
             where = f"raw device {target.device}, {why}"
         stack = " → ".join(f"{d.name} [{d.scheduler or '-'}]" for d in self.tuning.devices) or "unknown"
-        in_directory = "/" + os.path.basename(target.test_file or "") if target.kind == "directory" else ""
+        directory = target.kind == "directory"
+        test_file = "/" + os.path.basename(target.test_file or "") if directory else ""
         lines = [
             f"Preset:  {self.preset.name}: {self.preset.description or self.preset.summary} ({self.preset.summary})",
             f"Target:  {target.path} ({where})",
-            f"fio gets: /proc/self/fd/N{in_directory}, "
-            f"the {'directory' if target.kind == 'directory' else 'device'} raidtop opens and locks, "
-            "never a path to reread",
+            f"fio gets: /proc/self/fd/N{test_file}, "
+            f"the {'directory' if directory else 'device'} raidtop opens and locks, never a path to reread",
             f"Stack:   {stack}",
             f"Runtime: {self.command.runtime_s} s, engine {self.command.engine}, {self.fio_version or 'fio'}",
         ]

@@ -183,8 +183,8 @@ def mount_of_path(path: str, root: Root | str) -> MountEntry | None:
     for entry in read_mounts(root):
         point = entry.mount_point
         # ">=": a later mount on the same point shadows the earlier one.
-        covers = point == "/" or real == point or real.startswith(point.rstrip("/") + "/")
-        if covers and (best is None or len(point) >= len(best.mount_point)):
+        under = point == "/" or real == point or real.startswith(point.rstrip("/") + "/")
+        if under and (best is None or len(point) >= len(best.mount_point)):
             best = entry
     return best
 
@@ -224,6 +224,11 @@ class MdTuning:
     sync_running: bool = False
     sync_speed_min: int | None = None
     sync_speed_max: int | None = None
+
+
+def _known(cls: Any, doc: dict[str, Any], tupled: str) -> dict[str, Any]:
+    """``doc``'s fields that ``cls`` declares (JSON lists back to tuples for ``tupled``)."""
+    return {k: (tuple(v) if k == tupled else v) for k, v in doc.items() if k in cls.__dataclass_fields__}
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,22 +288,8 @@ class TuningState:
     @classmethod
     def from_dict(cls, doc: dict[str, Any]) -> TuningState:
         """Rebuild from :meth:`to_dict` output; unknown keys are ignored."""
-        devices = tuple(
-            DeviceTuning(
-                **{
-                    k: (tuple(v) if k == "schedulers" else v)
-                    for k, v in d.items()
-                    if k in DeviceTuning.__dataclass_fields__
-                }
-            )
-            for d in doc.get("devices", ())
-        )
-        arrays = tuple(
-            MdTuning(
-                **{k: (tuple(v) if k == "members" else v) for k, v in a.items() if k in MdTuning.__dataclass_fields__}
-            )
-            for a in doc.get("arrays", ())
-        )
+        devices = tuple(DeviceTuning(**_known(DeviceTuning, d, "schedulers")) for d in doc.get("devices", ()))
+        arrays = tuple(MdTuning(**_known(MdTuning, a, "members")) for a in doc.get("arrays", ()))
         simple = {
             k: v for k, v in doc.items() if k in cls.__dataclass_fields__ and k not in ("devices", "arrays", "notes")
         }

@@ -204,7 +204,9 @@ class RunStore:
                 ),
             )
             run_id = cursor.lastrowid
-        stored = self.get(int(run_id))
+        if run_id is None:
+            raise sqlite3.DatabaseError("the insert gave no row id")
+        stored = self.get(run_id)
         assert stored is not None
         return stored
 

@@ -115,7 +115,7 @@ def run_sweep(
     devices = devices if devices is not None else sweep_devices(plan.tuning, knob)
     if not devices:
         raise ValueError(f"no device in the stack of {plan.target.path} has a {knob} to sweep")
-    values = [str(v) for v in values]
+    texts = [str(v) for v in values]
     original = {dev: _current(session, dev, knob) for dev in devices}
     group = new_group_id()
     steps: list[SweepStep] = []
@@ -125,10 +125,10 @@ def run_sweep(
     except TargetRefused as exc:
         # Nothing written yet: no knob changed, no fio started.
         return SweepOutcome(
-            knob, tuple(devices), original, (SweepStep(values[0] if values else "", None, str(exc)),), group, ()
+            knob, tuple(devices), original, (SweepStep(texts[0] if texts else "", None, str(exc)),), group, ()
         )
     try:
-        for index, value in enumerate(values, start=1):
+        for index, value in enumerate(texts, start=1):
             if batch.stopped:
                 break
             refused = next(
@@ -156,12 +156,12 @@ def run_sweep(
             if on_step is not None:
                 on_step(step)
     finally:
-        for dev, value in original.items():
-            if value is None:
+        for dev, before in original.items():
+            if before is None:
                 continue
-            result = session.apply(session.plan(dev, knob, value, undo_all=True), by="fio sweep: restore")
+            result = session.apply(session.plan(dev, knob, before, undo_all=True), by="fio sweep: restore")
             if not result.ok:
-                restore_errors.append(f"{dev}: could not restore {knob}={value}: {result.message}")
+                restore_errors.append(f"{dev}: could not restore {knob}={before}: {result.message}")
         if opened is not None:
             opened.close()
     return SweepOutcome(knob, tuple(devices), original, tuple(steps), group, tuple(restore_errors))

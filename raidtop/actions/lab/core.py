@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import shlex
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from collections.abc import Callable, Iterable
 
@@ -23,6 +23,7 @@ from raidtop.actions.lab.store import LabStore
 from raidtop.actions.lab.images import create_image
 from raidtop.actions.lab.loopdev import loop_backing
 from raidtop.actions.lab.preflight import LabEnvironment, check_environment
+from raidtop.actions.lab.records import LabArrayView
 from raidtop.actions.lab.registry import (
     ArrayRecord,
     ImageRecord,
@@ -58,26 +59,6 @@ class LabUnavailable(LabError):
         self.environment = environment
 
 
-@dataclass(frozen=True, slots=True)
-class LabArrayView:
-    """A lab array as the registry remembers it and the kernel shows it now."""
-
-    record: ArrayRecord
-    running: bool
-    images: tuple[ImageRecord, ...]
-    md: MdArray | None = None
-    """The sampler's view, when the caller had a snapshot."""
-    gone_loops: tuple[str, ...] = ()
-    """Images whose loop device no longer holds the lab's file (after a reboot, or detached by hand)."""
-    removed_loops: tuple[str, ...] = ()
-    """The lab's loop devices still attached but no longer in the running array (``mdadm --remove``d)."""
-
-    @property
-    def name(self) -> str:
-        """``md100``."""
-        return self.record.name
-
-
 class Lab:
     """Create, watch and tear down lab arrays in one lab directory."""
 
@@ -85,7 +66,7 @@ class Lab:
         self,
         lab_dir: Path | None = None,
         *,
-        root: Root | str = "/",
+        root: Root | str | os.PathLike[str] = "/",
         log: ActionLog | None = None,
         runner: CommandRunner | None = None,
         euid: int | None = None,
@@ -99,7 +80,7 @@ class Lab:
         self._euid = euid
         self._which = which
         self._clock = clock
-        self._watches: dict[str, Watch] = {}
+        self._watches: dict[str, Watch | None] = {}
 
     @property
     def lab_dir(self) -> Path:
@@ -180,7 +161,8 @@ class Lab:
             )
         step("array-recorded")
         try:
-            loops = [self.new_disk(name, spec.disk_size_bytes, step).loop for _ in range(spec.disks)]
+            # new_disk attaches each image, so every record names its loop device.
+            loops = [self.new_disk(name, spec.disk_size_bytes, step).loop or "" for _ in range(spec.disks)]
             started = self._clock()
             with self.registry.edit() as draft:
                 # The initial build is timed from the create command.
@@ -221,10 +203,10 @@ class Lab:
             # Ctrl+C or a failed command: undo this array now rather than leave it for later.
             try:
                 self.teardown([name])
-            except Exception:  # noqa: BLE001 - undo whatever this was; the original error is re-raised below
+            except Exception:  # noqa: BLE001 - the create's own error is raised; raidtop lab teardown retries
                 pass
             raise
-        return self.state().array(name)
+        return self._recorded(name)
 
     def preview_create(self, spec: LabSpec) -> list[str]:
         """The commands :meth:`create` will run, for a confirm dialog (no I/O).
@@ -360,10 +342,16 @@ class Lab:
             if not status.present:
                 raise LabError(f"{name} is not running")
             if status.idle and (record is None or record.watch is None or record.watch.pending_since is None):
-                return record
+                return record if record is not None else self._recorded(name)
             if time.monotonic() > deadline:
                 raise LabError(f"{name} is still busy ({status.sync or 'a sync is pending'}) after {timeout:.0f} s")
             time.sleep(poll)
+
+    def _recorded(self, name: str) -> ArrayRecord:
+        record = self.state().array(name)
+        if record is None:
+            raise LabError(f"{name} is no longer in the lab's registry")
+        return record
 
     def _with_cached_watch(self, record: ArrayRecord) -> ArrayRecord:
         cached = self._watches.get(record.name)
@@ -374,12 +362,9 @@ class Lab:
     # -------------------------------------------------------------- teardown
 
     def teardown(self, arrays: Iterable[str] | None = None) -> TeardownReport:
-        """Stop exactly the lab's arrays, detach exactly its loops, delete exactly its files.
+        """Stop exactly the lab's arrays (with ``arrays``: only those), detach their loops, delete their files.
 
-        With ``arrays``, only those arrays and the images made for them.
-        Anything already gone is reported and forgotten; anything that is not
-        the lab's (outside its images folder, another inode, a reused loop
-        number or md name) is left alone and reported (:mod:`.teardown`).
+        What is not the lab's is left alone and reported (:mod:`.teardown`).
         """
         return teardown(self, arrays)
 

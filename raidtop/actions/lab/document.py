@@ -120,7 +120,7 @@ def _value(hint: Any, raw: Any, where: str) -> Any:
         # JSON has no tuples; the dataclasses hold tuples so they compare and hash.
         return tuple(_value(inner, item, f"{where}[{n}]") for n, item in enumerate(raw))
     if is_dataclass(hint):
-        return _parse(hint, raw, where)
+        return _parse(typing.cast(type, hint), raw, where)
     return _scalar(hint, raw, where)
 
 

@@ -28,8 +28,8 @@ class CheckedArray:
 
     record: ArrayRecord
     members: tuple[str, ...]
-    images: dict[str, ImageRecord]
-    """Member name → the lab image it is attached to."""
+    images: dict[str, ImageRecord | None]
+    """Member name → the lab image it is attached to (``None`` for a lab fault's dm device over one)."""
 
 
 def kernel_members(name: str, root: Root | str = "/") -> tuple[str, ...] | None:
@@ -114,7 +114,7 @@ def check_array(name: str, state: LabState, root: Root | str = "/") -> CheckedAr
     members = kernel_members(name, root)
     if members is None:
         raise ActionRefused(f"{name} is not running (stopped, or torn down after a reboot)")
-    images: dict[str, ImageRecord] = {}
+    images: dict[str, ImageRecord | None] = {}
     for device in members:
         reason = refusal_for_device(device, name, state, root)
         if reason is not None:

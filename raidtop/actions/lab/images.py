@@ -35,7 +35,7 @@ class ImageRefused(OSError):
         super().__init__(errno.EPERM, message)
 
     def __str__(self) -> str:
-        return self.strerror
+        return self.strerror or ""
 
 
 def create_image(images_dir: Path, name: str, size_bytes: int) -> int:

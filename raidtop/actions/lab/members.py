@@ -105,7 +105,7 @@ class LabMemberActions:
                 self._stamp = stamp
                 try:
                     self._levels = {a.name: a.level for a in registry.read().arrays}
-                except Exception:  # noqa: BLE001 - a damaged registry only loses the level hint, never the lab screen
+                except Exception:  # noqa: BLE001 - an unreadable registry offers no verbs; the guard says why on use
                     self._levels = {}
         return frozenset(self._levels)
 

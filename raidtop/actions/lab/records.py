@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from raidtop.model.md import MdArray
+
 IMAGE_STATES = ("planned", "file", "attaching", "attached")
 """An image's progress; each is written before the step that follows it."""
 ARRAY_STATES = ("creating", "active")
@@ -153,3 +155,23 @@ class LabState:
     def empty(self) -> bool:
         """True when the lab has nothing on record."""
         return not self.images and not self.arrays
+
+
+@dataclass(frozen=True, slots=True)
+class LabArrayView:
+    """A lab array as the registry remembers it and the kernel shows it now."""
+
+    record: ArrayRecord
+    running: bool
+    images: tuple[ImageRecord, ...]
+    md: MdArray | None = None
+    """The sampler's view, when the caller had a snapshot."""
+    gone_loops: tuple[str, ...] = ()
+    """Images whose loop device no longer holds the lab's file (after a reboot, or detached by hand)."""
+    removed_loops: tuple[str, ...] = ()
+    """The lab's loop devices still attached but no longer in the running array (``mdadm --remove``d)."""
+
+    @property
+    def name(self) -> str:
+        """``md100``."""
+        return self.record.name

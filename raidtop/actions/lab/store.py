@@ -135,7 +135,7 @@ class LabStore:
                 "INSERT INTO studies (started, finished, params) VALUES (?,?,?)",
                 (started, finished, json.dumps(params)),
             )
-            study_id = int(cursor.lastrowid)
+            study_id = _row_id(cursor)
             db.executemany(
                 "INSERT INTO study_rows (study_id, position, row) VALUES (?,?,?)",
                 [(study_id, i, json.dumps(row)) for i, row in enumerate(rows)],
@@ -171,7 +171,7 @@ class LabStore:
                 "INSERT INTO experiments (kind, started, finished, document) VALUES (?,?,?,?)",
                 (document["kind"], document["started"], document["finished"], json.dumps(document)),
             )
-            return int(cursor.lastrowid)
+            return _row_id(cursor)
 
     def reserve_experiment(self, kind: str, started: float) -> int:
         """An id for an experiment that is starting (its fio runs carry it in the Benchmarks history).
@@ -184,7 +184,7 @@ class LabStore:
 
     def experiments(self, experiment_id: int | None = None) -> list[dict]:
         """Every stored experiment document (only ``experiment_id``'s when given), oldest first, ids filled in."""
-        query, args = "SELECT id, document FROM experiments", ()
+        query, args = "SELECT id, document FROM experiments", tuple[int, ...]()
         if experiment_id is not None:
             query, args = query + " WHERE id = ?", (experiment_id,)
         with self._connect() as db:
@@ -198,3 +198,10 @@ class LabStore:
             if isinstance(document, dict):
                 found.append({**document, "id": row_id})
         return found
+
+
+def _row_id(cursor: sqlite3.Cursor) -> int:
+    """The id SQLite gave the row just inserted."""
+    if cursor.lastrowid is None:
+        raise sqlite3.DatabaseError("the insert gave no row id")
+    return cursor.lastrowid

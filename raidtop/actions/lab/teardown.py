@@ -22,19 +22,35 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 from collections.abc import Iterable
 
+from raidtop.actions.lab.commands import CommandRunner
 from raidtop.actions.lab.dmtables import dm_loop_under, lab_dm_devices
 from raidtop.actions.lab.guard import kernel_members, lab_image_of
 from raidtop.actions.lab.images import ImageRefused, folder_name, image_exists, remove_image
 from raidtop.actions.lab.loopdev import LoopBacking, attached_loops, loop_backing
 from raidtop.actions.lab.records import ArrayRecord, ImageRecord, LabState
+from raidtop.actions.lab.registry import LabRegistry
 from raidtop.collect.source import Root, SourceError
 from raidtop.untrusted import plain
 
-if TYPE_CHECKING:
-    from raidtop.actions.lab.core import Lab
+
+class Lab(Protocol):
+    """What teardown needs of :class:`~raidtop.actions.lab.core.Lab` (which calls it, so it does not import it)."""
+
+    registry: LabRegistry
+    root: Root
+    runner: CommandRunner
+
+    def state(self) -> LabState:
+        """The registry now."""
+        ...
+
+    def forget_array(self, record: ArrayRecord) -> None:
+        """Move a stopped array from the registry into the history."""
+        ...
+
 
 LOOP_RELEASE_WAIT_S = 5.0
 """How long teardown waits for a detached loop device to let go (autoclear)."""
@@ -192,9 +208,11 @@ def release_image(lab: Lab, state: LabState, image: ImageRecord, loops: list[Loo
         # Never the lab's, and nothing in the lab's folder will ever make it so: forget the entry.
         notes.kept.append(f"{exc} (its registry entry was dropped)")
         return True
-    holders = [lo for lo in loops if image.inode is not None and lo.path == image.path and lo.inode == image.inode]
-    if image.loop and not any(lo.name == image.loop for lo in holders):
-        current = next((lo for lo in loops if lo.name == image.loop), None)
+    holders = [
+        loop for loop in loops if image.inode is not None and loop.path == image.path and loop.inode == image.inode
+    ]
+    if image.loop and not any(loop.name == image.loop for loop in holders):
+        current = next((loop for loop in loops if loop.name == image.loop), None)
         if current is None:
             notes.gone.append(f"{image.loop} was already detached")
         else:

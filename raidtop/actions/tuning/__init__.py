@@ -68,7 +68,8 @@ from raidtop.actions.tuning.knobs import (
     system_path,
 )
 from raidtop.actions.tuning.reading import list_targets, parent_disk, read_knobs, read_target
-from raidtop.actions.tuning.session import SettingFailed, TuningSession, session_for, write_setting
+from raidtop.actions.tuning.session import TuningSession
+from raidtop.actions.tuning.shared import SettingFailed, session_for, write_setting
 from raidtop.actions.tuning.sysfs_write import describe_write_error, write_attribute
 from raidtop.actions.tuning.undo import changes_from_log
 from raidtop.actions.tuning.validation import MAX_VALUE_DIGITS, Checked, check_value

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from raidtop.actions.action_log import ActionLog, LoggedAction
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +80,28 @@ class ChangeResult:
     def is_undo(self) -> bool:
         """True for a write that reverted earlier changes."""
         return self.undo_of is not None or self.undo_all
+
+
+def log_change(log: ActionLog, result: ChangeResult, by: str = "") -> ChangeResult:
+    """Append ``result`` to the action log as a ``tune`` entry; the result carries the log's time (or its error)."""
+    extra = {"by": by} if by else {}
+    try:
+        entry: LoggedAction = log.append(
+            "tune",
+            result.command,
+            "ok" if result.status == "ok" else result.message,
+            device=result.target,
+            attribute=result.attr,
+            old=result.old,
+            new=result.new,
+            readback=result.readback,
+            status=result.status,
+            side_effects=[list(s) for s in result.side_effects],
+            undo_of=result.undo_of,
+            undo_all=result.undo_all,
+            **extra,
+        )
+    except OSError as exc:
+        return replace(result, log_error=f"could not write the change log {log.path}: {exc.strerror or exc}")
+    # The log's own timestamp identifies the change, so an undo can name it.
+    return replace(result, time=entry.time)

@@ -43,8 +43,9 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
+from raidtop.actions.tuning.knobs import GLOBAL_TARGET, Knob
 from raidtop.collect.md.eta import PHASE_RANGE_S, WINDOW_S, project_finish
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdArray
@@ -89,6 +90,38 @@ class ArrayLimits:
         if attr == "speed_limit_max" and number is not None:
             return ArrayLimits(self.local_min, self.local_max, self.system_min, number)
         return self
+
+
+def array_limits(knobs_of: Callable[[str], list[Knob]], arrays: Iterable[str]) -> dict[str, ArrayLimits]:
+    """Each array's own sync limits and the system's, as md applies them now.
+
+    ``knobs_of`` reads a target's knobs (``[]`` when it has none). Without
+    /proc/sys/dev/raid (a copied tree), the system value is taken from an
+    array that follows it, else the kernel defaults (1000 and 200000).
+    """
+    per_array: dict[str, dict[str, Knob]] = {}
+    for name in arrays:
+        knobs = {k.attr: k for k in knobs_of(name) if k.attr in ("sync_speed_min", "sync_speed_max")}
+        if len(knobs) == 2:
+            per_array[name] = knobs
+    system = {k.attr: k.effective for k in knobs_of(GLOBAL_TARGET)}
+    for attr, default, local in (
+        ("speed_limit_min", 1000, "sync_speed_min"),
+        ("speed_limit_max", 200000, "sync_speed_max"),
+    ):
+        if system.get(attr) is None:
+            follower = next((k[local].effective for k in per_array.values() if k[local].value == "system"), None)
+            system[attr] = follower if follower is not None else default
+    limits = {}
+    for name, knobs in per_array.items():
+        low, high = knobs["sync_speed_min"], knobs["sync_speed_max"]
+        limits[name] = ArrayLimits(
+            None if low.value == "system" else low.effective,
+            None if high.value == "system" else high.effective,
+            int(system["speed_limit_min"] or 0),
+            int(system["speed_limit_max"] or 0),
+        )
+    return limits
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +201,8 @@ def predict_eta(
         )
     if current_eta_s is None and observed_kib_s > 0:
         current_eta_s = remaining_kib / observed_kib_s
-    eta = low = high = None
+    eta: float | None = None
+    span: tuple[float, float] | None = None
     if rate > 0:
         etas = [
             _model_eta(history, remaining_kib, observed_kib_s, ceiling, capacity, phase)
@@ -179,7 +213,7 @@ def predict_eta(
             etas.append(_model_eta(history, remaining_kib, observed_kib_s, ceiling, observed_kib_s, 0.0))
         known = [e for e in etas if e is not None]
         if known:
-            eta, low, high = known[0], min(known), max(known)
+            eta, span = known[0], (min(known), max(known))
     return EtaPrediction(
         array,
         action,
@@ -190,7 +224,7 @@ def predict_eta(
         current_eta_s,
         basis,
         optimistic,
-        None if eta is None else (low, high),
+        span,
     )
 
 

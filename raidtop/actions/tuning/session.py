@@ -12,14 +12,12 @@ import os
 import threading
 import time
 from dataclasses import replace
-from pathlib import Path
 from collections.abc import Iterable
 
 from raidtop.actions.action_log import ActionLog, LoggedAction
-from raidtop.actions.tuning.changes import ChangeResult, Plan, Refusal
-from raidtop.actions.tuning.eta import ArrayLimits, EffectTracker, EtaPrediction, predictions_for_change
+from raidtop.actions.tuning.changes import ChangeResult, Plan, Refusal, log_change
+from raidtop.actions.tuning.eta import ArrayLimits, EffectTracker, EtaPrediction, array_limits, predictions_for_change
 from raidtop.actions.tuning.knobs import (
-    GLOBAL_TARGET,
     SPECS,
     SPEED_KNOBS,
     Knob,
@@ -31,7 +29,15 @@ from raidtop.actions.tuning.knobs import (
 )
 from raidtop.actions.tuning.reading import first_int, list_targets, missing_reason, read_knobs
 from raidtop.actions.tuning.sysfs_write import describe_write_error, write_attribute
-from raidtop.actions.tuning.undo import Touched, close_undone, is_request, plan_undo, plan_undo_all
+from raidtop.actions.tuning.undo import (
+    Touched,
+    changed_since,
+    close_undone,
+    is_request,
+    needed_for_undo_all,
+    undo_all_restores,
+    undo_restores,
+)
 from raidtop.actions.tuning.validation import SPEED_PAIRS, change_warnings, check_value
 from raidtop.collect.source import Root, as_root
 from raidtop.model.md import MdArray
@@ -40,19 +46,22 @@ from raidtop.model.md import MdArray
 class TuningSession:
     """Changes knobs under one root, remembering start values, undo history and results.
 
-    Start values are the values when the session first read a target: the
-    Tuning screen's first look, or the read before raidtop's first write to it
-    (every write goes through a session), so raidtop's own changes are never
-    taken for the start.
-    Every write attempted, including undos and writes the kernel refused, is
-    appended to the :class:`ActionLog` with ``kind="tune"``. Writes not
-    attempted (refused by validation, not root, already set) are not logged,
-    except an undo that finds the old value already in place: it is logged so
-    the log's undo bookkeeping (:func:`changes_from_log`) closes that change.
+    Start values are the values when the session first read a target (the
+    Tuning screen's first look, or the read before raidtop's first write to it),
+    so raidtop's own changes are never taken for the start. Every write
+    attempted, undos and refused writes included, is appended to the
+    :class:`ActionLog` with ``kind="tune"``; writes not attempted (invalid, not
+    root, already set) are not, except an undo that finds the old value in
+    place, logged so :func:`changes_from_log` closes that change.
     """
 
     def __init__(
-        self, root: Root | str = "/", log: ActionLog | None = None, *, privileged: bool | None = None, clock=time.time
+        self,
+        root: Root | str | os.PathLike[str] = "/",
+        log: ActionLog | None = None,
+        *,
+        privileged: bool | None = None,
+        clock=time.time,
     ) -> None:
         self.root = as_root(root)
         self.log = log if log is not None else ActionLog()
@@ -278,7 +287,7 @@ class TuningSession:
 
     def _record(self, result: ChangeResult, *, log: bool, by: str = "") -> ChangeResult:
         if log:
-            result = self._log(result, by)
+            result = log_change(self.log, result, by)
         self.results.append(result)
         if is_request(result.attr):
             return result  # a request is not a setting: nothing to undo or keep
@@ -293,29 +302,6 @@ class TuningSession:
             self._undo = close_undone(self._undo, result.target, result.attr, result.undo_of, result.undo_all)
         return result
 
-    def _log(self, result: ChangeResult, by: str = "") -> ChangeResult:
-        extra = {"by": by} if by else {}
-        try:
-            entry: LoggedAction = self.log.append(
-                "tune",
-                result.command,
-                "ok" if result.status == "ok" else result.message,
-                device=result.target,
-                attribute=result.attr,
-                old=result.old,
-                new=result.new,
-                readback=result.readback,
-                status=result.status,
-                side_effects=[list(s) for s in result.side_effects],
-                undo_of=result.undo_of,
-                undo_all=result.undo_all,
-                **extra,
-            )
-        except OSError as exc:
-            return replace(result, log_error=f"could not write the change log {self.log.path}: {exc.strerror or exc}")
-        # The log's own timestamp identifies the change, so an undo can name it.
-        return replace(result, time=entry.time)
-
     def set(self, target: str, attr: str, text: str, *, by: str = "") -> ChangeResult:
         """Plan and apply in one call (the CLI, the lab and the VM harness use this)."""
         return self.apply(self.plan(target, attr, text), by=by)
@@ -329,7 +315,14 @@ class TuningSession:
 
     def plan_undo(self, change: ChangeResult) -> list[Plan | Refusal]:
         """Plans that put ``change``'s knob (and what changed with it) back as it was."""
-        return plan_undo(self, change)
+        restores = undo_restores(change)
+        if isinstance(restores, Refusal):
+            return [restores]
+        plans = [self.plan(r.target, r.attr, r.value, undo_of=r.undo_of) for r in restores]
+        primary = plans[0]
+        if isinstance(primary, Plan) and (warning := changed_since(change, self.knob(change.target, change.attr))):
+            plans[0] = replace(primary, warning=warning)
+        return plans
 
     def plan_undo_last(self) -> list[Plan | Refusal]:
         """Plans that revert the most recent change of this session ([] when there is none)."""
@@ -337,7 +330,8 @@ class TuningSession:
 
     def plan_undo_all(self) -> list[Plan | Refusal]:
         """Plans that put every knob touched in this session back to its start value (schedulers first)."""
-        return plan_undo_all(self, self._touched, self._start)
+        restores = undo_all_restores(self._touched, self._start)
+        return needed_for_undo_all([self.plan(r.target, r.attr, r.value, undo_all=True) for r in restores])
 
     def _safe_knob(self, target: str, attr: str) -> Knob | None:
         try:
@@ -360,34 +354,8 @@ class TuningSession:
     # -------------------------------------------------------------- sync speed
 
     def array_limits(self, arrays: Iterable[str]) -> dict[str, ArrayLimits]:
-        """Each array's own sync limits and the system's, as md applies them now.
-
-        Without /proc/sys/dev/raid (a copied tree), the system value is taken from
-        an array that follows it, else the kernel defaults (1000 and 200000).
-        """
-        per_array: dict[str, dict[str, Knob]] = {}
-        for name in arrays:
-            knobs = {k.attr: k for k in self._safe_knobs(name) if k.attr in ("sync_speed_min", "sync_speed_max")}
-            if len(knobs) == 2:
-                per_array[name] = knobs
-        system = {k.attr: k.effective for k in self._safe_knobs(GLOBAL_TARGET)}
-        for attr, default, local in (
-            ("speed_limit_min", 1000, "sync_speed_min"),
-            ("speed_limit_max", 200000, "sync_speed_max"),
-        ):
-            if system.get(attr) is None:
-                follower = next((k[local].effective for k in per_array.values() if k[local].value == "system"), None)
-                system[attr] = follower if follower is not None else default
-        limits = {}
-        for name, knobs in per_array.items():
-            low, high = knobs["sync_speed_min"], knobs["sync_speed_max"]
-            limits[name] = ArrayLimits(
-                None if low.value == "system" else low.effective,
-                None if high.value == "system" else high.effective,
-                int(system["speed_limit_min"] or 0),
-                int(system["speed_limit_max"] or 0),
-            )
-        return limits
+        """Each array's own sync limits and the system's, as md applies them now."""
+        return array_limits(self._safe_knobs, arrays)
 
     def predict(self, arrays: Iterable[MdArray], target: str, attr: str, value: str) -> list[EtaPrediction]:
         """Predicted rate and ETA of every running sync that setting ``attr`` to ``value`` would move."""
@@ -428,43 +396,3 @@ class TuningSession:
     def logged_changes(self) -> list[LoggedAction]:
         """Every tune entry of the action log, oldest first."""
         return self.log.read("tune")
-
-
-class SettingFailed(OSError):
-    """A write through :func:`write_setting` that did not take effect; ``str()`` says why."""
-
-    def __init__(self, result: ChangeResult) -> None:
-        super().__init__(result.message)
-        self.result = result
-
-    def __str__(self) -> str:
-        return self.result.message
-
-
-def write_setting(
-    root: Root | str, target: str, attr: str, value: str, *, by: str, log: ActionLog | None = None
-) -> ChangeResult:
-    """Change one attribute through the process-wide session (validated, read back, logged, undoable).
-
-    For callers that treat a failure as an error (the lab): raises
-    :class:`SettingFailed` unless the value now reads back as asked.
-    """
-    result = session_for(root, log).set(target, attr, value, by=by)
-    if not result.ok:
-        raise SettingFailed(result)
-    return result
-
-
-_SESSIONS: dict[tuple[str, str | None], TuningSession] = {}
-_SESSIONS_LOCK = threading.Lock()
-
-
-def session_for(root: Root | str = "/", log: ActionLog | None = None) -> TuningSession:
-    """The process-wide session for ``root`` (and ``log``), so start values and undo
-    survive closing the screen and the lab's changes show on the Tuning screen."""
-    key = (os.fspath(as_root(root).path), None if log is None else os.fspath(Path(log.path)))
-    with _SESSIONS_LOCK:
-        session = _SESSIONS.get(key)
-        if session is None:
-            session = _SESSIONS[key] = TuningSession(root, log)
-    return session

@@ -8,16 +8,12 @@ process, so ``raidtop tune --undo`` can revert a change another raidtop made.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from raidtop.actions.action_log import LoggedAction
 from raidtop.actions.tuning.changes import ChangeResult, Plan, Refusal
-from raidtop.actions.tuning.knobs import SPECS
-
-if TYPE_CHECKING:
-    from raidtop.actions.tuning.session import TuningSession
+from raidtop.actions.tuning.knobs import SPECS, Knob
 
 
 @dataclass
@@ -79,53 +75,69 @@ def changes_from_log(entries: Iterable[LoggedAction]) -> list[ChangeResult]:
                 d.get("readback"),
                 side,
             )
-        )  # type: ignore[arg-type]
+        )
     return stack
 
 
-def plan_undo(session: TuningSession, change: ChangeResult) -> list[Plan | Refusal]:
-    """Plans that put ``change``'s knob (and what changed with it) back as it was."""
+@dataclass(frozen=True)
+class Restore:
+    """One value an undo writes back; the session plans it like any change."""
+
+    target: str
+    attr: str
+    value: str
+    undo_of: float | None = None
+    undo_all: bool = False
+
+
+def undo_restores(change: ChangeResult) -> list[Restore] | Refusal:
+    """What puts ``change``'s knob (and what changed with it) back as it was: its own value first."""
     if change.old is None:
-        return [Refusal(change.target, change.attr, f"{change.target} {change.attr}: the old value was unreadable")]
-    plans: list[Plan | Refusal] = [session.plan(change.target, change.attr, change.old, undo_of=change.time)]
-    primary = plans[0]
-    if isinstance(primary, Plan):
-        now = session.knob(change.target, change.attr)
-        expected = change.readback if change.readback is not None else change.new
-        if now is not None and now.value != expected:
-            plans[0] = replace(
-                primary,
-                warning=f"{change.target} {change.attr} was changed since "
-                f"(now {now.value}, raidtop set {expected}); undo restores {change.old}.",
-            )
-    for attr, before, _after in change.side_effects:
-        if before is not None:
-            # Writing a side effect back may be a no-op; apply() then writes nothing.
-            plans.append(session.plan(change.target, attr, before, undo_of=change.time))
-    return plans
+        return Refusal(change.target, change.attr, f"{change.target} {change.attr}: the old value was unreadable")
+    restores = [Restore(change.target, change.attr, change.old, undo_of=change.time)]
+    # Writing a side effect back may be a no-op; apply() then writes nothing.
+    restores += [
+        Restore(change.target, attr, before, undo_of=change.time)
+        for attr, before, _after in change.side_effects
+        if before is not None
+    ]
+    return restores
 
 
-def plan_undo_all(
-    session: TuningSession, touched: Touched, start: dict[tuple[str, str], str | None]
-) -> list[Plan | Refusal]:
-    """Plans that put every knob in ``touched`` back to its ``start`` value.
+def changed_since(change: ChangeResult, now: Knob | None) -> str | None:
+    """The warning an undo carries when the knob no longer holds what raidtop set."""
+    expected = change.readback if change.readback is not None else change.new
+    if now is None or now.value == expected:
+        return None
+    return (
+        f"{change.target} {change.attr} was changed since "
+        f"(now {now.value}, raidtop set {expected}); undo restores {change.old}."
+    )
 
-    Schedulers go first, because switching one resets nr_requests; so
-    nr_requests is planned even when it is at its start value now, if its
-    device's scheduler is switched first (apply() re-reads it and writes
-    only if the switch moved it).
-    """
+
+def undo_all_restores(touched: Touched, start: dict[tuple[str, str], str | None]) -> list[Restore]:
+    """Every knob in ``touched`` back to its ``start`` value, schedulers first (a switch resets nr_requests)."""
     keys = sorted(touched.order, key=lambda key: key[1] != "scheduler")
-    plans: list[Plan | Refusal] = []
+    return [
+        Restore(target, attr, value, undo_all=True)
+        for target, attr in keys
+        if (value := start.get((target, attr))) is not None
+    ]
+
+
+def needed_for_undo_all(plans: list[Plan | Refusal]) -> list[Plan | Refusal]:
+    """The undo-all plans worth running, in order.
+
+    A plan already at its start value is dropped, except nr_requests of a
+    device whose scheduler is switched first: apply() re-reads it and writes
+    only if the switch moved it.
+    """
+    kept: list[Plan | Refusal] = []
     switching: set[str] = set()
-    for target, attr in keys:
-        value = start.get((target, attr))
-        if value is None:
+    for plan in plans:
+        if isinstance(plan, Plan) and plan.noop and not (plan.attr == "nr_requests" and plan.target in switching):
             continue
-        plan = session.plan(target, attr, value, undo_all=True)
-        if isinstance(plan, Plan) and plan.noop and not (attr == "nr_requests" and target in switching):
-            continue
-        if isinstance(plan, Plan) and attr == "scheduler":
-            switching.add(target)
-        plans.append(plan)
-    return plans
+        if isinstance(plan, Plan) and plan.attr == "scheduler":
+            switching.add(plan.target)
+        kept.append(plan)
+    return kept

@@ -119,12 +119,13 @@ def _direction_cells(run: StoredRun) -> tuple[list[str], list[str | None]]:
     result = run.result
     for name in ("read", "write"):
         d = result.direction(name) if result else None
-        active = d is not None and d.active
+        shown = d if d is not None and d.active else None
+        active = shown is not None
         cells += [
-            fmt_iops(d.iops if active else None),
-            fmt_mb(d.mb_s if active else None),
-            fmt_lat(d.lat_mean_us if active else None),
-            fmt_lat(d.lat_p99_us if active else None),
+            fmt_iops(shown.iops if shown else None),
+            fmt_mb(shown.mb_s if shown else None),
+            fmt_lat(shown.lat_mean_us if shown else None),
+            fmt_lat(shown.lat_p99_us if shown else None),
         ]
         tones += [None if active else "dim"] * 4
     return cells, tones

@@ -1,165 +1,57 @@
-"""The Benchmarks screen: composition and message handling.
+"""The Benchmarks screen: composition, keys and drawing (see :mod:`raidtop.screens.bench` for its parts).
 
-Workers (:mod:`.workers`) do everything that blocks and post messages
-(:mod:`.messages`); keys (:mod:`.keys`) open dialogs and start workers; rows
-and lines come from pure functions (:mod:`.rows`) and the plot is a widget
-(:mod:`raidtop.widgets.fio_plot`). The screen keeps plain lists and redraws
-from them. While fio runs, the app keeps sampling and
-:meth:`BenchScreen.apply_snapshot` shows the target's own devices as iostat
-sees them next to fio's numbers.
+Everything that blocks runs in two owned objects that post messages,
+:class:`~.data.BenchData` and :class:`~.run_flow.BenchRun`. While fio runs,
+:meth:`BenchScreen.apply_snapshot` shows the target's devices as iostat sees them next to fio's numbers.
 """
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import fio_missing_message
-from raidtop.actions.fio.compare import (
-    SWEEP_KNOBS,
-    compare_with_baseline,
-    summarise_passes,
-    sweep_devices,
-    sweep_values,
-)
 from raidtop.actions.fio.prefs import BenchPrefs
-from raidtop.actions.fio.presets import PresetSet
-from raidtop.actions.fio.process import KILL_AFTER_S, ProgressPoint
-from raidtop.actions.fio.session import Batch
+from raidtop.actions.fio.presets import PresetSet, next_runtime
+from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.store import RunStore, StoredRun
 from raidtop.model.snapshot import Snapshot
-from raidtop.screens.dialogs import SweepDialog
-from raidtop.screens.bench import messages as msg
-from raidtop.screens.bench.keys import BenchKeys
+from raidtop.screens.bench.bindings import BENCH_BINDINGS
+from raidtop.screens.bench.data import AUTO, BenchData
+from raidtop.screens.bench.dialogs import passes_dialog, target_dialog
+from raidtop.screens.bench.history import ResultsView
+from raidtop.screens.bench.job import Job
 from raidtop.screens.bench.rows import (
-    COMPARE_COLUMNS,
     DISK_COLUMNS,
-    GROUP_COLUMNS,
     PRESET_COLUMNS,
     RESULT_COLUMNS,
-    compare_rows,
     disk_rows,
-    group_rows,
-    passes_line,
     preset_rows,
     progress_line,
-    results_rows,
-    run_detail,
-    run_summary,
-    versus_baseline_line,
 )
-from raidtop.screens.bench.workers import AUTO, BenchWorkers
+from raidtop.screens.bench.run_flow import BenchRun
 from raidtop.widgets.fio_plot import FioProgressPlot
+from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import TextTable
-from raidtop.widgets.key_footer import KeyFooter
 
 LIVE_POINTS = 600
 """Seconds of progress the live plot keeps (a 10-minute job)."""
 
 
-class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
+class BenchScreen(Screen[None]):
     """fio presets, a live view of the run next to the target's disks, and the results history."""
 
-    BINDINGS = [
-        Binding(
-            "enter",
-            "run_selected",
-            "Run",
-            id="bench-run",
-            tooltip=(
-                "Run the highlighted preset (after confirming the fio command); in the history, show a repeat's passes"
-            ),
-        ),
-        *(
-            Binding(
-                str(n),
-                f"run_preset({n - 1})",
-                f"Run preset {n}",
-                show=False,
-                id=f"bench-run-{n}",
-                tooltip=f"Run the preset listed as {n}",
-            )
-            for n in range(1, 10)
-        ),
-        Binding(
-            "t",
-            "target",
-            "Target",
-            id="bench-target",
-            tooltip="Choose the directory or device to benchmark (remembered)",
-        ),
-        Binding(
-            "u",
-            "runtime",
-            "Runtime",
-            show=False,
-            id="bench-runtime",
-            tooltip="Cycle the default runtime: 5, 10, 15, 30, 60, 120 s",
-        ),
-        Binding(
-            "r",
-            "repeat",
-            "Repeat",
-            id="bench-repeat",
-            tooltip="Run the highlighted preset N times: mean ± stddev and each pass",
-        ),
-        Binding(
-            "w",
-            "sweep",
-            "Sweep",
-            id="bench-sweep",
-            tooltip="Run once per scheduler or read_ahead_kb value, then restore it",
-        ),
-        Binding(
-            "x",
-            "cancel_run",
-            "Stop fio",
-            id="bench-cancel",
-            tooltip="Stop the running benchmark (fio gets SIGINT; the partial result is kept)",
-        ),
-        Binding(
-            "m",
-            "mark_baseline",
-            "Baseline",
-            id="bench-baseline",
-            tooltip="Mark the highlighted run as its preset's baseline",
-        ),
-        Binding(
-            "c",
-            "view('compare')",
-            "Compare",
-            id="bench-compare",
-            tooltip="Every run of the baseline's preset against it, % change",
-        ),
-        Binding(
-            "g",
-            "view('group')",
-            "Passes",
-            id="bench-group",
-            tooltip="The passes of the highlighted repeat or sweep, with mean ± stddev",
-        ),
-        Binding("h", "view('results')", "History", show=False, id="bench-history", tooltip="Every stored run"),
-        Binding(
-            "e",
-            "export",
-            "Export",
-            id="bench-export",
-            tooltip="Write the rows in view as CSV and JSON under the data directory",
-        ),
-        Binding(
-            "escape,q", "back", "Back", id="bench-back", tooltip="Return to the dashboard (asks first while fio runs)"
-        ),
-    ]
-
+    BINDINGS = BENCH_BINDINGS
     DEFAULT_CSS = """
     BenchScreen #bench-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
     BenchScreen #bench-title.-warning { color: $text-error; }
@@ -174,17 +66,6 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
     BenchScreen #bench-detail { height: 2; color: $text-muted; background: $panel; }
     """
 
-    # The workers' messages, also reachable as BenchScreen.Refused and so on.
-    Loaded = msg.Loaded
-    HistoryLoaded = msg.HistoryLoaded
-    StackLoaded = msg.StackLoaded
-    Planned = msg.Planned
-    Refused = msg.Refused
-    Progress = msg.Progress
-    PassFinished = msg.PassFinished
-    BatchFinished = msg.BatchFinished
-    Notice = msg.Notice
-
     def __init__(
         self,
         *,
@@ -195,26 +76,36 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
         prefs_file: Path | None = None,
     ) -> None:
         super().__init__()
-        self.history = history or RunStore()
-        self._presets_file = presets_file
-        self._fio_arg = fio_path
-        self._log = log
-        self._prefs_file = prefs_file
+        store = history or RunStore()
+        self._data = BenchData(store, presets_file=presets_file, fio_path=fio_path, prefs_file=prefs_file)
+        self._run = BenchRun(store, log)
+        self._results = ResultsView(self)
         self.presets: PresetSet | None = None
         self.fio: str | None = None
         self.prefs = BenchPrefs()
         self.override = ""
-        self.runs: list[StoredRun] = []
-        self.view = "results"
-        self.group_id: str | None = None
-        self.baseline_preset: str | None = None
         self.stack_names: list[str] = []
         self.live_points: deque[ProgressPoint] = deque(maxlen=LIVE_POINTS)
-        self.job: msg.Job | None = None
-        self.batch: Batch | None = None
         self._pass_index = 0
         self._new_pass = False
         self._loaded = False
+        self.leave_when_stopped = False
+        """True once the user chose to stop fio and go back: the screen leaves when the run ends."""
+
+    @property
+    def job(self) -> Job | None:
+        """The benchmark running now."""
+        return self._run.job
+
+    @property
+    def runs(self) -> list[StoredRun]:
+        """Every stored run, oldest first."""
+        return self._results.runs
+
+    @property
+    def view(self) -> str:
+        """What the results table shows: ``results``, ``compare`` or ``group``."""
+        return self._results.view
 
     # -------------------------------------------------------------- layout
 
@@ -248,24 +139,21 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
             yield table
         yield PlainStatic("", id="bench-detail")
         yield KeyFooter()
+        yield self._data
+        yield self._run
 
     def on_mount(self) -> None:
         self.query_one("#bench-presets", TextTable).focus()
         self.watch(self.query_one("#bench-table", TextTable), "cursor_row", self._table_cursor_moved, init=False)
-        self._load()
+        self._data.load()
 
     def on_unmount(self) -> None:
-        # fio runs in its own session: quitting raidtop must not leave it writing on.
-        if self.batch is not None:
-            self.batch.cancel()
-            # The worker stores the partial result and removes the test file after
-            # fio stops; the process must not end before that (fio gets KILL_AFTER_S).
-            self.batch.wait_finished(KILL_AFTER_S + 5)
+        self._run.shutdown()
 
-    # -------------------------------------------------------------- messages
+    # -------------------------------------------------------------- what the data and the run report
 
-    @on(msg.Loaded)
-    def _loaded_message(self, message: msg.Loaded) -> None:
+    @on(BenchData.Loaded)
+    def _loaded_message(self, message: BenchData.Loaded) -> None:
         self.presets, self.fio, self.prefs = message.presets, message.fio, message.prefs
         self._loaded = True
         for problem in message.presets.problems:
@@ -273,20 +161,13 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
         self._show_presets()
         self.refresh_bindings()
 
-    @on(msg.HistoryLoaded)
-    def _history_message(self, message: msg.HistoryLoaded) -> None:
-        self.runs = message.runs
-        if message.group:
-            self.group_id = message.group
-        if message.view:
-            self.view = message.view
-        if message.view == "compare" and message.select is not None:
-            chosen = next((r for r in self.runs if r.id == message.select), None)
-            self.baseline_preset = chosen.preset if chosen else self.baseline_preset
-        self._show_table(select=message.select)
+    @on(BenchData.HistoryLoaded)
+    def _history_message(self, message: BenchData.HistoryLoaded) -> None:
+        self._results.take(message.runs, message.select, message.view, message.group)
+        self._results.show(running=self.job is not None, select=message.select)
 
-    @on(msg.StackLoaded)
-    def _stack_message(self, message: msg.StackLoaded) -> None:
+    @on(BenchData.StackLoaded)
+    def _stack_message(self, message: BenchData.StackLoaded) -> None:
         if message.target != self.prefs.target:
             return
         tuning = message.tuning
@@ -301,43 +182,18 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
             else:
                 table.set_rows([], "waiting for the next sample…")
 
-    @on(msg.Planned)
-    def _planned_message(self, message: msg.Planned) -> None:
-        plan = message.plan
-        if message.mode == "sweep":
-            defaults = {}
-            for knob in SWEEP_KNOBS:
-                devices = sweep_devices(plan.tuning, knob)
-                defaults[knob] = (devices, list(sweep_values(plan.tuning, knob, devices)) if devices else [])
-            if not any(devices for devices, _ in defaults.values()):
-                self.notify(
-                    f"nothing to sweep: no device under {plan.target.path} has a scheduler or read_ahead_kb",
-                    severity="warning",
-                    timeout=8,
-                )
-                return
+    @on(BenchRun.Started)
+    def _started(self) -> None:
+        self._pass_index = 0
+        self._new_pass = True
+        self.live_points.clear()
+        self.query_one("#bench-now", PlainStatic).update("starting fio…")
+        self._update_title()
+        self._update_live_title()
+        self.refresh_bindings()
 
-            def chosen(answer: tuple[str, list[str]] | None) -> None:
-                if answer is not None:
-                    knob, values = answer
-                    self._confirm(
-                        msg.Job("sweep", plan, knob=knob, values=tuple(values), devices=tuple(defaults[knob][0]))
-                    )
-
-            self.app.push_screen(SweepDialog(plan.preset.name, defaults), chosen)
-            return
-        self._confirm(msg.Job(message.mode, plan, passes=message.passes))
-
-    @on(msg.Refused)
-    def _refused_message(self, message: msg.Refused) -> None:
-        self.notify(message.text, title="Not started", severity="error", timeout=12)
-
-    @on(msg.Notice)
-    def _notice_message(self, message: msg.Notice) -> None:
-        self.notify(message.text, severity=message.severity, timeout=8)  # type: ignore[arg-type]
-
-    @on(msg.Progress)
-    def _progress_message(self, message: msg.Progress) -> None:
+    @on(BenchRun.Progress)
+    def _progress_message(self, message: BenchRun.Progress) -> None:
         if self._new_pass:
             self.live_points.clear()
             self._new_pass = False
@@ -345,27 +201,161 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
         self.query_one("#bench-now", PlainStatic).update(progress_line(message.point))
         self.query_one(FioProgressPlot).show_points(list(self.live_points))
 
-    @on(msg.PassFinished)
-    def _pass_message(self, message: msg.PassFinished) -> None:
+    @on(BenchRun.PassFinished)
+    def _pass_message(self, message: BenchRun.PassFinished) -> None:
         self._pass_index += 1
         self._new_pass = True
         if message.error:
             self.notify(message.error, severity="warning", timeout=8)
         elif message.record is not None and message.record.message:
-            severity = "warning" if message.record.stored is not None else "error"
+            severity: SeverityLevel = "warning" if message.record.stored is not None else "error"
             self.notify(message.record.message, title="fio", severity=severity, timeout=8)
         self._update_live_title()
 
-    @on(msg.BatchFinished)
-    def _batch_message(self, message: msg.BatchFinished) -> None:
-        self.job = None
-        self.batch = None
+    @on(BenchRun.Finished)
+    def _batch_message(self, message: BenchRun.Finished) -> None:
         if self.leave_when_stopped:
             self.app.pop_screen()
         for problem in message.problems:
             self.notify(problem, severity="error", timeout=12)
         self._update_title()
         self.refresh_bindings()
+        view = "group" if message.group else "results"
+        self._data.reload_history(select=message.last_id, view=view, group=message.group)
+
+    # -------------------------------------------------------------- keys
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While fio runs only Stop is offered; while idle Stop is hidden."""
+        if action == "cancel_run":
+            return self.job is not None
+        return self.job is None or action not in ("run_selected", "run_preset", "repeat", "sweep", "target")
+
+    def _selected_preset(self) -> str | None:
+        return self.query_one("#bench-presets", TextTable).cursor_key
+
+    def _can_start(self) -> bool:
+        if not self._loaded:
+            return False
+        if self.fio is None:
+            self.notify(fio_missing_message(), severity="error", timeout=10)
+            return False
+        if self.job is not None:
+            self.notify("a benchmark is running: x stops it", severity="warning")
+            return False
+        if not self.prefs.target:
+            self.notify("choose a target first: press t", severity="warning")
+            return False
+        return True
+
+    def _plan(self, name: str, mode: str, passes: int = 1) -> None:
+        """Hand preset ``name`` to the flow, which plans, confirms and runs it."""
+        if self.presets is not None:
+            self._run.request(self.presets, name, self.prefs, self.override, self.fio, mode, passes)
+
+    def action_run_selected(self) -> None:
+        """Enter: run the highlighted preset; in the history, open a repeat's or sweep's passes."""
+        if self.focused is self.query_one("#bench-table", TextTable):
+            run = self._results.selected_run()
+            if self.view == "results" and run is not None and run.group_id:
+                self.action_view("group")
+            return
+        name = self._selected_preset()
+        if name is not None and self._can_start():
+            self._plan(name, "single")
+
+    def action_run_preset(self, index: int) -> None:
+        """Run the preset listed at ``index`` (0-based)."""
+        if self.presets is None or not 0 <= index < len(self.presets.presets):
+            return
+        self.query_one("#bench-presets", TextTable).cursor_row = index
+        if self._can_start():
+            self._plan(self.presets.presets[index].name, "single")
+
+    def action_repeat(self) -> None:
+        """Ask for a pass count, then run the highlighted preset that many times."""
+        name = self._selected_preset()
+        if name is None or not self._can_start():
+            return
+
+        def chosen(count: str | None) -> None:
+            if count is not None:
+                self._plan(name, "repeat", int(count))
+
+        self.app.push_screen(passes_dialog(name), chosen)
+
+    def action_sweep(self) -> None:
+        """Plan the highlighted preset, then ask which knob to sweep."""
+        name = self._selected_preset()
+        if name is not None and self._can_start():
+            self._plan(name, "sweep")
+
+    def action_cancel_run(self) -> None:
+        """Stop fio (SIGINT): the partial result is stored and marked."""
+        self._run.stop("stopping fio: the partial result will be kept")
+
+    def action_target(self) -> None:
+        """Ask for the target; it is remembered in the config directory."""
+
+        def chosen(answer: tuple[str, str] | None) -> None:
+            if answer is None or not answer[0]:  # an empty target keeps the current one
+                return
+            path, override = answer
+            self.override = override
+            self.prefs = BenchPrefs(path, self.prefs.runtime_s)
+            self._data.save_prefs(self.prefs)
+            self.stack_names = []
+            self.query_one("#bench-disks", TextTable).set_rows([], "reading the device stack…")
+            self._data.load_stack(path)
+            self._update_title()
+
+        self.app.push_screen(target_dialog(self.prefs.target or "", self.override), chosen)
+
+    def action_runtime(self) -> None:
+        """Cycle the default runtime (presets with their own runtime keep it)."""
+        current = self.prefs.runtime_s or (self.presets.default_runtime_s if self.presets else 15)
+        self.prefs = BenchPrefs(self.prefs.target, next_runtime(current))
+        self._data.save_prefs(self.prefs)
+        self._show_presets()
+        self.notify(f"runs last {self.prefs.runtime_s} s (an explicit preset runtime wins)", timeout=3)
+
+    def action_mark_baseline(self) -> None:
+        """Make the highlighted run its preset's baseline and show the comparison."""
+        run = self._results.selected_run()
+        if run is None:
+            self.notify("highlight a run in the history first", severity="warning")
+            return
+        if run.partial:
+            self.notify("a partial run makes a poor baseline; marked anyway", severity="warning")
+        self._results.baseline_preset = run.preset
+        self._data.set_baseline(run.id)
+
+    def action_view(self, view: str) -> None:
+        """Show the history, the comparison or the passes of the highlighted group."""
+        self._results.choose(view)
+        self._results.show(running=self.job is not None)
+
+    def action_export(self) -> None:
+        """Export the runs in view as CSV and JSON."""
+        runs = self._results.in_view()
+        if not runs:
+            self.notify("nothing to export", severity="warning")
+            return
+        self._data.export(runs, time.strftime(f"bench-{self.view}-%Y%m%d-%H%M%S"))
+
+    def running_work(self) -> list[str]:
+        """What quitting now would stop (asked about first)."""
+        return self._run.running_work()
+
+    def action_back(self) -> None:
+        """Leave for the dashboard; while fio runs, ask, stop it, and leave once its result is stored."""
+        if self.job is None:
+            self.app.pop_screen()
+        else:
+            self._run.ask_to_stop(self._leave_when_stopped)
+
+    def _leave_when_stopped(self) -> None:
+        self.leave_when_stopped = True
 
     # -------------------------------------------------------------- showing
 
@@ -384,84 +374,8 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
         )
         self._update_title()
 
-    def _show_table(self, select: int | None = None) -> None:
-        table = self.query_one("#bench-table", TextTable)
-        panel = self.query_one("#bench-table-panel", Panel)
-        if self.view == "compare":
-            baseline = self._baseline()
-            table.set_columns(COMPARE_COLUMNS)
-            if baseline is None:
-                panel.border_title = "Compare"
-                table.set_rows([], "no baseline: highlight a run in the history (h) and press m")
-            else:
-                comparisons = compare_with_baseline(baseline, self.runs)
-                panel.border_title = content(
-                    f"Compare {baseline.preset}: baseline #{baseline.id} ({baseline.display_label}) "
-                    f"vs {len(comparisons)} runs"
-                )
-                table.set_rows(compare_rows(baseline, comparisons))
-        elif self.view == "group":
-            runs = [r for r in self.runs if self.group_id and r.group_id == self.group_id]
-            table.set_columns(GROUP_COLUMNS)
-            if not runs:
-                panel.border_title = "Passes"
-                table.set_rows([], "no repeat or sweep selected: highlight one of its runs in the history and press g")
-            else:
-                kind = runs[0].group_kind or "group"
-                summary = summarise_passes(runs) if kind == "repeat" else None
-                panel.border_title = content(
-                    f"{kind.capitalize()} of {runs[0].preset} on {runs[0].target}: {len(runs)} passes"
-                )
-                table.set_rows(group_rows(runs, summary))
-        else:
-            table.set_columns(RESULT_COLUMNS)
-            panel.border_title = f"Results history ({len(self.runs)} runs)"
-            table.set_rows(results_rows(self.runs), "no runs stored yet: pick a preset and press Enter")
-        if select is not None:
-            table.move_cursor_to_key(str(select))
-        elif self.view == "results" and self.runs:
-            table.cursor_row = len(self.runs) - 1
-        else:
-            table.cursor_row = 0
-        self._show_detail()
-
-    def _selected_run(self) -> StoredRun | None:
-        key = self.query_one("#bench-table", TextTable).cursor_key
-        if key is None or not key.isdigit():
-            return None
-        return next((r for r in self.runs if r.id == int(key)), None)
-
-    def _baseline(self) -> StoredRun | None:
-        marked = [r for r in self.runs if r.baseline]
-        if self.baseline_preset:
-            chosen = [r for r in marked if r.preset == self.baseline_preset]
-            if chosen:
-                return chosen[-1]
-        return marked[-1] if marked else None
-
     def _table_cursor_moved(self, _row: int) -> None:
-        self._show_detail()
-
-    def _show_detail(self) -> None:
-        detail = self.query_one("#bench-detail", PlainStatic)
-        run = self._selected_run()
-        if run is None:
-            # The mean row of a repeat is highlighted (or nothing is): say how steady the passes were.
-            group = [r for r in self.runs if r.group_id == self.group_id] if self.view == "group" else []
-            detail.update(passes_line(group))
-            return
-        if self.job is None:
-            plot_panel = self.query_one("#bench-plot-panel", Panel)
-            plot_panel.border_title = content(f"Run #{run.id}: {run.preset}" + (f" {run.label}" if run.label else ""))
-            plot_panel.border_subtitle = "partial" if run.partial else ""
-            self.query_one(FioProgressPlot).show_points(list(run.points))
-            self.query_one("#bench-now", PlainStatic).update(run_summary(run))
-        if self.view == "compare":
-            baseline = self._baseline()
-            if baseline is not None and baseline.id != run.id:
-                detail.update(versus_baseline_line(baseline, run))
-                return
-        detail.update(run_detail(run))
+        self._results.show_detail(running=self.job is not None)
 
     def _update_title(self) -> None:
         title = self.query_one("#bench-title", PlainStatic)

@@ -10,6 +10,9 @@ tears down what it made and keeps what it measured.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from textual import work
 from textual.message import Message
 from textual.widget import Widget
@@ -17,13 +20,14 @@ from textual.widget import Widget
 from raidtop.actions.lab.commands import LabCommandFailed
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.experiments.experiment import Control, ProgressEvent
+from raidtop.actions.experiments.results import ExperimentResult
 from raidtop.actions.lab.spec import SpecError, human_size
 from raidtop.screens.dialogs import ConfirmDialog
 
 KINDS = ("sweep", "tradeoff", "bitmap")
 
 
-def experiment_plan(kind: str):
+def experiment_plan(kind: str) -> tuple[Any, str, str]:
     """(params, title, the commands it will run as text) of ``kind`` with its defaults."""
     from raidtop.actions.experiments import bitmap_study, chunk_sweep, tradeoff
 
@@ -43,28 +47,28 @@ def experiment_plan(kind: str):
             ),
         )
     if kind == "tradeoff":
-        p = tradeoff.TradeoffParams()
+        t = tradeoff.TradeoffParams()
         return (
-            p,
+            t,
             "Run the rebuild-speed trade-off?",
             (
-                f"mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} --raid-devices={p.disks} "
-                f"(fresh {human_size(p.disk_size_bytes)} loop disks); fill it (dd)\n"
-                f"fio {p.load} for {p.baseline_s} s (baseline)\n"
-                f"for limit in {', '.join(p.limits)} KiB/s:\n"
+                f"mdadm --create /dev/md1NN --level={t.level.removeprefix('raid')} --raid-devices={t.disks} "
+                f"(fresh {human_size(t.disk_size_bytes)} loop disks); fill it (dd)\n"
+                f"fio {t.load} for {t.baseline_s} s (baseline)\n"
+                f"for limit in {', '.join(t.limits)} KiB/s:\n"
                 "  echo LIMIT > /sys/block/md1NN/md/sync_speed_max; echo LIMIT > …/sync_speed_min\n"
-                f"  fio {p.load} until the rebuild ends; mdadm --fail, --remove a member; add a fresh disk\n"
+                f"  fio {t.load} until the rebuild ends; mdadm --fail, --remove a member; add a fresh disk\n"
                 "echo system > both limits; mdadm --stop; losetup -d; rm the images"
             ),
         )
-    p = bitmap_study.BitmapParams()
+    b = bitmap_study.BitmapParams()
     return (
-        p,
+        b,
         "Run the bitmap study?",
         (
-            f"for bitmap in none, internal: mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} "
-            f"--raid-devices={p.disks} --bitmap=… (fresh {human_size(p.disk_size_bytes)} loop disks)\n"
-            f"  for N in {', '.join(f'{w} MiB' for w in p.writes_mib)}: mdadm --fail, --remove a member; "
+            f"for bitmap in none, internal: mdadm --create /dev/md1NN --level={b.level.removeprefix('raid')} "
+            f"--raid-devices={b.disks} --bitmap=… (fresh {human_size(b.disk_size_bytes)} loop disks)\n"
+            f"  for N in {', '.join(f'{w} MiB' for w in b.writes_mib)}: mdadm --fail, --remove a member; "
             "dd N MiB onto the array; mdadm --re-add it; time the resync\n"
             "  mdadm --stop; losetup -d; rm the images"
         ),
@@ -103,13 +107,17 @@ class ExperimentJobs(Widget):
         """True while an experiment runs."""
         return self.control is not None
 
+    def _progress(self, event: ProgressEvent) -> None:
+        # Called in the experiment's thread: messages are the way into the UI.
+        self.post_message(self.Progress(event.line()))
+
     def ask(self, kind: str) -> None:
         """Show ``kind``'s plan and run it on yes."""
         params, title, commands = experiment_plan(kind)
 
         def answered(yes: bool | None) -> None:
             if yes and not self.running:
-                self.control = Control(lambda event: self.post_message(self.Progress(event.line())))
+                self.control = Control(self._progress)
                 self.post_message(self.Progress(f"{kind}: starting"))
                 self._run(kind, params, self.control)
 
@@ -129,14 +137,15 @@ class ExperimentJobs(Widget):
         self.stop()
 
     @work(thread=True, exclusive=True, group="lab-experiment")
-    def _run(self, kind: str, params, control: Control) -> None:
+    def _run(self, kind: str, params: Any, control: Control) -> None:
         from raidtop.actions.experiments import bitmap_study, chunk_sweep, tradeoff
 
-        run = {
+        runs: dict[str, Callable[..., ExperimentResult]] = {
             "sweep": chunk_sweep.run_chunk_sweep,
             "tradeoff": tradeoff.run_tradeoff,
             "bitmap": bitmap_study.run_bitmap_study,
-        }[kind]
+        }
+        run = runs[kind]
         levels = [params.level]
         try:
             if not self.lab.root.is_live:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
@@ -88,14 +90,15 @@ class LabForm(Panel):
             disks_text = self.query_one("#lab-disks", Input).value.strip()
             if not disks_text.isdigit():
                 raise SpecError("disks must be a whole number")
-            fs = self.query_one("#lab-fs", Select).value or None
+            # Every Select here has allow_blank=False, so each value is one of its options.
+            fs = cast(str, self.query_one("#lab-fs", Select).value) or None
             mount = self.query_one("#lab-mount", Input).value.strip() or None
             spec = validate(
                 LabSpec(
-                    self.query_one("#lab-level", Select).value,
+                    cast(str, self.query_one("#lab-level", Select).value),
                     int(disks_text),
                     parse_size(self.query_one("#lab-size", Input).value),
-                    self.query_one("#lab-chunk", Select).value,
+                    cast(int, self.query_one("#lab-chunk", Select).value),
                     self.query_one("#lab-bitmap", Checkbox).value,
                     fs,
                     mount,

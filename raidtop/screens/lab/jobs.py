@@ -10,18 +10,21 @@ the screen (``post_message`` is the one thread-safe way into the UI).
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 
 from textual import work
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.widget import Widget
 
 from raidtop.actions.lab.commands import CommandEvent, LabCommandFailed
 from raidtop.actions.lab.core import Lab, LabArrayView, LabError, LabUnavailable
 from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.lab.spec import LabSpec, SpecError, human_size
-from raidtop.actions.experiments.experiment import Control
+from raidtop.actions.experiments.experiment import Control, ProgressEvent
 from raidtop.actions.experiments.results import ExperimentResult, write_csv
 from raidtop.actions.experiments.study import StudyParams, run_study
+from raidtop.model.md import MdArray
 from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.lab.rows import LOG_ROWS, logged_to_event
 
@@ -86,7 +89,7 @@ class LabJobs(Widget):
             self,
             title: str,
             text: str,
-            severity: str = "information",
+            severity: SeverityLevel = "information",
             study: ExperimentResult | None = None,
             csv_path: str | None = None,
         ) -> None:
@@ -198,7 +201,7 @@ class LabJobs(Widget):
         self.post_message(self.EnvironmentChecked(self.lab.environment(CHECKED_LEVELS)))
 
     @work(thread=True, group="lab-refresh", exit_on_error=False)
-    def refresh(self, md_arrays, with_history: bool = False) -> None:
+    def read_views(self, md_arrays: Iterable[MdArray] | None, with_history: bool = False) -> None:
         """Read the registry (and the kernel's arrays when ``md_arrays`` is None) into views."""
         lab = self.lab
         history = None
@@ -228,10 +231,14 @@ class LabJobs(Widget):
             return
         self.post_message(self.JobDone(f"created {record.name}", f"{record.level} /dev/{record.name} is building"))
 
+    def _progress(self, event: ProgressEvent) -> None:
+        # Called in the study's thread: messages are the way into the UI.
+        self.post_message(self.Progress(event.line()))
+
     @work(thread=True, exclusive=True, group="lab-job", exit_on_error=False)
     def study(self, params: StudyParams) -> None:
         """Run the RAID-level study, then write its CSV next to the registry."""
-        self.control = Control(lambda event: self.post_message(self.Progress(event.line())))
+        self.control = Control(self._progress)
         try:
             result = run_study(self.lab, params, self.control)
         except (SpecError, LabUnavailable, LabError, LabCommandFailed, OSError) as exc:
@@ -239,9 +246,10 @@ class LabJobs(Widget):
             return
         finally:
             self.control = None
-        csv_path = self.lab.lab_dir / f"study-{result.experiment_id}.csv"
+        csv_file = self.lab.lab_dir / f"study-{result.experiment_id}.csv"
+        csv_path: str | None = str(csv_file)
         try:
-            write_csv(result, csv_path)
+            write_csv(result, csv_file)
         except OSError:
             csv_path = None
         done = "stopped early; kept" if result.stopped else "done"
@@ -250,7 +258,7 @@ class LabJobs(Widget):
                 f"Study {done}",
                 f"{len(result.rows)} level runs measured",
                 study=result,
-                csv_path=str(csv_path) if csv_path else None,
+                csv_path=csv_path,
             )
         )
 

@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -58,7 +59,8 @@ def heat_rows(result: ExperimentResult) -> tuple[list[Column], list[Row]]:
         top = max((c.score for c in grid.values()), default=0.0) or 1.0
         rows.append(Row(f"{rw}-head", (f"{rw} ({metric_name(rw)})",) + ("",) * len(sizes), ("accent",)))
         for chunk in chunks:
-            cells, tones = [f"  chunk {chunk}K"], [None]
+            cells: list[str] = [f"  chunk {chunk}K"]
+            tones: list[str | None] = [None]
             for size in sizes:
                 cell = grid.get((chunk, size))
                 if cell is None:
@@ -90,7 +92,7 @@ def plot_spec(result: ExperimentResult) -> PlotSpec:
     if result.kind == "tradeoff":
         points = [r for r in result.rows if r.limit != "baseline" and r.rebuild_s is not None and r.p99_us]
         base = next((r for r in result.rows if r.limit == "baseline"), None)
-        series = [
+        curve: list[Series] = [
             Series(
                 "rebuild time vs load p99",
                 tuple(r.rebuild_s for r in points),
@@ -100,13 +102,13 @@ def plot_spec(result: ExperimentResult) -> PlotSpec:
         ]
         if base is not None and base.p99_us and points:
             xs = (min(r.rebuild_s for r in points), max(r.rebuild_s for r in points))
-            series.append(Series("baseline p99 (no rebuild)", xs, (base.p99_us / 1000,) * 2))
-        return PlotSpec(tuple(series), "rebuild s", "p99 ms", message="no rebuild finished")
+            curve.append(Series("baseline p99 (no rebuild)", xs, (base.p99_us / 1000,) * 2))
+        return PlotSpec(tuple(curve), "rebuild s", "p99 ms", message="no rebuild finished")
     if result.kind == "bitmap":
-        series = []
+        bars: list[Series] = []
         for bitmap in (False, True):
             rows = [r for r in result.rows if r.bitmap is bitmap and r.resync_s is not None]
-            series.append(
+            bars.append(
                 Series(
                     "internal bitmap" if bitmap else "no bitmap",
                     tuple(range(len(rows))),
@@ -114,15 +116,15 @@ def plot_spec(result: ExperimentResult) -> PlotSpec:
                     tuple(f"{r.written_mib}M" for r in rows),
                 )
             )
-        return PlotSpec(tuple(series), "MiB written during the outage", "resync s", "bar")
+        return PlotSpec(tuple(bars), "MiB written during the outage", "resync s", "bar")
     if result.kind == "sweep":
-        series = []
+        lines: list[Series] = []
         for rw in dict.fromkeys(c.rw for c in result.rows):
             chunks, sizes, grid = sweep_grid(result.rows, rw)
             best = best_cells(result.rows)[rw]
             line = [grid[(c, best.bs)] for c in chunks if (c, best.bs) in grid]
             top = max(c.score for c in line) or 1.0
-            series.append(
+            lines.append(
                 Series(
                     f"{rw} bs {best.bs} (% of best)",
                     tuple(range(len(line))),
@@ -130,7 +132,7 @@ def plot_spec(result: ExperimentResult) -> PlotSpec:
                     tuple(f"{c.chunk_kib}K" for c in line),
                 )
             )
-        return PlotSpec(tuple(series), "chunk (in the order swept)", "% of the best cell")
+        return PlotSpec(tuple(lines), "chunk (in the order swept)", "% of the best cell")
     return PlotSpec((), "", "", "empty", "a grow has no plot: its table shows each reshape's duration")
 
 
@@ -257,9 +259,18 @@ class LabResultsScreen(Screen[None]):
             problem = ""
         except Exception as exc:  # noqa: BLE001 - an unreadable history is a sentence on screen, not a crash
             results, problem = [], f"the lab history cannot be read: {exc}"
-        self.app.call_from_thread(self._loaded, results, problem)
+        self.post_message(self.Loaded(results, problem))
 
-    def _loaded(self, results: list[ExperimentResult], problem: str) -> None:
+    class Loaded(Message):
+        """The history worker read the stored experiments (``problem``: why it could not)."""
+
+        def __init__(self, results: list[ExperimentResult], problem: str) -> None:
+            super().__init__()
+            self.results, self.problem = results, problem
+
+    @on(Loaded)
+    def _loaded(self, message: Loaded) -> None:
+        results, problem = message.results, message.problem
         self._results = results
         table = self.query_one("#lab-results-list", TextTable)
         table.set_rows(

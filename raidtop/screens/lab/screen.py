@@ -13,15 +13,14 @@ runs in thread workers that reach the screen through ``post_message``:
 :class:`~raidtop.screens.lab.jobs.LabJobs` for the lab's own jobs, the shared
 :class:`~raidtop.screens.member_flow.MemberFlow` for member keys. The
 command log is fed by a runner listener the same way. Rows are built in
-:mod:`raidtop.screens.lab.rows` and drawn by :mod:`raidtop.screens.lab.tables`,
-the form is :mod:`raidtop.screens.lab.form`. On a machine without md (or
-without mdadm, or without root) the screen says what is missing and
-how to get it, and offers ``raidtop --demo``.
+:mod:`raidtop.screens.lab.rows` and drawn by :class:`~raidtop.screens.lab.tables.LabTables`,
+an object the screen owns; the form is :mod:`raidtop.screens.lab.form`. On a
+machine without md (or without mdadm, or without root) the screen says what
+is missing and how to get it, and offers ``raidtop --demo``.
 """
 
 from __future__ import annotations
 
-from collections import deque
 
 from textual import on
 from textual.app import ComposeResult
@@ -30,13 +29,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
-from raidtop.actions.lab.commands import CommandEvent
-from raidtop.actions.lab.core import Lab, LabArrayView
+from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.members import LabMemberActions
 from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.experiments.results import result_table
 from raidtop.actions.experiments.study import StudyParams
 from raidtop.model.member_verbs import ARRAY_VERBS, verb_name
+from raidtop.model.md import MdArray
 from raidtop.model.snapshot import Snapshot
 from raidtop.screens.dialogs import ReportDialog
 from raidtop.screens.lab.form import LabForm
@@ -44,14 +43,13 @@ from raidtop.screens.lab.jobs import LabJobs
 from raidtop.screens.lab.tables import LabTables
 from raidtop.screens.lab.rows import (
     environment_banner,
-    log_command,
     ARRAY_COLUMNS,
     LOG_COLUMNS,
-    LOG_ROWS,
     MEMBER_COLUMNS,
     TIMELINE_COLUMNS,
 )
 from raidtop.screens.member_flow import MemberFlow
+from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic
@@ -60,7 +58,7 @@ from raidtop.widgets.key_footer import KeyFooter
 from raidtop.app.typed_app import raidtop_app
 
 
-class LabScreen(LabTables, Screen[None]):
+class LabScreen(Screen[None]):
     """The failure lab.
 
     Args:
@@ -84,10 +82,8 @@ class LabScreen(LabTables, Screen[None]):
             "Study",
             show=False,
             id="lab-study",
-            tooltip=(
-                "For raid0, raid1 and raid5: create, run fio rand-read and rand-write, fail a disk, "
-                "time the rebuild, tear down"
-            ),
+            tooltip="For raid0, raid1 and raid5: create, run fio rand-read and rand-write, "
+            "fail a disk, time the rebuild, tear down",
         ),
         Binding(
             "t",
@@ -135,12 +131,9 @@ class LabScreen(LabTables, Screen[None]):
         self._lab = lab
         self._environment = environment
         self._read_only = read_only
-        self._views: list[LabArrayView] = []
-        self._log: deque[CommandEvent] = deque(maxlen=LOG_ROWS)
-        self._busy: str | None = None
-        self._selected: str | None = None
+        self._tables = LabTables(self)
         self._actions: LabMemberActions | None = None
-        self._last_arrays = None
+        self._last_arrays: tuple[MdArray, ...] | None = None
         self._refreshing = False
         self._refresh_again = False
         self._last_error: str | None = None
@@ -219,7 +212,7 @@ class LabScreen(LabTables, Screen[None]):
         else:
             self._show_environment(self._environment)
         self._refreshing = True
-        self._jobs.refresh(None, with_history=True)
+        self._jobs.read_views(None, with_history=True)
         self.query_one("#lab-arrays", TextTable).focus()
 
     def apply_snapshot(self, snapshot: Snapshot) -> None:
@@ -233,7 +226,19 @@ class LabScreen(LabTables, Screen[None]):
             self._refresh_again = True
             return
         self._refreshing = True
-        self._jobs.refresh(self._last_arrays)
+        self._jobs.read_views(self._last_arrays)
+
+    def _render_all(self) -> None:
+        self._tables.render_all(self.read_only)
+        self.refresh_bindings()
+
+    def _set_busy(self, text: str | None) -> None:
+        self._tables.set_busy(text)
+        self.refresh_bindings()
+
+    def _array_moved(self, _old: int, _new: int) -> None:
+        self._tables.array_moved()
+        self.refresh_bindings()
 
     # -------------------------------------------------------------- messages
 
@@ -260,20 +265,12 @@ class LabScreen(LabTables, Screen[None]):
         if message.error and message.error != self._last_error:
             self.notify(message.error, title="Lab registry", severity="error", timeout=10)
         self._last_error = message.error
-        if message.views is not None:
-            self._views = message.views
-        if message.history is not None:
-            # Older commands first, then anything that arrived while the history was read.
-            live = list(self._log)
-            self._log.clear()
-            self._log.extend(message.history)
-            self._log.extend(live)
+        self._tables.take_views(message.views, message.history)
         self._render_all()
 
     @on(LabJobs.CommandLogged)
     def _command_logged(self, message: LabJobs.CommandLogged) -> None:
-        log_command(self._log, message.event)
-        self._render_log()
+        self._tables.add_command(message.event)
 
     @on(LabJobs.Progress)
     def _progress(self, message: LabJobs.Progress) -> None:
@@ -296,21 +293,19 @@ class LabScreen(LabTables, Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("create", "study"):
-            return self.ready and self._busy is None
+            return self.ready and self._tables.busy is None
         if action == "teardown":
-            return not self.read_only and self._busy is None and bool(self._views)
+            return not self.read_only and self._tables.busy is None and bool(self._tables.views)
         if action == "member":
-            view = self._selected_view()
-            if not self.ready or self._busy is not None or view is None or view.record.level == "raid0":
-                return False
-            return True
+            view = self._tables.selected_view()
+            return self.ready and self._tables.busy is None and view is not None and view.record.level != "raid0"
         if action == "members":
-            return self._selected is not None and hasattr(self.app, "dashboard")
+            return self._tables.selected is not None and hasattr(self.app, "dashboard")
         return True
 
     def running_work(self) -> list[str]:
         """The lab action running now, if any (quitting asks first)."""
-        return [f"lab: {self._busy}"] if self._busy else []
+        return [f"lab: {self._tables.busy}"] if self._tables.busy else []
 
     def action_back(self) -> None:
         """Back to the dashboard."""
@@ -330,11 +325,11 @@ class LabScreen(LabTables, Screen[None]):
 
     def action_teardown(self) -> None:
         """Confirm, then stop every lab array, detach its loops and delete its images."""
-        self._jobs.ask_teardown(self._views)
+        self._jobs.ask_teardown(self._tables.views)
 
     @on(Button.Pressed, "#lab-create-button, #lab-study-button, #lab-teardown-button")
     def _job_button(self, event: Button.Pressed) -> None:
-        job = event.button.id.removeprefix("lab-").removesuffix("-button")
+        job = (event.button.id or "").removeprefix("lab-").removesuffix("-button")
         if self.check_action(job, ()):
             getattr(self, f"action_{job}")()
         elif job != "teardown":
@@ -346,7 +341,7 @@ class LabScreen(LabTables, Screen[None]):
 
     def action_member(self, verb: str) -> None:
         """Fail, remove, add… on the highlighted array and member: the shared flow plans, confirms and runs it."""
-        view = self._selected_view()
+        view = self._tables.selected_view()
         if view is None:
             return
         member = (
@@ -363,18 +358,18 @@ class LabScreen(LabTables, Screen[None]):
     @on(MemberFlow.Finished)
     def _member_finished(self, message: MemberFlow.Finished) -> None:
         # The flow has notified and logged; the lab's tables show the result.
-        if self._busy is not None:
+        if self._tables.busy is not None:
             self._set_busy(None)
         self._request_refresh()
 
     def action_members(self) -> None:
         """Show the highlighted array's members on the dashboard, where f/r/a act too."""
-        name = self._selected
+        name = self._tables.selected
         dashboard = raidtop_app(self).dashboard
         if name is None:
             return
         self.app.pop_screen()
-        dashboard.query_one("#arrays").expand_for_actions(name)
+        dashboard.query_one("#arrays", ArraysPanel).expand_for_actions(name)
 
     def action_experiments(self) -> None:
         """The lab history's experiments (raidtop lab sweep, tradeoff, bitmap, grow), plotted."""
@@ -387,5 +382,5 @@ class LabScreen(LabTables, Screen[None]):
             self.notify("the lab acts on the live system only (not on --root or a replay)", severity="warning")
         elif self._environment is not None and not self._environment.ready:
             self.notify(self._environment.describe(), title="The lab cannot run here", severity="warning", timeout=10)
-        elif self._busy:
-            self.notify(f"busy: {self._busy}", severity="warning")
+        elif self._tables.busy:
+            self.notify(f"busy: {self._tables.busy}", severity="warning")

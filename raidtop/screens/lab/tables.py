@@ -1,41 +1,80 @@
 """The Lab screen's tables: lab arrays, the highlighted one's members and timeline, the command log.
 
-Mixed into :class:`~raidtop.screens.lab.screen.LabScreen`, which holds the state
-(``_views``, ``_selected``, ``_log``, ``_busy``) and decides when to redraw.
+:class:`LabTables` owns what they show (the views last read, the highlighted
+array, the command log, the job running) and draws it into the tables of the
+screen it is given; it does no I/O. The screen decides when to redraw and
+refreshes its bindings afterwards.
 """
 
 from __future__ import annotations
 
+from collections import deque
+
+from textual.dom import DOMNode
+
+from raidtop.actions.lab.commands import CommandEvent
 from raidtop.actions.lab.core import LabArrayView
 from raidtop.actions.lab.timeline import format_rebuild
-from raidtop.screens.lab.rows import array_row, log_row, member_rows, timeline_rows
+from raidtop.screens.lab.rows import LOG_ROWS, array_row, log_command, log_row, member_rows, timeline_rows
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import TextTable
 
 
 class LabTables:
-    """Draws the Lab screen's tables from its views; no I/O."""
+    """Draws the Lab screen's tables from the lab's views; no I/O.
 
-    def _render_all(self) -> None:
-        arrays = self.query_one("#lab-arrays", TextTable)
-        placeholder = "no lab arrays yet: fill in the form and press n" if not self.read_only else "no lab arrays"
-        arrays.set_rows([array_row(v) for v in self._views], placeholder)
-        if self._selected:
-            arrays.move_cursor_to_key(self._selected)
-        self._selected = arrays.cursor_key
-        self._render_selected()
-        self._render_log()
-        self.refresh_bindings()
+    Args:
+        host: the screen holding ``#lab-arrays``, ``#lab-members``, ``#lab-timeline`` and ``#lab-log``.
+    """
 
-    def _render_selected(self) -> None:
-        view = self._selected_view()
-        members = self.query_one("#lab-members", TextTable)
-        timeline = self.query_one("#lab-timeline", TextTable)
+    def __init__(self, host: DOMNode) -> None:
+        self._host = host
+        self.views: list[LabArrayView] = []
+        """The lab's arrays as last read."""
+        self.selected: str | None = None
+        """The highlighted array's name."""
+        self.log: deque[CommandEvent] = deque(maxlen=LOG_ROWS)
+        """The latest commands the lab ran, oldest first."""
+        self.busy: str | None = None
+        """The lab job or member action running now, in words."""
+
+    def take_views(self, views: list[LabArrayView] | None, history: list[CommandEvent] | None) -> None:
+        """Keep a read's views (``None``: keep the old ones) and put the stored history before the live log."""
+        if views is not None:
+            self.views = views
+        if history is not None:
+            # Older commands first, then anything that arrived while the history was read.
+            live = list(self.log)
+            self.log.clear()
+            self.log.extend(history)
+            self.log.extend(live)
+
+    def add_command(self, event: CommandEvent) -> None:
+        """One command the lab ran (or finished running)."""
+        log_command(self.log, event)
+        self.render_log()
+
+    def render_all(self, read_only: bool) -> None:
+        """Redraw every table."""
+        arrays = self._host.query_one("#lab-arrays", TextTable)
+        placeholder = "no lab arrays yet: fill in the form and press n" if not read_only else "no lab arrays"
+        arrays.set_rows([array_row(v) for v in self.views], placeholder)
+        if self.selected:
+            arrays.move_cursor_to_key(self.selected)
+        self.selected = arrays.cursor_key
+        self.render_selected()
+        self.render_log()
+
+    def render_selected(self) -> None:
+        """Redraw the highlighted array's members and timeline."""
+        view = self.selected_view()
+        members = self._host.query_one("#lab-members", TextTable)
+        timeline = self._host.query_one("#lab-timeline", TextTable)
         if view is None:
             members.set_rows([], "")
             timeline.set_rows([], "")
-            self.query_one("#lab-timeline-panel", Panel).border_subtitle = ""
+            self._host.query_one("#lab-timeline-panel", Panel).border_subtitle = ""
             return
         current = members.cursor_key
         members.set_rows(member_rows(view), "not running" if not view.running else "")
@@ -45,24 +84,26 @@ class LabTables:
         timeline.set_rows(rows, "")
         if rows:
             timeline.scroll_end(animate=False)
-        self.query_one("#lab-timeline-panel", Panel).border_subtitle = content(
+        self._host.query_one("#lab-timeline-panel", Panel).border_subtitle = content(
             f"{view.name}: last rebuild {format_rebuild(view.record.last_rebuild)}"
         )
 
-    def _render_log(self) -> None:
-        table = self.query_one("#lab-log", TextTable)
-        table.set_rows([log_row(i, e) for i, e in enumerate(self._log)], "no lab commands yet")
+    def render_log(self) -> None:
+        """Redraw the command log."""
+        table = self._host.query_one("#lab-log", TextTable)
+        table.set_rows([log_row(i, e) for i, e in enumerate(self.log)], "no lab commands yet")
         table.scroll_end(animate=False)
 
-    def _set_busy(self, text: str | None) -> None:
-        self._busy = text
-        self.query_one("#lab-log-panel", Panel).border_subtitle = content(f"running: {text}" if text else "")
-        self.refresh_bindings()
+    def set_busy(self, text: str | None) -> None:
+        """Show what runs now (``None``: nothing) under the command log."""
+        self.busy = text
+        self._host.query_one("#lab-log-panel", Panel).border_subtitle = content(f"running: {text}" if text else "")
 
-    def _selected_view(self) -> LabArrayView | None:
-        return next((v for v in self._views if v.name == self._selected), None)
+    def selected_view(self) -> LabArrayView | None:
+        """The highlighted array's view, if any."""
+        return next((v for v in self.views if v.name == self.selected), None)
 
-    def _array_moved(self, _old: int, _new: int) -> None:
-        self._selected = self.query_one("#lab-arrays", TextTable).cursor_key
-        self._render_selected()
-        self.refresh_bindings()
+    def array_moved(self) -> None:
+        """The cursor moved in the arrays table: follow it."""
+        self.selected = self._host.query_one("#lab-arrays", TextTable).cursor_key
+        self.render_selected()

@@ -14,6 +14,7 @@ from textual.worker import get_current_worker
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
@@ -40,8 +41,8 @@ class ChangeDialog(ModalScreen[str | None]):
     DEFAULT_CSS = """
     ChangeDialog { align: center middle; }
     ChangeDialog > Vertical {
-        width: 96; max-width: 100%; height: auto; max-height: 90%; border: thick $primary; background: $surface;
-        padding: 1 2;
+        width: 96; max-width: 100%; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 1 2;
     }
     ChangeDialog #change-title { text-style: bold; color: $text-primary; }
     ChangeDialog #change-summary { color: $text-muted; }
@@ -113,9 +114,16 @@ class ChangeDialog(ModalScreen[str | None]):
     def _check(self, text: str, finish: bool) -> None:
         error, lines = self._preview(text)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, text, error, lines, finish)
+            self.post_message(self._Checked(text, error, lines, finish))
 
-    def _show(self, text: str, error: str | None, lines: list[str], finish: bool) -> None:
+    class _Checked(Message):
+        def __init__(self, text: str, error: str | None, lines: list[str], finish: bool) -> None:
+            super().__init__()
+            self.text, self.error, self.lines, self.finish = text, error, lines, finish
+
+    @on(_Checked)
+    def _show(self, message: _Checked) -> None:
+        text, error, lines, finish = message.text, message.error, message.lines, message.finish
         if not self.is_attached or text != self._text():
             return  # closed meanwhile, or the user typed on: a newer check is under way
         self.query_one("#change-error", Static).update(error or "")
@@ -233,22 +241,38 @@ class PersistDialog(ModalScreen[None]):
         self._write(kind, self.query_one(f"#persist-{kind}-path", Input).value.strip(), False)
 
     def _ask(self, kind: str, path: str, question: str) -> None:
-        self.app.push_screen(
-            ConfirmDialog(f"Write {path}?", f"write {path}", details=question),
-            callback=lambda yes: self._write(kind, path, True) if yes else None,
-        )
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._write(kind, path, True)
+
+        self.app.push_screen(ConfirmDialog(f"Write {path}?", f"write {path}", details=question), callback=answered)
 
     @work(thread=True, group="tuning-save", exit_on_error=False)
     def _write(self, kind: str, path: str, confirmed: bool) -> None:
         # Resolving links, asking whether the file exists, writing and fsyncing: never on the UI thread.
         question = save_question(path) if path and not confirmed else None
         if question:
-            self.app.call_from_thread(self._ask, kind, path, question)
+            self.post_message(self._Asking(kind, path, question))
             return
-        result = save_text(path, self._texts[kind], confirmed=confirmed)
-        self.app.call_from_thread(self._saved, kind, result)
+        self.post_message(self._Saved(kind, save_text(path, self._texts[kind], confirmed=confirmed)))
 
-    def _saved(self, kind: str, result: SaveResult) -> None:
+    class _Asking(Message):
+        def __init__(self, kind: str, path: str, question: str) -> None:
+            super().__init__()
+            self.kind, self.path, self.question = kind, path, question
+
+    class _Saved(Message):
+        def __init__(self, kind: str, result: SaveResult) -> None:
+            super().__init__()
+            self.kind, self.result = kind, result
+
+    @on(_Asking)
+    def _asking(self, message: _Asking) -> None:
+        self._ask(message.kind, message.path, message.question)
+
+    @on(_Saved)
+    def _saved(self, message: _Saved) -> None:
+        kind, result = message.kind, message.result
         status = self.query_one("#persist-status", Static)
         if result.ok:
             status.update(f"{result.message}. To use it: {install_command(result.path, kind)}")

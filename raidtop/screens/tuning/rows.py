@@ -46,6 +46,7 @@ def knob_row(knob: Knob, sudo: bool) -> Row:
         shell_command(knob.target, knob.attr, knob.value, sudo=sudo) if knob.writable and knob.value else "read-only"
     )
     start = DASH if knob.start is None else knob.start
+    tones: tuple[str | None, ...]
     if not knob.writable:
         tones = ("dim",) * 5
     else:

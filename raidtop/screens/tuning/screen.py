@@ -15,13 +15,11 @@ post a message; the screen only renders messages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -30,19 +28,16 @@ from raidtop.actions.tuning import (
     GLOBAL_TARGET,
     Knob,
     Target,
-    TuningError,
     TuningSession,
-    parent_disk,
     session_for,
     shell_command,
 )
-from raidtop.actions.tuning.eta import ArrayLimits
-from raidtop.collect.md.sysfs import read_md_sysfs
 from raidtop.presentation.format import DASH
 from raidtop.presentation.md import duration, speed
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdArray
 from raidtop.screens.tuning.flow import TuningChangeFlow
+from raidtop.screens.tuning.reads import TuningReader, TuningView
 from raidtop.screens.tuning.rows import CHANGE_COLUMNS, KNOB_COLUMNS, TARGET_COLUMNS, change_row, knob_row
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
@@ -51,27 +46,7 @@ from raidtop.widgets.key_footer import KeyFooter
 from raidtop.app.typed_app import raidtop_app
 
 
-@dataclass(frozen=True, slots=True)
-class TuningView:
-    """Everything one refresh read, for the screen to paint."""
-
-    target: str | None
-    targets: tuple[Target, ...]
-    knobs: tuple[Knob, ...]
-    error: str | None
-    arrays: tuple[MdArray, ...]
-    limits: dict[str, ArrayLimits]
-
-
-class TuningRead(Message):
-    """The read worker finished: a fresh :class:`TuningView`."""
-
-    def __init__(self, view: TuningView) -> None:
-        super().__init__()
-        self.view = view
-
-
-class TuningScreen(TuningChangeFlow, Screen[None]):
+class TuningScreen(Screen[None]):
     """Change scheduler, read-ahead, queue and md speed settings, with undo and a log.
 
     Args:
@@ -188,6 +163,8 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
         with changes:
             yield TextTable(CHANGE_COLUMNS, id="tuning-changes")
         yield KeyFooter()
+        yield TuningReader(self.session, id="tuning-reader")
+        yield TuningChangeFlow(self.session, self._arrays, id="tuning-flow")
 
     def on_mount(self) -> None:
         self.set_class(self.session.needs_sudo, "-not-root")
@@ -196,24 +173,6 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
         self.watch(self.query_one("#tuning-knobs", TextTable), "cursor_row", self._knob_moved, init=False)
         self.refresh_view()
         self.query_one("#tuning-knobs", TextTable).focus()
-
-    def _choose_target(self, targets: list[Target]) -> None:
-        """Resolve the wanted device once (a partition → its disk); runs in the read worker."""
-        names = [t.name for t in targets]
-        wanted, self._wanted = self._wanted, None
-        if wanted is not None and wanted not in names:
-            parent = parent_disk(self.session.root, wanted)
-            try:
-                self.session.knobs(parent or wanted)
-                if parent:
-                    self.app.call_from_thread(
-                        self.notify, f"{wanted} is a partition: showing {parent}, whose queue it uses.", title="Tuning"
-                    )
-                    wanted = parent
-            except TuningError as exc:
-                self.app.call_from_thread(self.notify, str(exc), title="Tuning", severity="warning", timeout=8)
-                wanted = None
-        self.target_name = wanted or self.target_name or (names[0] if names else None)
 
     # -------------------------------------------------------------- data
 
@@ -230,34 +189,24 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
 
     def refresh_view(self) -> None:
         """Re-read the knobs in a thread worker; :meth:`_render_view` paints what it read."""
-        self._read_view(self._snapshot)
+        # Until a read has chosen the target, each read resolves the wanted device itself.
+        wanted = self._wanted if self.target_name is None else None
+        self.query_one(TuningReader).read(self._snapshot, self.target_name, wanted)
 
-    @work(thread=True, exclusive=True, group="tuning-read", exit_on_error=False)
-    def _read_view(self, snapshot: Snapshot | None) -> None:
-        # sysfs reads over every device scale with the machine: never on the UI thread.
-        session = self.session
-        targets = session.targets()
-        if self._wanted is not None or self.target_name is None:
-            self._choose_target(targets)
-        name = self.target_name
-        try:
-            knobs, error = (session.knobs(name) if name else []), None
-        except TuningError as exc:
-            knobs, error = [], str(exc)
-        # No sample yet (or the app samples nothing): read md from sysfs directly.
-        arrays = tuple(snapshot.arrays) if snapshot is not None else tuple(read_md_sysfs(session.root)[0])
-        limits = (
-            session.array_limits(a.name for a in arrays)
-            if any(t.kind in ("md", "global") for t in targets if t.name == name)
-            else {}
-        )
-        self.post_message(TuningRead(TuningView(name, tuple(targets), tuple(knobs), error, arrays, limits)))
-
-    @on(TuningRead)
-    def _read_done(self, message: TuningRead) -> None:
-        if message.view.target != self.target_name:
+    @on(TuningReader.Read)
+    def _read_done(self, message: TuningReader.Read) -> None:
+        view = message.view
+        if view.asked != self.target_name:
             return  # the user moved on while this was read; a newer read is under way
-        self._view = message.view
+        if self._wanted is not None or self.target_name is None:
+            self._wanted = None
+            for notice in view.notices:
+                if notice.timeout is None:
+                    self.notify(notice.text, title="Tuning", severity=notice.severity)
+                else:
+                    self.notify(notice.text, title="Tuning", severity=notice.severity, timeout=notice.timeout)
+        self.target_name = view.target
+        self._view = view
         self._render_view()
 
     def _render_view(self) -> None:
@@ -355,9 +304,9 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
         effects = [e for e in self.session.effects.effects() if target == GLOBAL_TARGET or e.array == target]
         effect_text = "\n".join(e.summary(speed) for e in effects[-3:])
         if target != GLOBAL_TARGET:
-            array = next((a for a in arrays if a.name == target), None)
-            if array is not None:
-                hint = alignment_hint(array)
+            shown_array = next((a for a in arrays if a.name == target), None)
+            if shown_array is not None:
+                hint = alignment_hint(shown_array)
                 chunk = f"chunk {hint.chunk_kib}K" if hint.chunk_kib else "no chunk"
                 data = f"{hint.data_disks} data disks" if hint.data_disks is not None else "data disks unknown"
                 title = f"Filesystem alignment ({chunk}, {data})"
@@ -372,7 +321,7 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
     def _target_moved(self, _old: int, _new: int) -> None:
         key = self.query_one("#tuning-targets", TextTable).cursor_key
         if key is not None and key != self.target_name:
-            self.target_name = key
+            self.target_name, self._wanted = key, None
             self.query_one("#tuning-knobs", TextTable).cursor_row = 0
             self.refresh_view()
 
@@ -387,7 +336,33 @@ class TuningScreen(TuningChangeFlow, Screen[None]):
     def _knob_chosen(self) -> None:
         self.action_change()
 
-    # -------------------------------------------------------------- changing
+    # -------------------------------------------------------------- changing: the flow plans, confirms and writes
+
+    @on(TuningChangeFlow.Written)
+    def _written(self) -> None:
+        self.refresh_view()
+
+    def action_change(self) -> None:
+        """Ask for a new value of the highlighted knob."""
+        knob = self._highlighted_knob()
+        if knob is not None:
+            self.query_one(TuningChangeFlow).change(knob)
+
+    def action_undo(self) -> None:
+        """Revert the last change of this session (after confirmation)."""
+        self.query_one(TuningChangeFlow).undo()
+
+    def action_undo_all(self) -> None:
+        """Put every changed knob back to its value at start (after confirmation)."""
+        self.query_one(TuningChangeFlow).undo_all()
+
+    def action_change_log(self) -> None:
+        """Show the tuning change log (read in a worker)."""
+        self.query_one(TuningChangeFlow).show_log()
+
+    def action_generate_rules(self) -> None:
+        """Generate udev rules and a sysctl.d snippet for the changes in effect (built in a worker)."""
+        self.query_one(TuningChangeFlow).make_permanent()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide undo when there is nothing to undo, and the rules when nothing changed."""

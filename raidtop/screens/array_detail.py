@@ -40,6 +40,7 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
 from raidtop.widgets.key_footer import KeyFooter
+from raidtop.live.state import live_state
 
 
 def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None = None) -> list[Row]:
@@ -247,12 +248,12 @@ class ArrayDetailScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.app.units_wanted_by |= {"detail"}  # its "Who loads it" panel needs the cgroup tree read
+        live_state(self.app).want_units("detail", True)  # its "Who loads it" panel needs the cgroup tree read
         self.app.sampler.stack.view_opened()  # and its Stack section the stack
         self.app.sample_now()
         self._read_mdadm()
         self.set_interval(self.MDADM_EVERY_S, self._read_mdadm)
-        snap = self.app.dashboard.last_snapshot
+        snap = live_state(self.app).latest
         if snap is not None:
             self.apply_snapshot(snap)
             # The plot needs its real size, known only after the first layout.
@@ -260,7 +261,7 @@ class ArrayDetailScreen(Screen[None]):
         self.query_one("#detail-attrs", TextTable).focus()
 
     def on_unmount(self) -> None:
-        self.app.units_wanted_by -= {"detail"}
+        live_state(self.app).want_units("detail", False)
         self.app.sampler.stack.view_closed()
 
     def _read_mdadm(self) -> None:
@@ -277,13 +278,13 @@ class ArrayDetailScreen(Screen[None]):
 
     def _show_mdadm(self, detail) -> None:
         self._mdadm = detail
-        snap = self.app.dashboard.last_snapshot
+        snap = live_state(self.app).latest
         if snap is not None and self.is_mounted:
             self.apply_snapshot(snap)
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the latest state of this array."""
-        history: History = self.app.dashboard.history
+        history: History = live_state(self.app).history
         array = next((a for a in snap.arrays if a.name == self.array_name), None)
         title = self.query_one("#detail-title", Static)
         if array is None:

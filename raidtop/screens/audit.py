@@ -20,6 +20,7 @@ from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.live.state import live_state
 
 _TONES = {"critical": "crit", "warning": "warn", "info": "dim"}
 COLUMNS = [
@@ -81,7 +82,7 @@ class AuditScreen(Screen[None]):
         table = self.query_one(TextTable)
         table.set_rows([], "auditing…")
         table.focus()
-        snap = self.app.dashboard.last_snapshot
+        snap = live_state(self.app).latest
         if snap is not None:
             self.apply_snapshot(snap)
 

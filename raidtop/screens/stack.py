@@ -13,6 +13,7 @@ from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.live.state import live_state
 
 WAITING = "reading the storage stack (it arrives with the next sample)"
 COLUMNS = [
@@ -65,7 +66,7 @@ class StackScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.app.sampler.stack.view_opened()
-        snap = self.app.dashboard.last_snapshot
+        snap = live_state(self.app).latest
         if snap is not None:
             self.apply_snapshot(snap)
         self.query_one(TextTable).focus()

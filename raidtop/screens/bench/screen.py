@@ -61,6 +61,7 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import TextTable
 from raidtop.widgets.key_footer import KeyFooter
+from raidtop.live.state import live_state
 
 LIVE_POINTS = 600
 """Seconds of progress the live plot keeps (a 10-minute job)."""
@@ -293,7 +294,7 @@ class BenchScreen(BenchWorkers, BenchKeys, Screen[None]):
         if not self.stack_names:
             table.set_rows([], f"no block device under {message.target}")
         else:
-            snapshot = self.app.dashboard.last_snapshot if hasattr(self.app, "dashboard") else None
+            snapshot = live_state(self.app).latest if hasattr(self.app, "live") else None
             if snapshot is not None:
                 self.apply_snapshot(snapshot)
             else:

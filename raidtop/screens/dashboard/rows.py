@@ -35,7 +35,10 @@ SENSORS_FLOOR = BORDER + 2
 
 @dataclass(frozen=True)
 class RowShare:
-    """Rows the Arrays panel may take at most (it shrinks to its content) and the bottom row's rows; Disks takes the rest."""
+    """Rows the Arrays panel may take at most (it shrinks to its content) and the bottom row's rows.
+
+    Disks takes the rest.
+    """
 
     arrays: int
     bottom: int
@@ -79,7 +82,10 @@ def share_rows(room: int, bottom: BottomWants) -> RowShare:
 
 
 def fit_rows(arrays: ArraysPanel, disks: Widget, bottom: Widget, snap: Snapshot | None, tabs: bool, wide: bool) -> None:
-    """Give the dashboard's panels their rows (:func:`share_rows`); with tabs each panel has the screen and the stylesheet decides."""
+    """Give the dashboard's panels their rows (:func:`share_rows`).
+
+    With tabs each panel has the screen and the stylesheet decides.
+    """
     if tabs or snap is None:
         arrays.set_room(None)
         bottom.styles.height = None

@@ -56,7 +56,8 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import TextTable
 from raidtop.widgets.key_footer import KeyFooter
-from raidtop.app.typed_app import raidtop_app
+from raidtop.screens.dashboard.messages import ShowMembers
+from raidtop.screens.host import screen_host
 
 
 class LabScreen(LabTables, Screen[None]):
@@ -147,14 +148,14 @@ class LabScreen(LabTables, Screen[None]):
     def lab(self) -> Lab:
         """The lab this screen drives."""
         if self._lab is None:
-            self._lab = raidtop_app(self).lab or Lab(root=raidtop_app(self).config.root)
+            self._lab = screen_host(self).lab or Lab(root=screen_host(self).config.root)
         return self._lab
 
     @property
     def actions(self) -> LabMemberActions:
         """Member actions on the lab's arrays."""
         if self._actions is None:
-            shared = raidtop_app(self).lab_actions
+            shared = screen_host(self).lab_actions
             # read_only=False given explicitly (tests on a fixture root) lets the actions act there too.
             self._actions = (
                 shared
@@ -285,8 +286,8 @@ class LabScreen(LabTables, Screen[None]):
                 where += f"; CSV: {message.csv_path}"
             self.app.push_screen(ReportDialog("RAID-level study", result_table(message.study), where))
         self._request_refresh()
-        raidtop_app(self).note_action("lab", message.title)
-        raidtop_app(self).sample_now()
+        screen_host(self).note_action("lab", message.title)
+        screen_host(self).sample_now()
 
     # -------------------------------------------------------------- keys
 
@@ -366,11 +367,10 @@ class LabScreen(LabTables, Screen[None]):
     def action_members(self) -> None:
         """Show the highlighted array's members on the dashboard, where f/r/a act too."""
         name = self._selected
-        dashboard = raidtop_app(self).dashboard
         if name is None:
             return
         self.app.pop_screen()
-        dashboard.query_one("#arrays").expand_for_actions(name)
+        self.app.post_message(ShowMembers(name))
 
     def action_experiments(self) -> None:
         """The lab history's experiments (raidtop lab sweep, tradeoff, bitmap, grow), plotted."""

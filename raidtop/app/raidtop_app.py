@@ -1,4 +1,4 @@
-"""RaidtopApp: themes, global keys, and the one sampler worker."""
+"""RaidtopApp: the live state and the flows that feed it (sampling, replay, recording, demo), global keys, themes."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import socket
 import threading
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -107,8 +108,6 @@ class RaidtopApp(App[None]):
         self._theme_problems = register_themes(self, self.config.theme)
         self.notices = NoticeDesk(self, self._toast)
 
-    # -------------------------------------------------------------- what tests and screens read
-
     @property
     def sampler(self) -> Sampler:
         """The sampler (a fresh one after a demo reset)."""
@@ -118,15 +117,11 @@ class RaidtopApp(App[None]):
     def sampler(self, sampler: Sampler) -> None:
         self.sampling.sampler = sampler
 
-    # -------------------------------------------------------------- text out
-
     def get_line_filters(self):
         """Textual's filters plus the one that keeps control characters off the terminal."""
         return [*super().get_line_filters(), self._control_filter]
 
     _control_filter = ControlFilter()
-
-    # -------------------------------------------------------------- set-up
 
     def get_default_screen(self) -> DashboardScreen:
         # The dashboard is the bottom of the stack: pushed over Textual's empty
@@ -181,7 +176,7 @@ class RaidtopApp(App[None]):
         if self.demo_stage is not None:
             self.demo_stage.show()
             if self.config.autostart_sampler:
-                self.run_sampler()
+                self.sampling.start()
             return
         if self.player is not None:
             self.player.prepare()
@@ -189,19 +184,11 @@ class RaidtopApp(App[None]):
                 self.player.start()
             return
         if self.config.autostart_sampler:
-            self.run_sampler()
+            self.sampling.start()
             # What the first frame need not wait for: importing pyudev on the event loop held it back
             # by up to 0.3 s on a loaded machine (perf/RESULTS.md).
-            self.run_worker(
-                lambda: self.sampling.watch_devices(self.post_message),
-                thread=True,
-                group="start-up",
-                exit_on_error=False,
-            )
-
-    def run_sampler(self) -> None:
-        """Start sampling: the app's one exclusive "sampler" worker."""
-        self.sampling.start()
+            watch = partial(self.sampling.watch_devices, self.post_message)
+            self.run_worker(watch, thread=True, group="start-up", exit_on_error=False)
 
     def sample_now(self) -> None:
         """Cut the sampler's wait short (a device event, a change of what is shown, a change made)."""
@@ -258,8 +245,6 @@ class RaidtopApp(App[None]):
     def note_action(self, kind: str, command: str) -> None:
         """Screens that change the system call this so recordings mark the change."""
         self.session_recorder.note_action(kind, command)
-
-    # -------------------------------------------------------------- replay and recording
 
     def action_toggle_recording(self) -> None:
         """Start or stop recording the raw inputs into the XDG data dir."""

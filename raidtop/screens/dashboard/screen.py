@@ -102,11 +102,6 @@ class DashboardScreen(Screen[None]):
         self._member_actions = member_actions
         self._resumed_once = False
 
-    @property
-    def last_snapshot(self) -> Snapshot | None:
-        """The snapshot on screen (the live state's latest)."""
-        return self.live.latest
-
     def compose(self) -> ComposeResult:
         # Layout classes before the first styling pass: set after mount, each
         # restyled whole panels before the first frame (perf/RESULTS.md).
@@ -217,14 +212,14 @@ class DashboardScreen(Screen[None]):
 
     @on(messages.SamplingChanged)
     def _sampling_changed(self, message: messages.SamplingChanged) -> None:
-        message.stop()  # meant for this screen: the app forwards what bubbles up to it
+        message.stop()
         status = self.query_one(StatusBar)
         status.paused = message.paused
         status.interval = message.interval
 
     @on(messages.ReplayLoaded)
     def _replay_loaded(self, message: messages.ReplayLoaded) -> None:
-        message.stop()  # meant for this screen: the app forwards what bubbles up to it
+        message.stop()
         bar = self.query_one(TimeBar)
         bar.display = True
         bar.start, bar.end = message.start, message.end
@@ -232,7 +227,7 @@ class DashboardScreen(Screen[None]):
 
     @on(messages.ReplayMoved)
     def _replay_moved(self, message: messages.ReplayMoved) -> None:
-        message.stop()  # meant for this screen: the app forwards what bubbles up to it
+        message.stop()
         bar = self.query_one(TimeBar)
         bar.position = message.position
         bar.playing = message.playing
@@ -240,7 +235,7 @@ class DashboardScreen(Screen[None]):
 
     @on(messages.ShowMembers)
     def _show_members(self, message: messages.ShowMembers) -> None:
-        message.stop()  # meant for this screen: the app forwards what bubbles up to it
+        message.stop()
         self.query_one(ArraysPanel).expand_for_actions(message.array)
 
     # -------------------------------------------------------------- panels

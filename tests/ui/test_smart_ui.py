@@ -175,9 +175,7 @@ async def test_demo_key_makes_a_survivor_go_bad_and_raises_the_banner():
         sim.advance(sim.component_kib)  # finish the initial build: md9 whole
         await _wait(
             pilot,
-            lambda: (
-                app.live.latest.arrays[0].health == "ok" if app.live.latest.arrays else False
-            ),
+            lambda: app.live.latest.arrays[0].health == "ok" if app.live.latest.arrays else False,
         )
         await pilot.press("B")
         bad = next(m.name for m in sim.members if m.name in app.demo.smart._bad)

@@ -82,10 +82,7 @@ async def test_replay_events_are_a_function_of_the_position():
         middle = recording.index_at((recording.start + recording.end) / 2)
         await _wait(
             pilot,
-            lambda: (
-                app.live.replay.index == middle
-                and app.live.latest.time == recording.frames[middle].time
-            ),
+            lambda: app.live.replay.index == middle and app.live.latest.time == recording.frames[middle].time,
         )
         at_middle = md6_events(app)
         assert [e[1] for e in at_middle][:3] == ["Fail", "DegradedArray", "RebuildStarted"]

@@ -74,7 +74,7 @@ def first_frame(smart: bool) -> float:
         started = time.perf_counter()
         app = RaidtopApp(Config(smart_interval=600.0 if smart else 0.0, bell=False))
         async with app.run_test(size=(120, 40)) as pilot:
-            while getattr(app.dashboard, "last_snapshot", None) is None:
+            while app.live.latest is None:
                 await pilot.pause(0.005)
             return time.perf_counter() - started
 

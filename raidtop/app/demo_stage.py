@@ -1,60 +1,60 @@
-"""The demo's own keys on the app: reset the stage, slow down or speed up the simulated rebuild."""
+"""The demo's stage: its badge and member grid on the dashboard, and its own keys (reset, rebuild speed, a bad disk)."""
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-DEMO_BINDINGS = [
-    Binding(
-        "z",
-        "demo_reset",
-        "Reset demo",
-        id="demo-reset",
-        tooltip="Demo: back to the start (a whole simulated array, the recording from its start)",
-    ),
-    Binding(
-        "left_square_bracket",
-        "demo_speed(-1)",
-        "Slower rebuild",
-        id="demo-rebuild-slower",
-        tooltip="Demo: lower the simulated array's sync speed limit (its ETA grows)",
-    ),
-    Binding(
-        "right_square_bracket",
-        "demo_speed(1)",
-        "Faster rebuild",
-        id="demo-rebuild-faster",
-        tooltip="Demo: raise the simulated array's sync speed limit (its ETA shrinks)",
-    ),
-]
-"""Shown only with --demo (the app's check_action hides them elsewhere)."""
-DEMO_ACTIONS = frozenset({"demo_reset", "demo_speed"})
+from textual.app import App
+from textual.message import Message
+
+from raidtop.app.sampling import Sampling
+from raidtop.screens.dashboard.messages import ShowMembers, SourceChanged
+
+if TYPE_CHECKING:  # the demo is imported only when asked for: each import delays the first frame
+    from raidtop.demo.controller import DemoController
 
 
-class DemoStageKeys:
-    """Mixed into RaidtopApp: the actions behind :data:`DEMO_BINDINGS`.
+class DemoStage:
+    """What ``--demo`` adds to the app: the stage it sets and the keys that move its simulated array.
 
-    The reset itself runs in the sampler's thread at its next sample
-    (``_demo_reset_asked``), so no sample sees half a reset.
+    Args:
+        app: the app that says what happened (its notifications).
+        demo: the demo's controller.
+        sampling: the app's sampling; the reset itself runs in its thread at the next sample,
+            so no sample sees half a reset.
+        to_dashboard: posts a message to the dashboard.
     """
 
-    _demo_reset_asked = False
+    def __init__(
+        self, app: App[None], demo: DemoController, sampling: Sampling, to_dashboard: Callable[[Message], object]
+    ) -> None:
+        self._app = app
+        self.demo = demo
+        self._sampling = sampling
+        self._to_dashboard = to_dashboard
 
-    def show_demo_stage(self) -> None:
+    def show(self) -> None:
         """The DEMO badge, where the numbers come from, and the simulated array's member grid open."""
-        status = self.dashboard.query_one("#status")
-        status.badge = "DEMO — SIMULATED"
-        status.host = f"{self.demo.sim.name} is simulated; the rest is {self.demo.base_description}"
-        self.dashboard.query_one("#arrays").expand_for_actions(self.demo.sim.name)
+        name = self.demo.sim.name
+        self._to_dashboard(
+            SourceChanged("DEMO — SIMULATED", f"{name} is simulated; the rest is {self.demo.base_description}")
+        )
+        self._to_dashboard(ShowMembers(name))
 
-    def action_demo_reset(self) -> None:
+    def reset(self) -> None:
         """Put the demo back to its start, also after ``broken``."""
-        self._demo_reset_asked = True
-        self.notify("demo reset: a whole simulated array, the recording from its start", timeout=3)
-        self.sample_now()
+        self._sampling.ask_demo_reset()
+        self._app.notify("demo reset: a whole simulated array, the recording from its start", timeout=3)
 
-    def action_demo_speed(self, direction: int) -> None:
+    def change_speed(self, direction: int) -> None:
         """Slow down (-1) or speed up (+1) the simulated array's rebuild: its sync speed limit."""
         limit = self.demo.change_speed(direction)
-        self.notify(f"{self.demo.sim.name}: sync speed limit {limit // 1000} MB/s", timeout=3)
-        self.sample_now()
+        self._app.notify(f"{self.demo.sim.name}: sync speed limit {limit // 1000} MB/s", timeout=3)
+        self._sampling.sample_now()
+
+    def disk_bad(self) -> None:
+        """A survivor of the demo array gets 8 pending sectors (raises the rebuild-risk banner)."""
+        said = self.demo.smart.go_bad()
+        self._app.notify(said, title="Demo", timeout=6)
+        self._sampling.sample_now()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Callable
 
 from textual import on, work
 from textual.app import App
@@ -11,9 +12,9 @@ from textual.binding import Binding
 from textual.message import Message
 
 from raidtop.fleet.model import FleetReading
-from raidtop.app.hangup import catch_exit_signals, detach_from_terminal
+from raidtop.app.hangup import catch_exit_signals, leave_on_signal
+from raidtop.app.theme_choice import register_themes
 from raidtop.screens.fleet import FleetScreen, HostScreen
-from raidtop.themes import DEFAULT_THEME, load_themes
 from raidtop.threads import DaemonExecutor
 from raidtop.widgets.shown_text import ControlFilter
 
@@ -50,12 +51,8 @@ class FleetApp(App):
         self.exit_signal: int | None = None
         """The signal that ended the view (SIGHUP, SIGTERM, SIGINT), or None."""
         self._wake = asyncio.Event()
-        self._release_signals = None
-        loaded = load_themes()
-        for theme in loaded.themes:
-            self.register_theme(theme)
-        if DEFAULT_THEME in self.available_themes:
-            self.theme = DEFAULT_THEME
+        self._release_signals: Callable[[], None] | None = None
+        register_themes(self, None)  # a theme that cannot be read leaves the default: the fleet view says nothing
 
     # Every label and value came from other hosts: the widgets show them as plain
     # text already, and this keeps any control character that slipped through off the terminal.
@@ -81,15 +78,9 @@ class FleetApp(App):
 
     def end_on_signal(self, signum: int) -> None:
         """Leave as ``q`` does; exit 128+signum. After SIGHUP nothing is written to the dead terminal."""
-        if self.exit_signal is not None:
-            return
-        self.exit_signal = signum
-        if signum == signal.SIGHUP:
-            detach_from_terminal()
-            driver = self._driver
-            if driver is not None:
-                driver.write = lambda data: None  # type: ignore[method-assign]
-        self.exit(return_code=128 + signum)
+        if self.exit_signal is None:
+            self.exit_signal = signum
+            leave_on_signal(self, signum)
 
     def on_unmount(self) -> None:
         if self._release_signals is not None:

@@ -12,6 +12,9 @@ import asyncio
 import os
 import signal
 from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
 
 EXIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 
@@ -75,3 +78,19 @@ def detach_from_terminal() -> None:
                 pass  # a descriptor that is already gone stays gone
     finally:
         os.close(null)
+
+
+def leave_on_signal(app: App[Any], signum: int) -> None:
+    """End ``app`` as ``q`` does (screens unmount, so fio and lab jobs are cancelled), exiting 128+signum.
+
+    After SIGHUP nobody is left to read the screen: Textual's shutdown writes
+    "restore the terminal" sequences through a bounded queue whose writer
+    thread may have died on EIO, and a put() on it blocked the exit forever
+    (seen in tests). So nothing more is written.
+    """
+    if signum == signal.SIGHUP:
+        detach_from_terminal()
+        driver = app._driver
+        if driver is not None:
+            driver.write = lambda data: None  # type: ignore[method-assign]
+    app.exit(return_code=128 + signum)

@@ -1,4 +1,4 @@
-"""Messages that carry data from the sampler worker to the UI."""
+"""Messages that carry data from the sampler worker (and the uevent watcher) to the app."""
 
 from __future__ import annotations
 
@@ -17,6 +17,14 @@ class SnapshotReady(Message):
     def can_replace(self, message: Message) -> bool:
         # A burst of samples (after a stall) must not build a backlog.
         return isinstance(message, SnapshotReady)
+
+
+class SamplingFailed(Message):
+    """A sample raised (a bug in a reader): said in a notification, and sampling goes on."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 class DeviceEvent(Message):

@@ -13,13 +13,17 @@ dialog, not under it.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from raidtop.untrusted import plain
-
-from textual.app import ScreenStackError
+from textual.app import App, ScreenStackError
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
+
+from raidtop.model.snapshot import Snapshot
+from raidtop.presentation.md_announcements import announcements
+from raidtop.untrusted import plain
 
 MAX_VISIBLE = 2
 
@@ -30,7 +34,7 @@ class Notice:
 
     message: str
     title: str = ""
-    severity: str = "information"
+    severity: SeverityLevel = "information"
     timeout: float | None = None
 
 
@@ -54,6 +58,8 @@ def grouped(notices: list[Notice], array_of: Callable[[Notice], str]) -> list[No
 
 
 _SEVERITY_RANK = {"information": 0, "warning": 1, "error": 2}
+_LEVELS: dict[str, SeverityLevel] = {"information": "information", "warning": "warning", "error": "error"}
+"""An announcement's severity word as Textual's level."""
 
 
 class NoticeDesk:
@@ -64,7 +70,7 @@ class NoticeDesk:
         post: shows one :class:`Notice` as a toast (the app's ``App.notify``).
     """
 
-    def __init__(self, app, post: Callable[[Notice], None]) -> None:
+    def __init__(self, app: App[Any], post: Callable[[Notice], None]) -> None:
         self._app = app
         self._post = post
         self._held: list[Notice] = []
@@ -89,7 +95,23 @@ class NoticeDesk:
             else:
                 self._post(notice)
 
-    def screen_changed(self, _screen=None) -> None:
+    def announce(
+        self, snapshot: Snapshot, previous_alerts: frozenset[str], heard: Callable[[str], bool] | None
+    ) -> bool:
+        """Offer the notices ``snapshot``'s md events call for; whether a failure asks for the bell.
+
+        ``heard`` says which arrays may be announced (the demo: only its simulated one).
+        """
+        said, ring = announcements(snapshot, previous_alerts, heard)
+        notices = [
+            Notice(plain(a.text, multiline=True), plain(a.title), _LEVELS.get(a.severity, "information"), a.timeout)
+            for a in said
+        ]
+        # Titles read "md0: Fail" or "md0": the array is what comes before the colon.
+        self.offer_events(notices, lambda notice: notice.title.partition(":")[0])
+        return ring
+
+    def screen_changed(self, _screen: object = None) -> None:
         """A screen was pushed or popped: hide toasts under a dialog, show held ones after it."""
         app = self._app
         if self._dialog_on_top():
@@ -116,54 +138,3 @@ class NoticeDesk:
             return isinstance(self._app.screen, ModalScreen)
         except ScreenStackError:  # no screen yet (start-up) or any more (shutdown): nothing covers a toast
             return False
-
-
-class NoticesMixin:
-    """The app's side of the desk: ``notify`` goes through it; ``M`` mutes md-event pop-ups.
-
-    The app sets ``self.notices = NoticeDesk(self, self._toast)``.
-    """
-
-    notices: NoticeDesk
-    # Textual's toast has a blank line above and below its text: two of them took 10 of 24 lines.
-    CSS = """
-    Toast { padding: 0 1; margin-top: 0; max-width: 50%; }
-    ToastRack { margin-bottom: 1; }
-    """
-
-    def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity="information",
-        timeout: float | None = None,
-        markup: bool = False,
-    ) -> None:
-        """Every notification, from every screen and widget, as plain text.
-
-        Messages carry paths, device names and kernel errors; with Textual's
-        default markup a ``[/]`` in one raised MarkupError and left a blank,
-        unresponsive screen. ``markup`` is accepted and ignored for that reason.
-        """
-        self.notices.offer(Notice(plain(message, multiline=True), plain(title), severity, timeout))
-
-    def _toast(self, notice: Notice) -> None:
-        super().notify(
-            notice.message,
-            title=notice.title,
-            severity=notice.severity,  # type: ignore[misc]
-            timeout=notice.timeout,
-            markup=False,
-        )
-
-    def _on_notify(self, event) -> None:
-        super()._on_notify(event)  # type: ignore[misc]
-        self.notices.trim()
-
-    def action_toggle_mute(self) -> None:
-        """Mute or unmute md event pop-ups (the timeline keeps them)."""
-        self.notices.muted = not self.notices.muted
-        self.notify(
-            "event pop-ups muted: e shows the timeline" if self.notices.muted else "event pop-ups on", timeout=3
-        )

@@ -1,4 +1,4 @@
-"""mypy's proof that the apps offer their screens what :mod:`raidtop.screens.app_offers` says.
+"""mypy's proof that the apps offer their screens what :mod:`raidtop.screens.host` says.
 
 Screens cannot import the app (it is above them), so they name a protocol;
 these functions type-check only while each app still satisfies its protocol.
@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from raidtop.app.fleet_app import FleetApp
 from raidtop.app.raidtop_app import RaidtopApp
-from raidtop.screens.app_offers import FleetViewApp, SamplingApp
+from raidtop.screens.host import FleetHost, ScreenHost
 
 
-def raidtop_app_offers(app: RaidtopApp) -> SamplingApp:
+def raidtop_app_offers(app: RaidtopApp) -> ScreenHost:
     """The raidtop app, as its screens see it."""
     return app
 
 
-def fleet_app_offers(app: FleetApp) -> FleetViewApp:
-    """The fleet app, as the fleet screens see it."""
+def fleet_app_offers(app: FleetApp) -> FleetHost:
+    """The fleet app, as the fleet screen sees it."""
     return app

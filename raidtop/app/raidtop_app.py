@@ -1,133 +1,95 @@
-"""RaidtopApp: themes, global keys, and the one sampler worker."""
+"""RaidtopApp: the live state and the flows that feed it (sampling, replay, recording, demo), global keys, themes."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import socket
 import threading
-from pathlib import Path
 from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import App, SystemCommand
-from textual.binding import Binding
+from textual.binding import BindingType
 from textual.css.query import NoMatches
+from textual.message import Message
+from textual.notifications import Notify, SeverityLevel
 from textual.screen import Screen
 
+from raidtop.actions.member_actions import MemberActions
 from raidtop.app import startup_gc
-from raidtop.collect.smart.poller import START_DELAY_S
-from raidtop.config import Config, md_expected_members, next_interval
-from raidtop.app.hangup import catch_exit_signals, detach_from_terminal
-from raidtop.app.demo_stage import DEMO_ACTIONS, DEMO_BINDINGS, DemoStageKeys
-from raidtop.presentation.judgement import judged_sampler, smart_poller
-from raidtop.presentation.md_announcements import announcements
-from raidtop.app.messages import SnapshotReady
-from raidtop.model.snapshot import Snapshot
+from raidtop.app.demo_stage import DemoStage
+from raidtop.app.hangup import catch_exit_signals, leave_on_signal
+from raidtop.app.keys import APP_BINDINGS, DEMO_ACTIONS, REPLAY_ACTIONS
+from raidtop.app.messages import SamplingFailed, SnapshotReady
+from raidtop.app.notices import Notice, NoticeDesk
+from raidtop.app.palette import key_commands
 from raidtop.app.recorder import Recorder
-from raidtop.app.replay_player import ReplayKeys, ReplayPlayer
+from raidtop.app.replay_player import ReplayPlayer
+from raidtop.app.sampling import Sampling, sampler_for
+from raidtop.app.theme_choice import next_theme, register_themes
+from raidtop.collect.sampler import Sampler
+from raidtop.collect.source import as_root
+from raidtop.config import Config
+from raidtop.live.replay_position import ReplayPosition
+from raidtop.live.state import LiveState
+from raidtop.model.snapshot import Snapshot
+from raidtop.screens.dashboard import messages as dashboard_messages
 from raidtop.screens.dashboard.screen import DashboardScreen
-from raidtop.app.sampling_loop import SamplingLoop
-from raidtop.themes import DEFAULT_THEME, load_themes
 from raidtop.threads import DaemonExecutor
 from raidtop.untrusted import plain
-from raidtop.app.notices import Notice, NoticeDesk, NoticesMixin
 from raidtop.widgets.shown_text import ControlFilter
 
+if TYPE_CHECKING:  # imported only when --demo, --replay or the lab is asked for
+    from raidtop.actions.lab.core import Lab
+    from raidtop.actions.lab.members import LabMemberActions
+    from raidtop.collect.recording.read import Recording
+    from raidtop.demo.controller import DemoController
 
-class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None]):
-    """The raidtop dashboard."""
+
+class RaidtopApp(App[None]):
+    """The raidtop dashboard.
+
+    It owns the live state (:class:`LiveState`) and the flows that feed it or
+    change what it shows: sampling, the replay player, the recorder, the demo
+    stage and the notice desk. Each is an object with its own state; they
+    reach the dashboard only by messages.
+
+    Args:
+        config: what to watch and how.
+        recording: the parsed ``config.replay`` when the caller has read it already.
+        demo: the demo's controller (tests pass one on their own clock); made here for ``config.demo``.
+    """
 
     TITLE = "raidtop"
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="quit", tooltip="Leave raidtop"),
-        Binding("question_mark,f1", "help", "Help", id="help", tooltip="List every key"),
-        Binding("p", "toggle_pause", "Pause", id="pause", tooltip="Stop or resume sampling"),
-        # + and - change the interval (as in btop): named after it, not after a speed they make the opposite of.
-        Binding(
-            "plus,equals_sign",
-            "interval(1)",
-            "Interval +",
-            id="interval-up",
-            tooltip="Sample less often (longer interval)",
-        ),
-        Binding(
-            "minus,underscore",
-            "interval(-1)",
-            "Interval -",
-            id="interval-down",
-            tooltip="Sample more often (shorter interval)",
-        ),
-        Binding(
-            "M",
-            "toggle_mute",
-            "Mute notices",
-            show=False,
-            id="mute-notices",
-            tooltip="Stop or resume md event pop-ups (the event timeline, e, keeps every event)",
-        ),
-        Binding("T", "next_theme", "Theme", show=False, id="next-theme", tooltip="Switch to the next raidtop theme"),
-        Binding(
-            "R",
-            "toggle_recording",
-            "Record",
-            show=False,
-            id="record",
-            tooltip="Start or stop recording what raidtop reads (for --replay)",
-        ),
-        Binding("full_stop", "replay_step(1)", "Step", id="replay-step", tooltip="Replay: show the next sample"),
-        Binding("comma", "replay_step(-1)", "Back", id="replay-back", tooltip="Replay: show the previous sample"),
-        Binding(
-            "greater_than_sign",
-            "replay_speed(1)",
-            "Faster",
-            id="replay-faster",
-            tooltip="Replay: play faster (up to 60×)",
-        ),
-        Binding(
-            "less_than_sign",
-            "replay_speed(-1)",
-            "Slower",
-            id="replay-slower",
-            tooltip="Replay: play slower (down to 1×)",
-        ),
-        Binding("j", "replay_jump", "Jump", id="replay-jump", tooltip="Replay: jump to a time (+30s, -2m, 50%, 14:05)"),
-        *DEMO_BINDINGS,
-    ]
-    REPLAY_ACTIONS = {"replay_step", "replay_speed", "replay_jump"}
+    BINDINGS: ClassVar[list[BindingType]] = [*APP_BINDINGS]
+    # Textual's toast has a blank line above and below its text: two of them took 10 of 24 lines.
+    CSS = """
+    Toast { padding: 0 1; margin-top: 0; max-width: 50%; }
+    ToastRack { margin-bottom: 1; }
+    """
     dashboard: DashboardScreen
     """The dashboard, made on mount; the screen every snapshot goes to."""
 
-    def __init__(self, config: Config | None = None, recording=None) -> None:
-        """``recording``: the parsed ``config.replay`` when the caller has read it already."""
+    def __init__(
+        self, config: Config | None = None, recording: Recording | None = None, demo: DemoController | None = None
+    ) -> None:
         super().__init__()
         self.config = config or Config()
-        self.interval = self.config.interval
-        self.paused = False
-        self.config_notes: list[str] = []
         # Modes and screens are imported when used: each import costs time
         # before the first frame (measured in perf/tui_cost.py).
-        self.demo = None
-        if self.config.demo:
+        if demo is None and self.config.demo:
             from raidtop.demo.controller import DemoController
 
-            self.demo = DemoController()
-            self.sampler = judged_sampler(self.demo.root)
-        else:
-            # SMART only for the live system, when the app samples it (tests feed snapshots by hand).
-            live = self.config.replay is None and self.config.autostart_sampler
-            # Thousands of devices: their udev/model/serial walk is spread over the first ticks.
-            expected, self.config_notes = md_expected_members() if live else ({}, [])
-            self.sampler = judged_sampler(
-                self.config.root,
-                identify_per_sample=256,
-                smart=smart_poller(
-                    self.config.root, self.config.smart_interval if live else 0.0, start_delay=START_DELAY_S
-                ),
-                md_expected_members=expected,
-            )
-        self._wake = asyncio.Event()
+            demo = DemoController()
+        self.demo = demo
+        sampler, self.config_notes = sampler_for(self.config, demo)
+        self.live = LiveState(simulated=demo is not None)
+        """What raidtop last read and what came before: handed to the dashboard, read by every screen."""
+        self.sampling = Sampling(self, sampler, self.config.interval, self.live, self._record_frame, demo)
         self.player: ReplayPlayer | None = None
         """Plays --replay's recording in the sampler's place."""
         if self.config.replay is not None:
@@ -135,39 +97,32 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
             from raidtop.presentation.judgement import judged_replayer
 
             replayer = judged_replayer(recording if recording is not None else load_for_replay(self.config.replay))
-            self.player = ReplayPlayer(self, replayer, self._wake)
-        self.session_recorder = Recorder(self)
+            self.live.replay = ReplayPosition()
+            self.player = ReplayPlayer(self, replayer, self.live.replay, self.sampling.wake, self._to_dashboard)
+        self.session_recorder = Recorder(self, self.sampling, self._to_dashboard)
+        self.demo_stage = DemoStage(self, demo, self.sampling, self._to_dashboard) if demo is not None else None
         # The lab acts only on the live system (never on a replay or the demo).
-        self.lab = None
-        self.lab_actions = None
+        self.lab: Lab | None = None
+        self.lab_actions: LabMemberActions | None = None
         self._lab_lock = threading.Lock()
         """Made on first use (see member_actions): the lab is not needed for the first frame."""
-        self._theme_problems: list[str] = []
-        self._register_themes()
+        self._theme_problems = register_themes(self, self.config.theme)
         self.notices = NoticeDesk(self, self._toast)
 
-    # -------------------------------------------------------------- text out
+    @property
+    def sampler(self) -> Sampler:
+        """The sampler (a fresh one after a demo reset)."""
+        return self.sampling.sampler
+
+    @sampler.setter
+    def sampler(self, sampler: Sampler) -> None:
+        self.sampling.sampler = sampler
 
     def get_line_filters(self):
         """Textual's filters plus the one that keeps control characters off the terminal."""
         return [*super().get_line_filters(), self._control_filter]
 
     _control_filter = ControlFilter()
-
-    # -------------------------------------------------------------- set-up
-
-    def _register_themes(self) -> None:
-        loaded = load_themes()
-        for theme in loaded.themes:
-            self.register_theme(theme)
-        self._theme_problems = loaded.problems
-        wanted = self.config.theme or DEFAULT_THEME
-        if wanted in self.available_themes:
-            self.theme = wanted
-        else:
-            self._theme_problems.append(f"theme {wanted!r} not found; using the default")
-            if DEFAULT_THEME in self.available_themes:
-                self.theme = DEFAULT_THEME
 
     def get_default_screen(self) -> DashboardScreen:
         # The dashboard is the bottom of the stack: pushed over Textual's empty
@@ -178,7 +133,7 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         # abspath, not resolve: the label is text, and following links is I/O on the event loop.
         shown = Path(os.path.abspath(root)).parts[-2:]
         label = socket.gethostname() if str(root) == "/" else "root " + "/".join(shown)
-        self.dashboard = DashboardScreen(label, self.interval)
+        self.dashboard = DashboardScreen(label, self.live, self.member_actions, self.sampling.interval)
         return self.dashboard
 
     def on_mount(self) -> None:
@@ -186,6 +141,7 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         # a daemon nobody joins: a read stuck in the kernel cannot block `q`.
         self._threads = DaemonExecutor()
         asyncio.get_running_loop().set_default_executor(self._threads)
+        self.sampling.executor = self._threads
         # SIGHUP/SIGTERM take q's exit, so screens unmount and cancel fio and lab jobs.
         self._release_signals = catch_exit_signals(asyncio.get_running_loop(), self.end_on_signal)
         self.screen_change_signal.subscribe(self, self.notices.screen_changed)
@@ -195,7 +151,7 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         if self.config_notes:
             self.notify("\n".join(self.config_notes), title="Config", severity="warning", timeout=8, markup=False)
 
-    def member_actions(self, array: str):
+    def member_actions(self, array: str) -> MemberActions | None:
         """Who may fail/remove/add members of ``array`` (demo or lab), or ``None``.
 
         Reads the lab registry: the member flow calls it from thread workers only.
@@ -208,19 +164,22 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
                     from raidtop.actions.lab.core import Lab
                     from raidtop.actions.lab.members import LabMemberActions
 
-                    self.lab = Lab(root=self.config.root)
+                    self.lab = Lab(root=as_root(self.config.root))
                     self.lab_actions = LabMemberActions(self.lab)
             if self.lab_actions.handles(array):
                 return self.lab_actions
         return None
 
+    def on_dashboard_shown(self) -> None:
+        self.dashboard_ready()  # looked up by name, so perf/experiments/app_patches.py can wrap it
+
     def dashboard_ready(self) -> None:
-        """Called by the dashboard after its first frame: collect garbage again, start sampling."""
+        """The dashboard painted its first frame: collect garbage again, start sampling."""
         startup_gc.resume()
-        if self.demo is not None:
-            self.show_demo_stage()
+        if self.demo_stage is not None:
+            self.demo_stage.show()
             if self.config.autostart_sampler:
-                self.run_sampler()
+                self.sampling.start()
             return
         if self.player is not None:
             self.player.prepare()
@@ -228,8 +187,43 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
                 self.player.start()
             return
         if self.config.autostart_sampler:
-            self.run_sampler()
-            self.run_worker(self._start_in_background, thread=True, group="start-up", exit_on_error=False)
+            self.sampling.start()
+            # What the first frame need not wait for: importing pyudev on the event loop held it back
+            # by up to 0.3 s on a loaded machine (perf/RESULTS.md).
+            watch = partial(self.sampling.watch_devices, self.post_message)
+            self.run_worker(watch, thread=True, group="start-up", exit_on_error=False)
+
+    def sample_now(self) -> None:
+        """Cut the sampler's wait short (a device event, a change of what is shown, a change made)."""
+        self.sampling.sample_now()
+
+    def _record_frame(self, snapshot: Snapshot) -> None:
+        # In the sampler thread: the recorder stores what this sample was read from.
+        self.session_recorder.add_frame(snapshot)
+
+    def _to_dashboard(self, message: Message) -> None:
+        """Post ``message`` to the dashboard (the flows' one way to change what it shows)."""
+        self.dashboard.post_message(message)
+
+    def on_sample_wanted(self) -> None:
+        self.sample_now()
+
+    def on_device_event(self) -> None:
+        self.sampling.device_event()
+
+    @on(SamplingFailed)
+    def _sampling_failed(self, message: SamplingFailed) -> None:
+        self.notify(message.text, severity="error", timeout=10)
+
+    @on(dashboard_messages.ShowMembers)
+    def _show_members(self, message: dashboard_messages.ShowMembers) -> None:
+        # From another screen (the lab's "members"): the dashboard opens the grid.
+        self._to_dashboard(dashboard_messages.ShowMembers(message.array))
+
+    @on(dashboard_messages.DemoDiskBad)
+    def _demo_disk_bad(self) -> None:
+        if self.demo_stage is not None:
+            self.demo_stage.disk_bad()
 
     # -------------------------------------------------------------- hang-up
 
@@ -238,47 +232,27 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
 
     def end_on_signal(self, signum: int) -> None:
         """Leave as ``q`` does (screens unmount, so fio and lab jobs are cancelled); exit 128+signum."""
-        if self.exit_signal is not None:
-            return
-        self.exit_signal = signum
-        if signum == signal.SIGHUP:
-            detach_from_terminal()
-            # Nobody is left to read the screen: Textual's shutdown writes "restore the
-            # terminal" sequences through a bounded queue whose writer thread may have
-            # died on EIO, and a put() on it blocked the exit forever (seen in tests).
-            driver = self._driver
-            if driver is not None:
-                driver.write = lambda data: None  # type: ignore[method-assign]
-        self.exit(return_code=128 + signum)
+        if self.exit_signal is None:
+            self.exit_signal = signum
+            leave_on_signal(self, signum)
 
     def on_unmount(self) -> None:
         release = getattr(self, "_release_signals", None)
         if release is not None:
             release()
-        watcher = getattr(self, "_watcher", None)
-        if watcher is not None:
-            watcher.stop()
-        if getattr(self.sampler, "smart", None) is not None:
-            self.sampler.smart.stop()
+        self.sampling.stop()
         self.session_recorder.close()
 
     def note_action(self, kind: str, command: str) -> None:
         """Screens that change the system call this so recordings mark the change."""
         self.session_recorder.note_action(kind, command)
 
-    # -------------------------------------------------------------- replay and recording
-
-    @property
-    def recorder(self):
-        """(RecordingRoot, RecordingWriter) while recording, else None."""
-        return self.session_recorder.active
-
     def action_toggle_recording(self) -> None:
         """Start or stop recording the raw inputs into the XDG data dir."""
         self.session_recorder.toggle()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in self.REPLAY_ACTIONS:
+        if action in REPLAY_ACTIONS:
             return self.player is not None
         if action in DEMO_ACTIONS:
             return self.demo is not None
@@ -291,30 +265,22 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         self.apply_snapshot(message.snapshot)
 
     def apply_snapshot(self, snapshot: Snapshot) -> None:
-        """Show ``snapshot`` on every screen that watches it, in one repaint."""
-        previous_alerts = self.dashboard.last_snapshot.degraded_alerts if self.dashboard.last_snapshot else frozenset()
+        """Make ``snapshot`` the live state's latest and show it on every screen that watches it, in one repaint."""
+        previous_alerts = self.live.add(snapshot)
+        if self.player is not None:
+            self.live.set_events(self.player.replayer.events_until(snapshot.time))
         try:
             with self.batch_update():
                 self.dashboard.apply_snapshot(snapshot)
-                if self.player is not None:
-                    self.dashboard.history.set_events(self.player.replayer.events_until(snapshot.time))
                 screen = self.screen
                 if screen is not self.dashboard and hasattr(screen, "apply_snapshot"):
                     screen.apply_snapshot(snapshot)
         except NoMatches:
             # A snapshot that lands while the app shuts down finds no panels.
             return
-        self._announce(snapshot, previous_alerts)
-
-    def _announce(self, snapshot: Snapshot, previous_alerts: frozenset[str]) -> None:
-        """Turn md events into notifications and, for failures, the bell."""
         # In the demo only the simulated array speaks: the recording's events are history (still in the timeline).
         heard = self.demo.handles if self.demo is not None else None
-        said, ring = announcements(snapshot, previous_alerts, heard)
-        notices = [Notice(plain(a.text, multiline=True), plain(a.title), a.severity, a.timeout) for a in said]
-        # Titles read "md0: Fail" or "md0": the array is what comes before the colon.
-        self.notices.offer_events(notices, lambda notice: notice.title.partition(":")[0])
-        if ring and self.config.bell:
+        if self.notices.announce(snapshot, previous_alerts, heard) and self.config.bell:
             self.bell()
 
     # -------------------------------------------------------------- actions
@@ -325,7 +291,7 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         from raidtop.screens.help import HelpScreen, context_sections
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(context_sections(list(self.BINDINGS))))
+            self.push_screen(HelpScreen(context_sections(APP_BINDINGS)))
 
     async def action_quit(self) -> None:
         """Leave raidtop; ask first while fio or a confirmed lab/member action is running."""
@@ -351,9 +317,7 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
 
     def action_next_theme(self) -> None:
         """Cycle through raidtop's themes (built-in and user files)."""
-        names = sorted(n for n in self.available_themes if n.startswith("raidtop-")) or sorted(self.available_themes)
-        current = names.index(self.theme) if self.theme in names else -1
-        self.theme = names[(current + 1) % len(names)]
+        self.theme = next_theme(self)
         self.notify(f"theme: {self.theme}", timeout=2)
 
     def action_toggle_pause(self) -> None:
@@ -361,30 +325,76 @@ class RaidtopApp(SamplingLoop, NoticesMixin, DemoStageKeys, ReplayKeys, App[None
         if self.player is not None:
             self.player.toggle_playing()
             return
-        self.paused = not self.paused
-        self.dashboard.query_one("#status").paused = self.paused
-        if not self.paused:
-            self.sample_now()
+        self.sampling.toggle_pause()
+        self._to_dashboard(dashboard_messages.SamplingChanged(self.sampling.paused, self.sampling.interval))
 
     def action_interval(self, direction: int) -> None:
         """Lengthen (+1) or shorten (-1) the sampling interval."""
-        self.interval = next_interval(self.interval, direction)
-        self.dashboard.query_one("#status").interval = self.interval
-        self.notify(f"sampling every {self.interval:g} s", timeout=2)
-        self.sample_now()
+        self.sampling.change_interval(direction)
+        self._to_dashboard(dashboard_messages.SamplingChanged(self.sampling.paused, self.sampling.interval))
+        self.notify(f"sampling every {self.sampling.interval:g} s", timeout=2)
+
+    def action_replay_step(self, step: int) -> None:
+        """Show the next (or previous) recorded sample and pause."""
+        if self.player is not None:
+            self.player.step(step)
+
+    def action_replay_speed(self, direction: int) -> None:
+        """Play faster or slower."""
+        if self.player is not None:
+            self.player.change_speed(direction)
+
+    def action_replay_jump(self) -> None:
+        """Ask for a time and jump there."""
+        if self.player is not None:
+            self.player.ask_jump()
+
+    def action_demo_reset(self) -> None:
+        """Put the demo back to its start, also after ``broken``."""
+        if self.demo_stage is not None:
+            self.demo_stage.reset()
+
+    def action_demo_speed(self, direction: int) -> None:
+        """Slow down (-1) or speed up (+1) the simulated array's rebuild."""
+        if self.demo_stage is not None:
+            self.demo_stage.change_speed(direction)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every key is also a command-palette entry."""
         yield from super().get_system_commands(screen)
-        seen: set[str] = set()
-        for owner in (self, screen):
-            for binding in owner.BINDINGS:
-                if not isinstance(binding, Binding) or binding.id in seen:
-                    continue
-                seen.add(binding.id or binding.action)
-                target = owner
+        yield from key_commands(self, screen)
 
-                def run(action: str = binding.action, target=target) -> None:
-                    self.call_later(self.run_action, action, target)
+    # -------------------------------------------------------------- notices
 
-                yield SystemCommand(binding.description, binding.tooltip or binding.description, run)
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every notification, from every screen and widget, as plain text, through the notice desk.
+
+        Messages carry paths, device names and kernel errors; with Textual's
+        default markup a ``[/]`` in one raised MarkupError and left a blank,
+        unresponsive screen. ``markup`` is accepted and ignored for that reason.
+        """
+        self.notices.offer(Notice(plain(message, multiline=True), plain(title), severity, timeout))
+
+    def _toast(self, notice: Notice) -> None:
+        super().notify(
+            notice.message, title=notice.title, severity=notice.severity, timeout=notice.timeout, markup=False
+        )
+
+    def _on_notify(self, event: Notify) -> None:
+        super()._on_notify(event)
+        self.notices.trim()
+
+    def action_toggle_mute(self) -> None:
+        """Mute or unmute md event pop-ups (the timeline keeps them)."""
+        self.notices.muted = not self.notices.muted
+        self.notify(
+            "event pop-ups muted: e shows the timeline" if self.notices.muted else "event pop-ups on", timeout=3
+        )

@@ -6,14 +6,19 @@ import asyncio
 import os
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from textual.app import App
+from textual.message import Message
+
+from raidtop.app.sampling import Sampling
 from raidtop.config import xdg_dir
 from raidtop.model.snapshot import Snapshot
+from raidtop.screens.dashboard.messages import SourceChanged
 from raidtop.untrusted import plain
 
-if TYPE_CHECKING:
-    from raidtop.app.raidtop_app import RaidtopApp
+if TYPE_CHECKING:  # the recording module is imported when a recording starts
     from raidtop.collect.recording.roots import RecordingRoot, RecordingWriter
 
 
@@ -22,10 +27,18 @@ class Recorder:
 
     Recording wraps the sampler's root in a RecordingRoot, so the frame holds
     exactly the bytes the readers saw; stopping puts the plain root back.
+    The REC badge is a message to the dashboard.
+
+    Args:
+        app: the app whose workers open and finish the file, and which says where it is.
+        sampling: the app's sampling, whose sampler's root is wrapped.
+        to_dashboard: posts a message to the dashboard.
     """
 
-    def __init__(self, app: RaidtopApp) -> None:
+    def __init__(self, app: App[None], sampling: Sampling, to_dashboard: Callable[[Message], object]) -> None:
         self.app = app
+        self._sampling = sampling
+        self._to_dashboard = to_dashboard
         self.active: tuple[RecordingRoot, RecordingWriter] | None = None
         """(RecordingRoot, RecordingWriter) while recording."""
         self._actions_since_frame: list[dict] = []
@@ -48,8 +61,8 @@ class Recorder:
             root, writer = self.active
             # Stop taking frames at once; the file is finished in the worker.
             self.active = None
-            app.sampler.root = root._inner
-            app.dashboard.query_one("#status").badge = ""
+            self._sampling.sampler.root = root._inner
+            self._to_dashboard(SourceChanged(badge=""))
             self._finished.clear()
             app.run_worker(self._finish(writer), group="recorder", exit_on_error=False)
             return
@@ -77,10 +90,10 @@ class Recorder:
         """Create the recording file (in a thread); the root and writer, or why not."""
         from raidtop.collect.recording.roots import RecordingRoot, RecordingWriter
 
-        app = self.app
+        sampling = self._sampling
         directory = xdg_dir("data") / "recordings"
         stamp = time.strftime("raidtop-%Y%m%d-%H%M%S")
-        root = RecordingRoot(app.sampler.root)
+        root = RecordingRoot(sampling.sampler.root)
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             # The writer never reuses a name: a second recording in the same second gets -2.
@@ -88,15 +101,15 @@ class Recorder:
                 path = directory / (f"{stamp}.xz" if attempt == 1 else f"{stamp}-{attempt}.xz")
                 if not os.path.lexists(path):
                     break
-            writer = RecordingWriter(path, app.interval, root)
+            writer = RecordingWriter(path, sampling.interval, root)
         except OSError as exc:
             return plain(f"cannot record: {exc}")
         return root, writer
 
     def _started(self, root: RecordingRoot, writer: RecordingWriter) -> None:
-        self.app.sampler.root = root
+        self._sampling.sampler.root = root
         self.active = (root, writer)
-        self.app.dashboard.query_one("#status").badge = "REC"
+        self._to_dashboard(SourceChanged(badge="REC"))
         self._switching = False
         self.app.notify(f"recording to {writer.path}", title="Recording", timeout=5)
 

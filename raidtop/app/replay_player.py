@@ -3,74 +3,60 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from textual.app import App
+from textual.message import Message
 
 from raidtop.app.messages import SnapshotReady
 from raidtop.live.replay_position import ReplayPosition, parse_jump
+from raidtop.screens.dashboard.messages import ReplayLoaded, ReplayMoved, SourceChanged
 from raidtop.untrusted import plain
 
-if TYPE_CHECKING:  # both imported by the app only when a replay is asked for
-    from raidtop.app.raidtop_app import RaidtopApp
+if TYPE_CHECKING:  # imported by the app only when a replay is asked for
     from raidtop.collect.recording.replayer import Replayer
-
-
-class ReplayKeys:
-    """Mixed into RaidtopApp: the replay keys' actions and what screens ask about the replay."""
-
-    player: ReplayPlayer | None = None
-
-    @property
-    def replayer(self):
-        """The recording being replayed (``--replay``), or None."""
-        return self.player.replayer if self.player is not None else None
-
-    @property
-    def replay_position(self) -> ReplayPosition:
-        """Where the replay is and how fast it plays."""
-        return self.player.position if self.player is not None else ReplayPosition()
-
-    def action_replay_step(self, step: int) -> None:
-        """Show the next (or previous) recorded sample and pause."""
-        self.player.step(step)
-
-    def action_replay_speed(self, direction: int) -> None:
-        """Play faster or slower."""
-        self.player.change_speed(direction)
-
-    def action_replay_jump(self) -> None:
-        """Ask for a time and jump there."""
-        self.player.ask_jump()
 
 
 class ReplayPlayer:
     """Shows recorded frames at the recording's pace times the speed, in the sampler's place.
 
     It runs as the app's one "sampler" worker, so a replay and live sampling
-    can never both post snapshots. ``wake`` is the app's event that a key (or
-    ``sample_now``) sets to cut a wait short.
+    can never both post snapshots; snapshots go to the app, the time bar and
+    the status line hear from it by messages to the dashboard.
+
+    Args:
+        app: the app whose worker this is and to which snapshots are posted.
+        replayer: the recording being replayed.
+        position: where the replay is (the live state's).
+        wake: the app's event that a key (or ``sample_now``) sets to cut a wait short.
+        to_dashboard: posts a message to the dashboard.
     """
 
-    def __init__(self, app: RaidtopApp, replayer: Replayer, wake: asyncio.Event) -> None:
+    def __init__(
+        self,
+        app: App[None],
+        replayer: Replayer,
+        position: ReplayPosition,
+        wake: asyncio.Event,
+        to_dashboard: Callable[[Message], object],
+    ) -> None:
         self.app = app
         self.replayer = replayer
-        self.position = ReplayPosition()
+        self.position = position
         self._wake = wake
+        self._to_dashboard = to_dashboard
         self._seek_to: int | None = None
 
     def prepare(self) -> None:
         """Badge, host line, time bar and the recording's own notes, before the first frame."""
         recording = self.replayer.recording
-        status = self.app.dashboard.query_one("#status")
-        status.badge = "REPLAY"
-        status.host = f"replay of {plain(recording.header.get('host', '?'))}"
-        bar = self.app.dashboard.query_one("#time-bar")
-        bar.display = True
-        bar.start, bar.end = recording.start, recording.end
+        self._to_dashboard(SourceChanged("REPLAY", f"replay of {plain(recording.header.get('host', '?'))}"))
         markers = []
         for frame in recording.frames:
             markers += [(frame.time, e.get("event", "?")) for e in frame.events]
             markers += [(frame.time, a.get("kind", "action")) for a in frame.actions]
-        bar.markers = tuple(markers)
+        self._to_dashboard(ReplayLoaded(recording.start, recording.end, tuple(markers)))
         for note in recording.notes:
             self.app.notify(note, title="Recording", severity="warning", timeout=10)
 
@@ -109,7 +95,7 @@ class ReplayPlayer:
     async def _show_frame(self, index: int) -> None:
         try:
             snapshot = await asyncio.to_thread(self.replayer.snapshot_at, index)
-        except Exception as exc:  # noqa: BLE001 - a recorded input no reader expected must not end the replay
+        except Exception as exc:  # noqa: BLE001  a recorded input no reader expected must not end the replay
             self.position.index = max(0, min(index, len(self.replayer) - 1))
             self.update_time_bar()
             self.app.notify(
@@ -122,11 +108,13 @@ class ReplayPlayer:
 
     def update_time_bar(self) -> None:
         """Show the position, play state and speed on the dashboard's time bar."""
-        bar = self.app.dashboard.query_one("#time-bar")
+        position = self.position
+        self._to_dashboard(ReplayMoved(self.time_shown(), position.playing, position.speed))
+
+    def time_shown(self) -> float:
+        """The recorded time of the frame at the replay's position."""
         frames = self.replayer.recording.frames
-        bar.position = frames[self.position.index].time if frames else 0.0
-        bar.playing = self.position.playing
-        bar.speed = self.position.speed
+        return frames[self.position.index].time if frames else 0.0
 
     def step(self, step: int) -> None:
         """Show the next (or previous) recorded sample and pause."""
@@ -150,12 +138,11 @@ class ReplayPlayer:
         from raidtop.screens.dialogs import AskDialog
 
         recording = self.replayer.recording
-        bar = self.app.dashboard.query_one("#time-bar")
 
         def jump(text: str | None) -> None:
             if not text:
                 return
-            target = parse_jump(text, recording.start, recording.end, bar.position)
+            target = parse_jump(text, recording.start, recording.end, self.time_shown())
             if target is None:
                 self.app.notify(f"cannot read {text!r} as a time: try +30s, -2m, 50% or 14:05", severity="warning")
                 return

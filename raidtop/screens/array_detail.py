@@ -13,10 +13,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.color import Color
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
-from raidtop.screens.app_offers import sampling_app
 from raidtop.collect.md.events import mismatch_verdict
 from raidtop.presentation.format import DASH, kib, num
 from raidtop.live.history import History, SyncPoint
@@ -41,6 +41,9 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
 from raidtop.widgets.key_footer import KeyFooter
+from raidtop.live.state import live_state
+from raidtop.model.mdadm import MdadmDetail
+from raidtop.screens.host import screen_host
 
 
 def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None = None) -> list[Row]:
@@ -203,7 +206,7 @@ class ArrayDetailScreen(Screen[None]):
     def __init__(self, array: str) -> None:
         super().__init__()
         self.array_name = array
-        self._mdadm = None
+        self._mdadm: MdadmDetail | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(content(f" {self.array_name}"), id="detail-title")
@@ -248,13 +251,12 @@ class ArrayDetailScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        app = sampling_app(self)
-        app.units_wanted_by |= {"detail"}  # its "Who loads it" panel needs the cgroup tree read
-        app.sampler.stack.view_opened()  # and its Stack section the stack
-        app.sample_now()
+        live_state(self.app).want_units("detail", True)  # its "Who loads it" panel needs the cgroup tree read
+        screen_host(self).sampler.stack.view_opened()  # and its Stack section the stack
+        screen_host(self).sample_now()
         self._read_mdadm()
         self.set_interval(self.MDADM_EVERY_S, self._read_mdadm)
-        snap = self.app.dashboard.last_snapshot
+        snap = live_state(self.app).latest
         if snap is not None:
             self.apply_snapshot(snap)
             # The plot needs its real size, known only after the first layout.
@@ -262,31 +264,38 @@ class ArrayDetailScreen(Screen[None]):
         self.query_one("#detail-attrs", TextTable).focus()
 
     def on_unmount(self) -> None:
-        app = sampling_app(self)
-        app.units_wanted_by -= {"detail"}
-        app.sampler.stack.view_closed()
+        live_state(self.app).want_units("detail", False)
+        screen_host(self).sampler.stack.view_closed()
 
     def _read_mdadm(self) -> None:
         from raidtop.collect.md.mdadm_detail import read_mdadm_detail
         from raidtop.collect.source import as_root
 
-        root, name = as_root(sampling_app(self).config.root), self.array_name
+        root, name = as_root(screen_host(self).config.root), self.array_name
 
         def work() -> None:
             detail = read_mdadm_detail(root, name)
-            self.app.call_from_thread(self._show_mdadm, detail)
+            self.post_message(self.MdadmRead(detail))
 
         self.run_worker(work, thread=True, exclusive=True, group="mdadm-detail", exit_on_error=False)
 
-    def _show_mdadm(self, detail) -> None:
-        self._mdadm = detail
-        snap = self.app.dashboard.last_snapshot
+    class MdadmRead(Message):
+        """mdadm's view of the array, read off the UI thread."""
+
+        def __init__(self, detail: MdadmDetail) -> None:
+            super().__init__()
+            self.detail = detail
+
+    def on_array_detail_screen_mdadm_read(self, message: MdadmRead) -> None:
+        message.stop()
+        self._mdadm = message.detail
+        snap = live_state(self.app).latest
         if snap is not None and self.is_mounted:
             self.apply_snapshot(snap)
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the latest state of this array."""
-        history: History = self.app.dashboard.history
+        history: History = live_state(self.app).history
         array = next((a for a in snap.arrays if a.name == self.array_name), None)
         title = self.query_one("#detail-title", Static)
         if array is None:

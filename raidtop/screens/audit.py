@@ -17,12 +17,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from raidtop.screens.app_offers import sampling_app
+from raidtop.screens.host import screen_host
 from raidtop.audit.model import Finding
 from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.live.state import live_state
 
 if TYPE_CHECKING:
     from raidtop.audit.periodic import PeriodicAudit
@@ -87,7 +88,7 @@ class AuditScreen(Screen[None]):
         table = self.query_one(TextTable)
         table.set_rows([], "auditing…")
         table.focus()
-        snap = self.app.dashboard.last_snapshot
+        snap = live_state(self.app).latest
         if snap is not None:
             self.apply_snapshot(snap)
 
@@ -98,7 +99,7 @@ class AuditScreen(Screen[None]):
             from raidtop.collect.source import as_root
 
             root = getattr(getattr(self.app, "sampler", None), "root", None)
-            self._audit = PeriodicAudit(root if root is not None else as_root(sampling_app(self).config.root))
+            self._audit = PeriodicAudit(root if root is not None else as_root(screen_host(self).config.root))
         self._run(self._audit, snap)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="audit")

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from raidtop.model.md import MdEvent
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.live.state import live_state
 
 _TONES = {
     "Fail": "crit",
@@ -60,7 +61,7 @@ class EventsScreen(ModalScreen[None]):
 
     def refresh_events(self) -> None:
         """Show the session's events."""
-        events = self.app.dashboard.history.events_of()
+        events = live_state(self.app).history.events_of()
         rows = [
             Row(
                 key,

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from raidtop.screens.app_offers import fleet_view_app
+from raidtop.screens.host import fleet_host
 from raidtop.fleet.model import FleetHost, FleetReading
 from raidtop.fleet.rows import FLEET_COLUMNS, HOST_COLUMNS, alert_text, fleet_rows, host_rows, summary
 from raidtop.untrusted import plain
@@ -64,7 +64,7 @@ class FleetScreen(Screen):
 
     def action_refresh_now(self) -> None:
         """Refresh without waiting for the timer."""
-        fleet_view_app(self).refresh_now()
+        fleet_host(self).refresh_now()
 
 
 class HostScreen(Screen):
@@ -90,7 +90,7 @@ class HostScreen(Screen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        reading = fleet_view_app(self).reading
+        reading = fleet_host(self).reading
         if reading is not None:
             self.show(reading)
 

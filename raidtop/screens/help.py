@@ -8,8 +8,10 @@ with ↓/↑/PgDn/PgUp/Home/End when it does not fit.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 
@@ -35,34 +37,43 @@ BACK_ACTIONS = {"back", "app.pop_screen", "dismiss"}
 
 def context_sections(app_bindings: list[Binding]) -> list[Section]:
     """Every context's keys: global, dashboard, member grid, tables, replay and each screen."""
-    from raidtop.screens.dashboard.screen import DashboardScreen
     from raidtop.screens.bench.screen import BenchScreen
+    from raidtop.screens.dashboard.keys import DASHBOARD_BINDINGS
     from raidtop.screens.fleet import FleetScreen, HostScreen
     from raidtop.screens.lab.screen import LabScreen
     from raidtop.screens.tuning.screen import TuningScreen
     from raidtop.widgets.arrays_panel import ArraysPanel
 
-    member_ids = {b.id for b in ArraysPanel.BINDINGS}
+    member_keys = _keys(ArraysPanel.BINDINGS)
+    member_ids = {b.id for b in member_keys}
     replay = [b for b in app_bindings if (b.id or "").startswith("replay-")]
-    sections = [
+    sections: list[Section] = [
         # Every table moves and opens alike on every screen: those keys are global too.
         (
             "Global",
             [b for b in app_bindings if b not in replay]
             + [BACK]
-            + [_one_row(TextTable.BINDINGS, "Move, Home/End", "↑ ↓ PgUp PgDn"), ENTER_OPENS],
+            + [_one_row(_keys(TextTable.BINDINGS), "Move, Home/End", "↑ ↓ PgUp PgDn"), ENTER_OPENS],
         ),
-        ("Dashboard", _one_row_for_digits(DashboardScreen.BINDINGS, "Focus panel")),
-        ("Member grid (Enter on an array; demo and lab arrays)", [*ArraysPanel.BINDINGS, ENTER_FOLDS]),
+        ("Dashboard", _one_row_for_digits(DASHBOARD_BINDINGS, "Focus panel")),
+        ("Member grid (Enter on an array; demo and lab arrays)", [*member_keys, ENTER_FOLDS]),
         ("Replay (--replay)", replay),
-        ("Benchmarks (b)", _one_row_for_digits(BenchScreen.BINDINGS, "Run preset n")),
-        ("Lab (l): member keys as in the member grid", [b for b in LabScreen.BINDINGS if b.id not in member_ids]),
-        ("Tuning (t)", list(TuningScreen.BINDINGS)),
-        ("Fleet (raidtop fleet)", _unique([*FleetScreen.BINDINGS, *HostScreen.BINDINGS])),
+        ("Benchmarks (b)", _one_row_for_digits(_keys(BenchScreen.BINDINGS), "Run preset n")),
+        (
+            "Lab (l): member keys as in the member grid",
+            [b for b in _keys(LabScreen.BINDINGS) if b.id not in member_ids],
+        ),
+        ("Tuning (t)", _keys(TuningScreen.BINDINGS)),
+        ("Fleet (raidtop fleet)", _unique(_keys([*FleetScreen.BINDINGS, *HostScreen.BINDINGS]))),
     ]
     # One Back row (in Global) stands for every screen's Esc/q; pairs such as
     # ↑/↓ share a row: the whole list fits one 120×40 screen in two columns.
     return [(title, _paired([b for b in bindings if b is BACK or not _is_back(b)])) for title, bindings in sections]
+
+
+def _keys(bindings: Iterable[BindingType]) -> list[Binding]:
+    """The bindings a class declares as :class:`Binding` (every raidtop key is one: it has an id)."""
+    return [b for b in bindings if isinstance(b, Binding)]
 
 
 SHARED_ROWS = frozenset({("stack", "audit")})
@@ -74,9 +85,9 @@ def _is_back(binding: Binding) -> bool:
 
 
 def _paired(bindings: list[Binding]) -> list[Binding]:
-    """Neighbours that belong in one row.
+    """Neighbours calling one action with other arguments (``cursor(-1)``, ``cursor(1)``) as one row.
 
-    The same action with other arguments (``cursor(-1)``, ``cursor(1)``), or an action and its ``_reverse``.
+    So are an action and its ``_reverse``, and the pairs of :data:`SHARED_ROWS`.
     """
     out: list[Binding] = []
     for binding in bindings:
@@ -84,7 +95,7 @@ def _paired(bindings: list[Binding]) -> list[Binding]:
         opposite = previous is not None and (
             (_step_of(binding) and previous.action.split("(")[0] == binding.action.split("(")[0])
             or binding.action == previous.action + "_reverse"  # s / S: sort, sort the other way
-            or (previous.action, binding.action) in SHARED_ROWS
+            or (previous.id, binding.id) in SHARED_ROWS
         )
         if previous is not None and opposite:
             out[-1] = Binding(
@@ -252,15 +263,11 @@ class HelpScreen(ModalScreen[None]):
         keys = [key.strip() for key in binding.key.split(",") if key.strip()]
         return " / ".join(self.app.get_key_display(Binding(key, binding.action)) for key in keys)
 
-    def action_dismiss(self) -> None:
-        """Close help."""
-        self.dismiss(None)
-
 
 def _fill(sections: list[Section], count: int, height: int) -> list[list[Section]] | None:
-    """Columns filled top to bottom to ``height`` lines; ``None`` if it overflows.
+    """Columns filled top to bottom to ``height`` lines, splitting a section where a column ends.
 
-    A section is split where a column ends.
+    ``None`` if even that overflows.
     """
     columns: list[list[Section]] = [[]]
     room = height

@@ -14,6 +14,7 @@ from raidtop.presentation.smart import attribute_cells, health_cell, summary_row
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.live.state import live_state
 
 ATTRIBUTE_COLUMNS = [
     Column("id", "ID", 5, "left"),
@@ -79,7 +80,7 @@ class SmartScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        snap = self.app.dashboard.last_snapshot
+        snap = live_state(self.app).latest
         if snap is not None:
             self.apply_snapshot(snap)
         self.query_one("#smart-summary", TextTable).focus()

@@ -7,13 +7,14 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Static
 
-from raidtop.screens.app_offers import sampling_app
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.stack import StackRow, tree_rows
 from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.live.state import live_state
+from raidtop.screens.host import screen_host
 
 WAITING = "reading the storage stack (it arrives with the next sample)"
 COLUMNS = [
@@ -65,21 +66,21 @@ class StackScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        sampling_app(self).sampler.stack.view_opened()
-        snap = self.app.dashboard.last_snapshot
+        screen_host(self).sampler.stack.view_opened()
+        snap = live_state(self.app).latest
         if snap is not None:
             self.apply_snapshot(snap)
         self.query_one(TextTable).focus()
 
     def on_unmount(self) -> None:
-        sampling_app(self).sampler.stack.view_closed()
+        screen_host(self).sampler.stack.view_closed()
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the snapshot's stack (none yet: say it is coming)."""
         table = self.query_one(TextTable)
         if snap.stack is None:
             # A recording holds what the dashboard read, and the stack is not part of it.
-            replaying = sampling_app(self).player is not None
+            replaying = screen_host(self).player is not None
             table.set_rows([], "a recording holds no storage stack" if replaying else WAITING)
             return
         rows = tree_rows(snap.stack, {a.name: a for a in snap.arrays})

@@ -36,21 +36,21 @@ async def test_attaching_a_loop_device_triggers_a_sample(tmp_path: Path):
         # sample: wait for both (either may come first).
         for _ in range(200):
             await pilot.pause(0.05)
-            if app.dashboard.last_snapshot is not None and app.device_events_note.startswith("watching"):
+            if app.live.latest is not None and app.sampling.device_events_note.startswith("watching"):
                 break
-        assert app.device_events_note.startswith("watching"), app.device_events_note
-        first = app.dashboard.last_snapshot
+        assert app.sampling.device_events_note.startswith("watching"), app.sampling.device_events_note
+        first = app.live.latest
         device = subprocess.run(
             ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
         ).stdout.strip()
         try:
             for _ in range(200):
                 await pilot.pause(0.05)
-                if app.dashboard.last_snapshot is not first:
+                if app.live.latest is not first:
                     break
-            assert app.device_events_seen >= 1
-            assert app.dashboard.last_snapshot is not first
-            names = {d.name for d in app.dashboard.last_snapshot.disks}
+            assert app.sampling.device_events_seen >= 1
+            assert app.live.latest is not first
+            names = {d.name for d in app.live.latest.disks}
             assert os.path.basename(device) in names
         finally:
             subprocess.run(["losetup", "-d", device], check=False)

@@ -48,7 +48,7 @@ SHOT_DEADLINE_S = 180.0
 
 def _recovering_with_etas(app: RaidtopApp, array: str):
     """The array as last shown, when it is recovering with both ETAs known; else None."""
-    snap = app.dashboard.last_snapshot
+    snap = app.live.latest
     if snap is None:
         return None
     for shown in snap.arrays:
@@ -70,7 +70,7 @@ async def shoot(array: str, results: Path, report: dict) -> None:
     started = time.monotonic()
     app = RaidtopApp(Config())
     async with app.run_test(size=SIZE) as pilot:
-        while app.dashboard.last_snapshot is None and time.monotonic() - started < SHOT_DEADLINE_S:
+        while app.live.latest is None and time.monotonic() - started < SHOT_DEADLINE_S:
             await pilot.pause(0.2)
         READY_FILE.touch()
         report["first_sample_s"] = round(time.monotonic() - STARTED, 2)
@@ -88,7 +88,7 @@ async def shoot(array: str, results: Path, report: dict) -> None:
         # Two refreshes: one to apply the toggle, one to lay out the grown panel.
         await pilot.pause()
         await pilot.pause()
-        last = app.dashboard.last_snapshot
+        last = app.live.latest
         if last is not None:
             report["rows"] = [list(array_row(a, a.name in last.degraded_alerts).cells) for a in last.arrays]
             report["members"] = [

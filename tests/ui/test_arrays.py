@@ -128,4 +128,4 @@ async def test_event_sequence_notifies_once_each_and_clears_the_alert(tmp_path):
         assert any("whole again" in n.message for n in app.notices.offered)
         assert len(app._notifications) <= 2
         assert rings  # Fail and DegradedArray ring the bell
-        assert [e.event for e in app.dashboard.history.events_of("md0")].count("Fail") == 1
+        assert [e.event for e in app.live.history.events_of("md0")].count("Fail") == 1

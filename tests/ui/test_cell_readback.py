@@ -268,8 +268,8 @@ SMART_READING = SmartHealth(
 
 async def smart_screen(pilot) -> None:
     await feed_rebuild(pilot)
-    snap = pilot.app.dashboard.last_snapshot
-    pilot.app.dashboard.last_snapshot = replace(snap, smart={**snap.smart, "nvme10n1p1234": SMART_READING})
+    snap = pilot.app.live.latest
+    pilot.app.live.latest = replace(snap, smart={**snap.smart, "nvme10n1p1234": SMART_READING})
     await pilot.app.push_screen(SmartScreen("nvme10n1p1234"))
     await pilot.pause()
 

@@ -85,13 +85,13 @@ async def test_pause_and_interval_keys(static_config):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("p")
-        assert app.paused and app.screen.query_one("#status").paused
+        assert app.sampling.paused and app.screen.query_one("#status").paused
         await pilot.press("p")
-        assert not app.paused
+        assert not app.sampling.paused
         await pilot.press("plus")
-        assert app.interval == 2.0
+        assert app.sampling.interval == 2.0
         await pilot.press("minus", "minus")
-        assert app.interval == 0.5
+        assert app.sampling.interval == 0.5
 
 
 async def test_help_lists_every_binding(static_config):
@@ -167,9 +167,9 @@ async def test_app_on_a_root_samples_by_itself():
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(400):  # up to ~20 s on a loaded machine; not a timing assertion
             await pilot.pause(0.05)
-            if app.dashboard.last_snapshot is not None:
+            if app.live.latest is not None:
                 break
-        snap = app.dashboard.last_snapshot
+        snap = app.live.latest
         assert snap is not None and snap.since_boot
         # First sample of a root: iostat's since-boot report (golden: sda r/s 6.90).
         assert cells(app, "disk-table")["sda"][column("disk-table", app, "r/s")] == "6.90"

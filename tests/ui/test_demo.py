@@ -15,7 +15,7 @@ async def _wait(pilot, condition, tries: int = 400) -> None:
 
 
 def md9(app):
-    snap = app.dashboard.last_snapshot
+    snap = app.live.latest
     return next(a for a in snap.arrays if a.name == "md9") if snap else None
 
 

@@ -39,7 +39,7 @@ async def test_the_timeline_opens_on_the_newest_event_and_follows_new_ones():
         for snap in snaps:
             app.apply_snapshot(snap)
         await pilot.pause()
-        history = app.dashboard.history.events_of()
+        history = app.live.history.events_of()
         assert len(history) >= 3, "the rebuild raises several events"
         await pilot.press("e")
         await pilot.pause()
@@ -76,7 +76,7 @@ async def test_the_array_detail_lists_its_events_newest_first():
         await pilot.pause()
         assert isinstance(app.screen, ArrayDetailScreen)
         table = app.screen.query_one("#detail-events", TextTable)
-        history = app.dashboard.history.events_of("md0")
+        history = app.live.history.events_of("md0")
         assert shown_events(table) == [e.event for e in reversed(history)]
         assert table.scroll_offset.y == 0
         times = [row.cells[0] for row in table.rows]

@@ -62,7 +62,7 @@ async def wait(pilot, condition, timeout: float = 20.0) -> None:
 
 
 def md9(app):
-    snap = app.dashboard.last_snapshot
+    snap = app.live.latest
     return next((a for a in snap.arrays if a.name == "md9"), None) if snap else None
 
 

@@ -17,7 +17,7 @@ async def _wait(pilot, condition, tries: int = 400) -> None:
 
 def _walked(app):
     """The processes of the last snapshot (none when /proc was not walked)."""
-    io = app.dashboard.last_snapshot.io
+    io = app.live.latest.io
     return () if io is None else io.processes
 
 
@@ -28,7 +28,7 @@ def _rows(app):
 async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
     app = RaidtopApp(Config(demo=True, interval=0.3))
     async with app.run_test(size=(140, 44)) as pilot:
-        await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
+        await _wait(pilot, lambda: app.live.latest is not None)
         panel = app.dashboard.query_one(ProcessesPanel)
         assert not panel.display and _walked(app) == ()  # hidden: /proc not walked
         sim = app.demo.sim
@@ -55,7 +55,7 @@ async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
         await pilot.press("6")
         assert not panel.display
         await _wait(pilot, lambda: _walked(app) == ())
-        assert _walked(app) == () and not app.show_processes
+        assert _walked(app) == () and not app.live.show_processes
 
 
 async def test_member_grid_detail_and_explain_say_who_loads_the_rebuilding_array():
@@ -65,7 +65,7 @@ async def test_member_grid_detail_and_explain_say_who_loads_the_rebuilding_array
 
     app = RaidtopApp(Config(demo=True, interval=0.3))
     async with app.run_test(size=(140, 44)) as pilot:
-        await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
+        await _wait(pilot, lambda: app.live.latest is not None)
         sim = app.demo.sim
         failed = sim.members[0].name
         sim.fail(failed)
@@ -78,7 +78,7 @@ async def test_member_grid_detail_and_explain_say_who_loads_the_rebuilding_array
         await _wait(pilot, lambda: "md9_resync (root cgroup)" in str(arrays.border_subtitle))
         subtitle = str(arrays.border_subtitle)
         assert subtitle.startswith("ALERT: md9 degraded · md9: ") and "md9_resync (root cgroup)" in subtitle, subtitle
-        assert app.dashboard.last_snapshot.io.processes == ()  # the Processes panel is hidden
+        assert app.live.latest.io.processes == ()  # the Processes panel is hidden
         await pilot.press("escape")
         app.dashboard.query_one("#array-table", TextTable).move_cursor_to_key("md9")
         await pilot.press("d")
@@ -91,10 +91,10 @@ async def test_member_grid_detail_and_explain_say_who_loads_the_rebuilding_array
         assert versus.startswith("recovery ") and "vs load" in versus and "postgresql.service" in versus
         await pilot.press("escape")
         await _wait(pilot, lambda: not isinstance(app.screen, ArrayDetailScreen))
-        assert "detail" not in app.units_wanted_by
+        assert "detail" not in app.live.units_wanted_by
 
     from raidtop.presentation import explain
 
-    snap = app.dashboard.last_snapshot
+    snap = app.live.latest
     text = " ".join(explain.explain_array(snap, "md9").caveats)
     assert "sync_speed_min" in text and "lets the load go first" in text

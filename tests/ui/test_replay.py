@@ -24,29 +24,29 @@ async def test_replay_steps_seeks_and_changes_speed(tmp_path):
     live = record(path, TREES * 4, frames=12)
     app = RaidtopApp(Config(replay=path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
+        await _wait(pilot, lambda: app.live.latest is not None)
         assert app.dashboard.query_one("#status").badge == "REPLAY"
         assert app.dashboard.query_one("#time-bar").display
         await pilot.press("p")  # pause
-        assert not app.replay_position.playing
-        here = app.replay_position.index
+        assert not app.live.replay.playing
+        here = app.live.replay.index
         await pilot.press("full_stop")
-        await _wait(pilot, lambda: app.replay_position.index == here + 1)
-        assert app.dashboard.last_snapshot == live[here + 1]
+        await _wait(pilot, lambda: app.live.replay.index == here + 1)
+        assert app.live.latest == live[here + 1]
         await pilot.press("comma")
-        await _wait(pilot, lambda: app.replay_position.index == here)
-        assert app.dashboard.last_snapshot == live[here]
+        await _wait(pilot, lambda: app.live.replay.index == here)
+        assert app.live.latest == live[here]
         await pilot.press("j")
         await pilot.press(*"50%", "enter")
         await _wait(
             pilot,
-            lambda: app.replay_position.index == read_recording(path).index_at((live[0].time + live[-1].time) / 2),
+            lambda: app.live.replay.index == read_recording(path).index_at((live[0].time + live[-1].time) / 2),
         )
-        assert app.dashboard.last_snapshot == live[app.replay_position.index]
+        assert app.live.latest == live[app.live.replay.index]
         await pilot.press("greater_than_sign", "greater_than_sign")
-        assert app.replay_position.speed == 5.0
+        assert app.live.replay.speed == 5.0
         await pilot.press("less_than_sign")
-        assert app.replay_position.speed == 2.0
+        assert app.live.replay.speed == 2.0
 
 
 async def test_replay_plays_to_the_end_and_stops(tmp_path):
@@ -55,8 +55,8 @@ async def test_replay_plays_to_the_end_and_stops(tmp_path):
     app = RaidtopApp(Config(replay=path))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press(*["greater_than_sign"] * 5)  # 60×: the 10 s gaps pass quickly
-        await _wait(pilot, lambda: app.replay_position.index == 3 and not app.replay_position.playing)
-        assert app.replay_position.index == 3
+        await _wait(pilot, lambda: app.live.replay.index == 3 and not app.live.replay.playing)
+        assert app.live.replay.index == 3
 
 
 async def finished_recording(app: RaidtopApp) -> None:
@@ -71,11 +71,11 @@ async def test_recording_key_writes_a_replayable_file(tmp_path, monkeypatch):
     app = RaidtopApp(Config(root=DATA / "root1", interval=0.5))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("R")
-        await _wait(pilot, lambda: app.recorder is not None)  # the file is created in a worker
-        writer = app.recorder[1]
+        await _wait(pilot, lambda: app.session_recorder.active is not None)  # the file is created in a worker
+        writer = app.session_recorder.active[1]
         await _wait(pilot, lambda: writer.frames >= 2)
         await pilot.press("R")
-        assert app.recorder is None
+        assert app.session_recorder.active is None
         await finished_recording(app)
     recording = read_recording(writer.path)
     assert len(recording.frames) >= 2 and recording.notes == []
@@ -99,8 +99,8 @@ async def test_a_noted_action_lands_in_the_recording_and_one_before_it_does_not(
     async with app.run_test(size=(120, 40)) as pilot:
         app.note_action("lab", "mdadm --fail /dev/md9 /dev/loop9  # before recording")
         await pilot.press("R")
-        await _wait(pilot, lambda: app.recorder is not None)
-        writer = app.recorder[1]
+        await _wait(pilot, lambda: app.session_recorder.active is not None)
+        writer = app.session_recorder.active[1]
         await _wait(pilot, lambda: writer.frames >= 1)
         app.note_action("lab", "mdadm --fail /dev/md9 /dev/loop9")
         noted_at = writer.frames

@@ -39,20 +39,20 @@ async def test_a_damaged_recording_shows_notes_and_replays_the_rest(tmp_path):
     path = _damaged_recording(tmp_path)
     app = RaidtopApp(Config(replay=path))
     async with app.run_test(size=(120, 40)) as pilot:
-        await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
+        await _wait(pilot, lambda: app.live.latest is not None)
         messages = [n.message for n in app._notifications]
         assert any("part 2 of the recording is damaged" in m and "[/]" in m for m in messages)
         assert any("1 damaged sample skipped" in m for m in messages)
         status = app.dashboard.query_one("#status")
         assert status.host == "replay of evil\ufffd]0;pwned\ufffd[bold]host[/]"
-        assert len(app.replayer) == 100  # streams 1 and 3
+        assert len(app.player.replayer) == 100  # streams 1 and 3
         await pilot.press("p")
         await pilot.press("j", *"100%", "enter")
-        await _wait(pilot, lambda: app.dashboard.last_snapshot.time == START + 149)
-        assert app.replay_position.index == 99
+        await _wait(pilot, lambda: app.live.latest.time == START + 149)
+        assert app.live.replay.index == 99
         await pilot.press("comma")
-        await _wait(pilot, lambda: app.dashboard.last_snapshot.time == START + 148)
-        assert app.replay_position.index == 98
+        await _wait(pilot, lambda: app.live.latest.time == START + 148)
+        assert app.live.replay.index == 98
         screen = app.export_screenshot()
         assert "\x1b]0;" not in screen and "pwned" in screen
         assert app.is_running
@@ -82,6 +82,6 @@ async def test_a_recording_read_by_the_caller_is_not_read_again(tmp_path):
     path.unlink()  # the app must use what it was handed
     app = RaidtopApp(Config(replay=path), recording=recording)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
-        assert app.replayer.recording is recording
+        await _wait(pilot, lambda: app.live.latest is not None)
+        assert app.player.replayer.recording is recording
         assert not [n for n in app._notifications if n.severity == "error"]

@@ -167,8 +167,8 @@ async def _wait(pilot, condition, tries: int = 400) -> None:
 async def test_demo_key_makes_a_survivor_go_bad_and_raises_the_banner():
     app = RaidtopApp(Config(demo=True, interval=0.5))
     async with app.run_test(size=(160, 40)) as pilot:
-        await _wait(pilot, lambda: app.dashboard.last_snapshot is not None and app.dashboard.last_snapshot.smart)
-        snap = app.dashboard.last_snapshot
+        await _wait(pilot, lambda: app.live.latest is not None and app.live.latest.smart)
+        snap = app.live.latest
         assert all(h.verdict == "ok" for h in snap.smart.values())  # the demo's disks are healthy
         banner = app.screen.query_one(RiskBanner)
         assert not banner.display
@@ -176,9 +176,7 @@ async def test_demo_key_makes_a_survivor_go_bad_and_raises_the_banner():
         sim.advance(sim.component_kib)  # finish the initial build: md9 whole
         await _wait(
             pilot,
-            lambda: (
-                app.dashboard.last_snapshot.arrays[0].health == "ok" if app.dashboard.last_snapshot.arrays else False
-            ),
+            lambda: app.live.latest.arrays[0].health == "ok" if app.live.latest.arrays else False,
         )
         await pilot.press("B")
         bad = next(m.name for m in sim.members if m.name in app.demo.smart._bad)
@@ -188,7 +186,7 @@ async def test_demo_key_makes_a_survivor_go_bad_and_raises_the_banner():
         await _wait(pilot, lambda: banner.display)
         assert banner.display
         assert any(f"sits on {bad} (8 pending sectors)" in line for line in banner.lines)
-        events = [e for e in app.dashboard.history.events_of() if e.event == "SmartWarning"]
+        events = [e for e in app.live.history.events_of() if e.event == "SmartWarning"]
         assert [e.member for e in events] == [bad]
 
 

@@ -51,9 +51,9 @@ async def test_the_dashboard_turns_the_collector_back_on_after_its_first_frame()
     app = RaidtopApp(Config(root=DATA / "root1", interval=0.5))
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(100):  # bounded wait for the first sample, not a timing assertion
-            if app.dashboard.last_snapshot is not None:
+            if app.live.latest is not None:
                 break
             await pilot.pause(0.05)
-        assert app.dashboard.last_snapshot is not None
+        assert app.live.latest is not None
         assert gc.isenabled() and not startup_gc.paused()
         assert gc.get_freeze_count() > 0

@@ -68,32 +68,29 @@ async def _wait(pilot, condition, tries: int = 400) -> None:
 
 
 def md6_events(app) -> list[tuple[float, str, str | None]]:
-    return [(e.time, e.event, e.member) for e in app.dashboard.history.events_of("md6")]
+    return [(e.time, e.event, e.member) for e in app.live.history.events_of("md6")]
 
 
 async def test_replay_events_are_a_function_of_the_position():
     app = RaidtopApp(Config(replay=BUNDLED_REBUILD))
     async with app.run_test(size=(120, 40)) as pilot:
-        await _wait(pilot, lambda: app.dashboard.last_snapshot is not None)
+        await _wait(pilot, lambda: app.live.latest is not None)
         await pilot.press("p")
         await pilot.press("j")
         await pilot.press("backspace", "backspace", "backspace", *"50%", "enter")
-        recording = app.replayer.recording
+        recording = app.player.replayer.recording
         middle = recording.index_at((recording.start + recording.end) / 2)
         await _wait(
             pilot,
-            lambda: (
-                app.replay_position.index == middle
-                and app.dashboard.last_snapshot.time == recording.frames[middle].time
-            ),
+            lambda: app.live.replay.index == middle and app.live.latest.time == recording.frames[middle].time,
         )
         at_middle = md6_events(app)
         assert [e[1] for e in at_middle][:3] == ["Fail", "DegradedArray", "RebuildStarted"]
         for key in ("comma", "comma", "full_stop", "full_stop", "comma", "full_stop"):
-            target = app.replay_position.index + (1 if key == "full_stop" else -1)
+            target = app.live.replay.index + (1 if key == "full_stop" else -1)
             await pilot.press(key)
-            await _wait(pilot, lambda target=target: app.dashboard.last_snapshot.time == recording.frames[target].time)
-        assert app.replay_position.index == middle
+            await _wait(pilot, lambda target=target: app.live.latest.time == recording.frames[target].time)
+        assert app.live.replay.index == middle
         assert md6_events(app) == at_middle  # no doubles after scrubbing back and forth
 
 

@@ -88,7 +88,7 @@ def test_the_command_line_reads_the_recording_once_and_hands_it_to_the_app(tmp_p
     assert cli.main(["--replay", str(path)]) == 0
     assert opened == [path]
     (app,) = started
-    assert len(app.replayer.recording.frames) == 3
+    assert len(app.player.replayer.recording.frames) == 3
 
 
 # --------------------------------------------------------------- record

@@ -40,6 +40,7 @@ from raidtop.screens.bench.rows import (
 from raidtop.screens.bench.run_flow import BenchRun
 from raidtop.widgets.fio_plot import FioProgressPlot
 from raidtop.widgets.key_footer import KeyFooter
+from raidtop.live.state import live_state
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import TextTable
@@ -176,7 +177,7 @@ class BenchScreen(Screen[None]):
         if not self.stack_names:
             table.set_rows([], f"no block device under {message.target}")
         else:
-            snapshot = self.app.dashboard.last_snapshot if hasattr(self.app, "dashboard") else None
+            snapshot = live_state(self.app).latest if hasattr(self.app, "live") else None
             if snapshot is not None:
                 self.apply_snapshot(snapshot)
             else:

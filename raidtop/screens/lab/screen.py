@@ -49,13 +49,13 @@ from raidtop.screens.lab.rows import (
     TIMELINE_COLUMNS,
 )
 from raidtop.screens.member_flow import MemberFlow
-from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import TextTable
 from raidtop.widgets.key_footer import KeyFooter
-from raidtop.app.typed_app import raidtop_app
+from raidtop.screens.dashboard.messages import ShowMembers
+from raidtop.screens.host import screen_host
 
 
 class LabScreen(Screen[None]):
@@ -144,14 +144,14 @@ class LabScreen(Screen[None]):
     def lab(self) -> Lab:
         """The lab this screen drives."""
         if self._lab is None:
-            self._lab = raidtop_app(self).lab or Lab(root=raidtop_app(self).config.root)
+            self._lab = screen_host(self).lab or Lab(root=screen_host(self).config.root)
         return self._lab
 
     @property
     def actions(self) -> LabMemberActions:
         """Member actions on the lab's arrays."""
         if self._actions is None:
-            shared = raidtop_app(self).lab_actions
+            shared = screen_host(self).lab_actions
             # read_only=False given explicitly (tests on a fixture root) lets the actions act there too.
             self._actions = (
                 shared
@@ -286,8 +286,8 @@ class LabScreen(Screen[None]):
                 where += f"; CSV: {message.csv_path}"
             self.app.push_screen(ReportDialog("RAID-level study", result_table(message.study), where))
         self._request_refresh()
-        raidtop_app(self).note_action("lab", message.title)
-        raidtop_app(self).sample_now()
+        screen_host(self).note_action("lab", message.title)
+        screen_host(self).sample_now()
 
     # -------------------------------------------------------------- keys
 
@@ -365,11 +365,10 @@ class LabScreen(Screen[None]):
     def action_members(self) -> None:
         """Show the highlighted array's members on the dashboard, where f/r/a act too."""
         name = self._tables.selected
-        dashboard = raidtop_app(self).dashboard
         if name is None:
             return
         self.app.pop_screen()
-        dashboard.query_one("#arrays", ArraysPanel).expand_for_actions(name)
+        self.app.post_message(ShowMembers(name))
 
     def action_experiments(self) -> None:
         """The lab history's experiments (raidtop lab sweep, tradeoff, bitmap, grow), plotted."""

@@ -43,7 +43,7 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import Row, TextTable
 from raidtop.widgets.key_footer import KeyFooter
-from raidtop.app.typed_app import raidtop_app
+from raidtop.screens.host import screen_host
 
 
 class TuningScreen(Screen[None]):
@@ -120,7 +120,7 @@ class TuningScreen(Screen[None]):
     def session(self) -> TuningSession:
         """The tuning session (created on first use from the app's root)."""
         if self._session is None:
-            self._session = session_for(raidtop_app(self).config.root)
+            self._session = session_for(screen_host(self).config.root)
         return self._session
 
     def compose(self) -> ComposeResult:
@@ -168,7 +168,7 @@ class TuningScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.set_class(self.session.needs_sudo, "-not-root")
-        self._snapshot = raidtop_app(self).dashboard.last_snapshot
+        self._snapshot = screen_host(self).live.latest
         self.watch(self.query_one("#tuning-targets", TextTable), "cursor_row", self._target_moved, init=False)
         self.watch(self.query_one("#tuning-knobs", TextTable), "cursor_row", self._knob_moved, init=False)
         self.refresh_view()

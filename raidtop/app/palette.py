@@ -1,0 +1,25 @@
+"""The command palette's entries: every key of the app and of the screen on top, by its description."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.dom import DOMNode
+
+
+def key_commands(app: App[Any], screen: DOMNode) -> Iterator[SystemCommand]:
+    """One palette entry per binding of ``app`` and ``screen`` (the first of each id), running its action there."""
+    seen: set[str] = set()
+    for owner in (app, screen):
+        for binding in owner.BINDINGS:
+            if not isinstance(binding, Binding) or binding.id in seen:
+                continue
+            seen.add(binding.id or binding.action)
+
+            def run(action: str = binding.action, target: DOMNode = owner) -> None:
+                app.call_later(app.run_action, action, target)
+
+            yield SystemCommand(binding.description, binding.tooltip or binding.description, run)

@@ -242,7 +242,7 @@ def test_an_xz_bomb_is_stopped_by_the_limits(tmp_path):
 
 
 def test_a_bomb_of_tiny_frames_stops_at_the_frame_limit(tmp_path, monkeypatch):
-    from raidtop.collect.recording.roots import read as recording_read
+    from raidtop.collect.recording import read as recording_read
 
     monkeypatch.setattr(recording_read, "MAX_FRAMES", 5_000)
     tiny = json.dumps({"t": START, "d": {}}).encode() + b"\n"
@@ -292,7 +292,7 @@ def test_a_header_only_file_and_an_empty_file_are_refused(tmp_path):
 def test_a_stream_that_needs_more_decoder_memory_than_the_limit_is_skipped(ten_minutes, monkeypatch):
     # raidtop's preset 6 needs 9 MiB to decode; with the limit below that every
     # stream is refused by lzma itself, and the reader says why instead of crashing.
-    from raidtop.collect.recording.roots import read as recording_read
+    from raidtop.collect.recording import read as recording_read
 
     path, _ = ten_minutes
     monkeypatch.setattr(recording_read, "LZMA_MEMLIMIT", 1 << 20)

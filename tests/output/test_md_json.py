@@ -82,9 +82,8 @@ def test_unknown_values_are_null():
 
 
 def test_md_modules_do_not_import_textual():
-    modules = ["raidtop.model.md"] + [
-        f"raidtop.collect.{m}"
-        for m in ("md", "mdstat", "mdsysfs", "mdlevel", "mdevents", "mdeta", "mdjson", "mdadm_export")
+    modules = ["raidtop.model.md", "raidtop.output.md_json"] + [
+        f"raidtop.collect.md.{m}" for m in ("read", "mdstat", "sysfs", "level", "events", "eta", "mdadm_export")
     ]
     code = f"import sys; import {', '.join(modules)}; print(any(m.split('.')[0] == 'textual' for m in sys.modules))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -131,7 +131,7 @@ async def tuning_screenshot() -> Path:
     from raidtop.actions.tuning import TuningSession
     from raidtop.screens.tuning.screen import TuningScreen
     from raidtop.widgets.text_table import TextTable
-    from tests.ui.test_tuning_screen import tuning_root
+    from tests.screens.tuning.test_tuning_screen import tuning_root
 
     with tempfile.TemporaryDirectory() as tmp:
         root = tuning_root(Path(tmp))
@@ -155,7 +155,7 @@ async def bench_screenshot() -> Path:
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
     from raidtop.screens.bench.screen import BenchScreen
     from raidtop.widgets.text_table import TextTable
-    from tests.ui.test_bench_screen import store_comparison
+    from tests.screens.bench.test_bench_screen import store_comparison
 
     with tempfile.TemporaryDirectory() as tmp:
         for kind in ("DATA", "CONFIG", "STATE"):
@@ -188,7 +188,7 @@ async def lab_screenshot() -> Path:
     from raidtop.actions.lab.core import Lab
     from raidtop.screens.lab.screen import LabScreen
     from raidtop.widgets.text_table import TextTable
-    from tests.ui.test_lab_screen import CAPTURED_AT, FIXTURE, READY, SNAPSHOT_LAB, RecordingRunner
+    from tests.screens.lab.test_lab_screen import CAPTURED_AT, FIXTURE, READY, SNAPSHOT_LAB, RecordingRunner
 
     with tempfile.TemporaryDirectory() as tmp:
         for kind in ("DATA", "STATE"):
@@ -226,7 +226,7 @@ async def lab_screenshot() -> Path:
 async def fleet_screenshot() -> Path:
     """``raidtop fleet``: three hosts, worst first (a real recorded rebuild, procfs's fixture arrays, one down)."""
     from raidtop.app.fleet_app import FleetApp
-    from tests.exporter.fleet_data import StaticSource, sample_fleet
+    from tests.fleet.fleet_data import StaticSource, sample_fleet
 
     app = FleetApp(StaticSource(sample_fleet()), "http://prometheus:9090", interval_s=3600)
     async with app.run_test(size=(120, 24)) as pilot:

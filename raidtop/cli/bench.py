@@ -83,9 +83,9 @@ def run(args: argparse.Namespace) -> int:
     for problem in presets.problems:
         _err(f"raidtop bench: {problem}")
     if args.list:
-        for preset in presets.presets:
-            runtime = presets.runtime_of(preset)
-            print(f"{preset.name:<16} {preset.summary:<28} {runtime:>4} s  {preset.description}")
+        for listed in presets.presets:
+            runtime = presets.runtime_of(listed)
+            print(f"{listed.name:<16} {listed.summary:<28} {runtime:>4} s  {listed.description}")
         return 0
     if not args.preset or not args.target:
         print(

@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(problem)
     from raidtop.exporter.service import Exporter, LiveSource, ReplaySource
 
+    source: ReplaySource | LiveSource
     if args.replay is not None:
         from raidtop.collect.recording.roots import RecordingError, read_recording
 

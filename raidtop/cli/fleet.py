@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from raidtop.app.fleet_app import FleetApp
 
     secrets = (args.bearer_token_file, args.basic_auth_file, args.ca_file)
+    source: PrometheusSource | SshSource
     if args.prometheus:
         from raidtop.fleet.http_get import FetchError, credentials
         from raidtop.fleet.prometheus import PrometheusSource

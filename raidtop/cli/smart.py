@@ -102,7 +102,7 @@ def judge_files(paths: list[str]) -> tuple[list, list[dict[str, str]]]:
             errors.append({"file": plain(path), "error": "not smartctl JSON output (no \"smartctl\" object)"})
             continue
         device = doc.get("device") if isinstance(doc.get("device"), dict) else {}
-        name = device.get("name") if isinstance(device.get("name"), str) else ""
+        name: str = device["name"] if isinstance(device.get("name"), str) else ""
         disk = plain(os.path.basename(name) or os.path.basename(path))[:64]
         mtime = _mtime(path)
         healths.append(judge(parse_smartctl(doc, disk, mtime)))

@@ -82,11 +82,12 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Carry out one ``raidtop tune`` invocation; returns the exit code."""
     from raidtop.actions.tuning import TuningSession
+    from raidtop.collect.source import Root
 
     root: Path = getattr(args, "root", Path("/"))
     if not root.is_dir():
         return _usage(f"--root {root}: not a directory")
-    session = TuningSession(root)
+    session = TuningSession(Root(root))
     try:
         if args.list:
             if len(args.words) > 1:

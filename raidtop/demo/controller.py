@@ -173,10 +173,12 @@ class DemoController:
         try:
             if verb == "add":
                 self.sim.add()
-            elif verb == "fail":
-                self.sim.fail(member)
             else:
-                self.sim.remove(member)
+                assert member is not None, "command() refuses fail and remove without a member"
+                if verb == "fail":
+                    self.sim.fail(member)
+                else:
+                    self.sim.remove(member)
         except SimulationRefused as exc:
             raise ActionRefused(str(exc)) from None
         self.root.refresh()

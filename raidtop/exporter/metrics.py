@@ -253,7 +253,7 @@ def _last_event(times: Mapping[tuple[str, str], float]) -> Metric:
     return family
 
 
-def _maybe(family: Metric, labels: list[str], value: float | None) -> None:
+def _maybe(family: GaugeMetricFamily, labels: list[str], value: float | None) -> None:
     # A value the source does not show is absent, never 0: PromQL then says "no data".
     if value is not None:
         family.add_metric(labels, value)

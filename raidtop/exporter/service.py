@@ -98,6 +98,7 @@ class ReplaySource:
         while self.replayer.index < target:
             snapshot = self.replayer.snapshot_at(self.replayer.index + 1)
             events.extend(snapshot.events)
+        assert snapshot is not None  # the replayer starts before frame 0, so the first call steps at least once
         self._last = replace(snapshot, events=tuple(events))
         return self._last
 
@@ -171,7 +172,7 @@ class Exporter:
         self.first_sample.set()
         if self.textfile_dir is not None:
             try:
-                self.write_textfile()
+                self.write_textfile(self.textfile_dir)
             except OSError as exc:
                 where = self.textfile_dir / TEXTFILE_NAME
                 self._failed("textfile", f"cannot write {where}: {exc.strerror or exc}")
@@ -210,9 +211,9 @@ class Exporter:
         # Process metrics are read here too, once per sample: a scrape touches no file at all.
         self.exposition.publish(self._md_text + self._process_formatter.format(self._process.collect()))
 
-    def write_textfile(self) -> Path:
-        """Replace ``DIR/raidtop.prom`` atomically with the md families (no process metrics)."""
-        return atomic_write(self.textfile_dir / TEXTFILE_NAME, self._md_text, 0o644)
+    def write_textfile(self, directory: Path) -> Path:
+        """Replace ``directory/raidtop.prom`` atomically with the md families (no process metrics)."""
+        return atomic_write(directory / TEXTFILE_NAME, self._md_text, 0o644)
 
     def start(self) -> None:
         """Start sampling every ``interval_s`` in a daemon thread."""

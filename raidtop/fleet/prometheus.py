@@ -14,6 +14,7 @@ import time
 import urllib.parse
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from typing import Any
 
 from raidtop.fleet.http_get import Credentials, FetchError, TimedOut, get
 from raidtop.fleet.model import NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, UnusableValue, worst_first
@@ -74,7 +75,7 @@ class PrometheusSource:
         self._clock = clock
         self._deadline: float | None = None
 
-    def _api(self, path: str, **params: str) -> object:
+    def _api(self, path: str, **params: str) -> dict[str, Any]:
         address = f"{self.url}/api/v1/{path}" + (f"?{urllib.parse.urlencode(params)}" if params else "")
         left = self.timeout_s if self._deadline is None else self._deadline - time.monotonic()
         if left <= 0:

@@ -13,7 +13,7 @@ import re
 import threading
 import time
 from collections.abc import Sequence
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Any
 
 from raidtop.collect.bounded_run import Ran, run_bounded, stop
@@ -137,10 +137,18 @@ class SshSource:
             stop(proc)
 
 
+@dataclass(frozen=True, slots=True)
+class _Waits:
+    """A host's per-disk awaits from its JSON: what :func:`slow_members` needs of a member's I/O."""
+
+    r_await_ms: float | None
+    w_await_ms: float | None
+
+
 def arrays_from_snapshot(doc: dict[str, Any]) -> list[FleetArray]:
     """The fleet's arrays from one ``raidtop snapshot --json`` document (raises on a wrong shape)."""
     waits = {
-        _name(d["name"]): SimpleNamespace(
+        _name(d["name"]): _Waits(
             r_await_ms=_num(d.get("r_await_ms"), "r_await_ms"), w_await_ms=_num(d.get("w_await_ms"), "w_await_ms")
         )
         for d in doc.get("disks") or []
@@ -181,7 +189,7 @@ def arrays_from_snapshot(doc: dict[str, Any]) -> list[FleetArray]:
             auto_read_only=a.get("auto_read_only") is True,
         )
         slow = slow_members(array, waits)
-        running = sync is not None and sync.running
+        running = sync if sync is not None and sync.running else None
         out.append(
             FleetArray(
                 name=array.name,
@@ -189,11 +197,11 @@ def arrays_from_snapshot(doc: dict[str, Any]) -> list[FleetArray]:
                 level=array.level,
                 raid_disks=array.raid_disks,
                 degraded=array.degraded,
-                action=sync.action if running else None,
-                done_bytes=_bytes(sync.done_kib) if running else None,
-                total_bytes=_bytes(sync.total_kib) if running else None,
-                speed_bytes_s=_bytes(sync.speed_kib_s) if running else None,
-                eta_s=sync.eta_s if running else None,
+                action=running.action if running else None,
+                done_bytes=_bytes(running.done_kib) if running else None,
+                total_bytes=_bytes(running.total_kib) if running else None,
+                speed_bytes_s=_bytes(running.speed_kib_s) if running else None,
+                eta_s=running.eta_s if running else None,
                 mismatch_sectors=array.mismatch_cnt,
                 members=tuple(FleetMember(m.name, member_role(m), m.name in slow, m.errors) for m in members),
             )

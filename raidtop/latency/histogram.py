@@ -5,7 +5,7 @@ only to lie inside one bucket ``[low, high]``. :func:`percentile_bucket` returns
 bucket (a statement that is always true); :func:`percentile` interpolates inside
 it, which can be off by up to the bucket's width (a factor of two), never more.
 The exact nearest-rank percentile of the samples always lies in the bucket
-(tests/unit/test_latency_histogram.py checks both with hypothesis).
+(tests/latency/test_latency_histogram.py checks both with hypothesis).
 """
 
 from __future__ import annotations

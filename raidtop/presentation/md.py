@@ -7,7 +7,9 @@ panel, the detail screen and tests.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from statistics import median
+from typing import Protocol
 
 from raidtop.collect.md.eta import SPEED_WINDOW_S
 from raidtop.presentation.format import DASH
@@ -242,7 +244,17 @@ def counting_action(array: MdArray) -> str | None:
     return None if array.last_sync_action in (None, "", "none", "idle") else array.last_sync_action
 
 
-def member_await(io: DiskIO | None) -> float | None:
+class MemberWaits(Protocol):
+    """What :func:`slow_members` reads of a member's I/O: a :class:`DiskIO`, or the awaits a fleet host sent."""
+
+    @property
+    def r_await_ms(self) -> float | None: ...
+
+    @property
+    def w_await_ms(self) -> float | None: ...
+
+
+def member_await(io: MemberWaits | None) -> float | None:
     """The member's worst average wait this interval (reads or writes)."""
     if io is None:
         return None
@@ -250,7 +262,7 @@ def member_await(io: DiskIO | None) -> float | None:
     return max(waits) if waits else None
 
 
-def slow_members(array: MdArray, disks: dict[str, DiskIO]) -> set[str]:
+def slow_members(array: MdArray, disks: Mapping[str, MemberWaits]) -> set[str]:
     """Members whose await is far above their siblings' (a slow disk drags the array)."""
     waits = {m.name: member_await(disks.get(m.name)) for m in array.members if not m.is_faulty}
     known = {name: w for name, w in waits.items() if w is not None}

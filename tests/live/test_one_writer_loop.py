@@ -12,7 +12,7 @@ from raidtop.actions.tuning import TuningSession, write_attribute
 
 import pytest
 
-from tests.unit.test_fio_compare import _loop_tuning, _plan, history  # noqa: F401  (history is a fixture)
+from tests.actions.fio.test_fio_compare import _loop_tuning, _plan, history  # noqa: F401  (history is a fixture)
 from test_tuning_loop import loops, queue  # noqa: F401  (loops attaches two loop devices and detaches them)
 
 pytestmark = pytest.mark.live

@@ -2,7 +2,7 @@
 
 Usage (from the repository root, with the project's venv)::
 
-    nice -n 10 .venv/bin/python tests/mutation/mutate.py raidtop/safeio.py tests/unit/test_safeio.py
+    nice -n 10 .venv/bin/python tests/mutation/mutate.py raidtop/safeio.py tests/test_safeio.py
 
 Every mutant is the module with one change in its syntax tree: a comparison
 flipped (``<`` → ``<=``, ``in`` → ``not in``), an operator or ``and``/``or``

@@ -1,7 +1,7 @@
 """raidtop's md events against ``mdadm --monitor``'s, with the documented differences applied.
 
 Used by the VM test (tests/realmd/test_monitor.py, live) and by the replay
-test (tests/unit/test_realmd_traces.py, from the traces). Each difference
+test (tests/collect/md/test_realmd_traces.py, from the traces). Each difference
 removed here is in the README's "raidtop and mdadm --monitor" table, with
 its reason; anything else that differs fails the comparison.
 

@@ -1,0 +1,51 @@
+"""The fleet screen: worst first, Enter drills into a host, problems in words, untrusted names as text."""
+
+from __future__ import annotations
+
+from raidtop.fleet.model import FleetArray, FleetHost, FleetMember, FleetReading
+from raidtop.app.fleet_app import FleetApp
+from raidtop.widgets.fleet_table import FleetTable
+from tests.fleet.fleet_data import StaticSource, sample_fleet
+
+
+def cells(table: FleetTable) -> list[list[str]]:
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_worst_first_and_enter_opens_a_host() -> None:
+    app = FleetApp(StaticSource(sample_fleet()), "test", interval_s=60)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        await pilot.pause(0.3)
+        table = app.screen.query_one(FleetTable)
+        rows = cells(table)
+        assert rows[0][0] == "web3:10719" and rows[0][3] == "unreadable" and "exporter down" in rows[0][5]
+        assert rows[1][:4] == ["store7:10719", "md5", "raid5", "degraded"]
+        rebuild = next(r for r in rows if r[0] == "db1:10719")
+        assert rebuild[3] == "recovering" and "%" in rebuild[5] and rebuild[6] and rebuild[7]
+        table.move_cursor(row=next(i for i, r in enumerate(rows) if r[0] == "db1:10719"))
+        await pilot.press("enter")
+        await pilot.pause()
+        members = cells(app.screen.query_one("#host-members", FleetTable))
+        assert {r[1]: r[2] for r in members} == {"loop0": "in_sync", "loop3": "rebuilding", "loop2": "in_sync"}
+        await pilot.press("escape")
+        assert app.screen.query_one(FleetTable).id == "fleet-table"
+
+
+async def test_nothing_readable_is_said_in_words() -> None:
+    reading = FleetReading(problem="Prometheus at http://x:9090 is unreachable: [Errno 111] Connection refused")
+    app = FleetApp(StaticSource(reading), "http://x:9090", interval_s=60)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await pilot.pause(0.3)
+        status = str(app.screen.query_one("#fleet-status").render())
+        assert "is unreachable" in status and app.screen.query_one(FleetTable).row_count == 0
+
+
+async def test_names_from_hosts_are_shown_as_text_never_markup() -> None:
+    hostile = "[b]evil[/b]\x1b[2J"
+    host = FleetHost(hostile, (FleetArray("md0", "clean", "raid1", 2, 0, members=(FleetMember("[red]x", "in_sync"),)),))
+    app = FleetApp(StaticSource(FleetReading(hosts=(host,))), "t", interval_s=60)
+    async with app.run_test(size=(100, 20)) as pilot:
+        await pilot.pause(0.3)
+        shown = cells(app.screen.query_one(FleetTable))[0][0]
+        assert shown.startswith("[b]evil[/b]") and "\x1b" not in shown

@@ -13,7 +13,7 @@ from raidtop.presentation.md_announcements import announcements
 from raidtop.model.md import MdArray, MdMember
 from raidtop.model.smart import SmartHealth, SmartReason
 
-MDSTAT = Path(__file__).resolve().parents[2] / "data" / "md" / "mdstat"
+MDSTAT = Path(__file__).resolve().parents[1] / "data" / "md" / "mdstat"
 
 
 def reading(disk: str, verdict: str, serial: str | None = "S1", state: str = "read") -> SmartHealth:

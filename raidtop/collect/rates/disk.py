@@ -4,34 +4,10 @@ from __future__ import annotations
 
 from operator import attrgetter, sub
 
-from raidtop.model.snapshot import DiskCounters, DiskIdentity, DiskIO
+from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO
 
 _DISK_FIELDS = DiskCounters.__slots__[3:]
-DISK_RATE_FIELDS = (
-    "r_s",
-    "w_s",
-    "rkb_s",
-    "wkb_s",
-    "rrqm_s",
-    "wrqm_s",
-    "rrqm_pct",
-    "wrqm_pct",
-    "r_await_ms",
-    "w_await_ms",
-    "aqu_sz",
-    "rareq_sz_kb",
-    "wareq_sz_kb",
-    "util_pct",
-    "d_s",
-    "dkb_s",
-    "drqm_s",
-    "drqm_pct",
-    "d_await_ms",
-    "dareq_sz_kb",
-    "f_s",
-    "f_await_ms",
-)
-"""Every DiskIO field that is a rate over the interval (the rest is identity)."""
+__all__ = ["DISK_RATE_FIELDS", "disk_io"]
 
 
 def disk_io(

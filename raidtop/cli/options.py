@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from raidtop.config import Config
 from raidtop.presentation.format import DURATION_UNITS
@@ -30,7 +30,7 @@ _INTEGER = re.compile(r"[0-9]+", re.ASCII)
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line: ``raidtop: <what> (see raidtop --help)``."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from raidtop.presentation.format import DASH, kib
+from raidtop.model.units import size
+from raidtop.presentation.format import DASH
 from raidtop.model.smart import VERDICT_RANK, RebuildRisk, SmartHealth
 from raidtop.untrusted import plain
 
@@ -55,7 +56,7 @@ def health_of(
 
 def size_bytes(value: int | None) -> str:
     """A byte count in the panels' short units."""
-    return DASH if value is None else kib(value / 1024)
+    return size(value)
 
 
 def percent(probability: float | None) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from raidtop.presentation.disk_fields import DISK_FIELDS
 from raidtop.presentation.format import kib, num
+from raidtop.model.units import duration
 from raidtop.presentation.md import (
     EMPTY_SLOT_PREFIX,
-    duration,
     finish_clock,
     row_marks,
     member_role_text,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from raidtop.model.units import DASH, DURATION_UNITS, size
 
 __all__ = ["DASH", "DURATION_UNITS", "fmt_iops", "fmt_lat", "fmt_mb", "fmt_pct", "kib", "level_bar", "num", "sparkline"]
@@ -24,7 +26,7 @@ def kib(value: float | int | None) -> str:
     return size(None if value is None else value * 1024)
 
 
-def sparkline(values: list[float], width: int) -> str:
+def sparkline(values: Sequence[float], width: int) -> str:
     """Block characters for the last ``width`` values, scaled to their maximum."""
     tail = values[-width:]
     peak = max(tail, default=0.0)

@@ -175,7 +175,8 @@ def rebuild_vs_load(snap: Snapshot, array: MdArray) -> tuple[str, list[str]] | N
         f"While other I/O reaches the members, md slows its {sync.action} toward sync_speed_min ({floor} per device) "
         f"and lets the load go first; it never goes below that floor, and never above sync_speed_max "
         f"({limit_max if limit_max is not None else '?'} KiB/s) even on idle disks.",
-        f"Now: the {sync.action} moves {own / 1e6:.1f} MB/s on the members and the load {other / 1e6:.1f} MB/s ({who}). "
+        f"Now: the {sync.action} moves {own / 1e6:.1f} MB/s on the members "
+        f"and the load {other / 1e6:.1f} MB/s ({who}). "
         "Raising sync_speed_min above the current speed makes md keep that speed under this load: the rebuild ends "
         "sooner (the Tuning screen predicts when), and the load gets what the disks have left, so its latency rises "
         "as the members' %util nears 100.",

@@ -26,7 +26,10 @@ BACKBLAZE_2016 = (
     "and 198 above 0 are the ones that correlate with drive failure"
 )
 SMARTCTL_8 = "smartctl(8), EXIT STATUS and -H (the drive's own overall assessment)"
-NVME_SPEC = "NVM Express base specification, SMART / Health Information log page (Critical Warning, Available Spare, Percentage Used, Media Errors)"
+NVME_SPEC = (
+    "NVM Express base specification, SMART / Health Information log page "
+    "(Critical Warning, Available Spare, Percentage Used, Media Errors)"
+)
 SCSI_SPC = "SCSI SPC/SBC: grown defect list (sectors the drive remapped) and the error counter log pages"
 
 

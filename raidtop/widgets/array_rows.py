@@ -161,7 +161,8 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
     rows = []
     for slot, member in slots_and_members(array):
         if member is None:
-            rows.append(empty_slot_row(array.name, slot))
+            if slot is not None:  # a gap always has its slot number
+                rows.append(empty_slot_row(array.name, slot))
             continue
         io = disks.get(member.name)
         temp = member_temperature(member.name, disks, snap.sensors)

@@ -92,7 +92,10 @@ class ArraysPanel(Panel):
         return self._highlighted()[0]
 
     def set_room(self, rows: int | None) -> None:
-        """At most ``rows`` for the whole panel (None: the stylesheet's limit); the member grid gets what the arrays leave."""
+        """At most ``rows`` for the whole panel (None: the stylesheet's limit).
+
+        The member grid gets what the arrays leave.
+        """
         if rows != self._room:
             self._room = rows
             self.styles.max_height = rows

@@ -92,7 +92,8 @@ def shown_processes(
     """
     if snap.io is None:
         return []
-    pinned, busy = [], []
+    pinned: list[tuple[ProcessIO, str | None]] = []
+    busy: list[tuple[ProcessIO, str | None]] = []
     for p in snap.io.processes:
         role = md_thread_role(p.comm, snap.arrays) if p.kernel else None
         if role is not None:

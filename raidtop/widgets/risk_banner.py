@@ -15,7 +15,9 @@ class RiskBanner(Widget):
     """Which array's data rests on a disk that is not ok, or carries a full filesystem while degraded."""
 
     DEFAULT_CSS = """
-    RiskBanner { height: auto; display: none; background: $error 20%; color: $text-error; text-style: bold; padding: 0 1; }
+    RiskBanner {
+        height: auto; display: none; background: $error 20%; color: $text-error; text-style: bold; padding: 0 1;
+    }
     RiskBanner.-shown { display: block; }
     """
 

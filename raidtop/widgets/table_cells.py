@@ -131,7 +131,10 @@ def cut_text(text: str, room: int) -> str:
 
 
 def shorter_number(text: str, room: int) -> str | None:
-    """``text`` (a number, maybe with a unit) in at most ``room`` columns; ``…`` if no form fits; None if not a number."""
+    """``text`` (a number, maybe with a unit) in at most ``room`` columns.
+
+    ``…`` if no form fits; None if ``text`` is not a number.
+    """
     match = _NUMBER.fullmatch(text)
     if match is None:
         return None
@@ -146,6 +149,7 @@ def shorter_number(text: str, room: int) -> str | None:
             if len(candidate) <= room:
                 return candidate
     bare = unit.lstrip()
+    ladder: tuple[str, ...]
     if bare[:1] in _BINARY:
         # A binary unit prefix: step it up (K/s → M/s), 1024 at a time.
         ladder, base, start, rest = _BINARY, 1024.0, _BINARY.index(bare[0]), bare[1:]

@@ -298,7 +298,7 @@ class TextTable(ScrollView, can_focus=True):
         cells, styles = row.cells, row.styles
         segments = line_segments(
             [
-                (cells[i] if i < len(cells) else "", toned[styles[i]] if i < len(styles) and styles[i] else base)
+                (cells[i] if i < len(cells) else "", toned[tone] if i < len(styles) and (tone := styles[i]) else base)
                 for i in range(len(self._columns))
             ],
             self._columns,

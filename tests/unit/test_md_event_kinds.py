@@ -51,7 +51,9 @@ def test_an_unknown_event_is_plain_news():
 
 def test_failures_are_errors_and_errors_are_not_quiet():
     for kind in EVENT_KINDS.values():
+        # An error is a failure everywhere: red in the timeline, a red marker on the time bar.
+        assert kind.failure == (kind.severity == "error"), kind.name
         if kind.failure:
-            assert kind.severity == "error" and kind.tone == "crit", kind.name
+            assert kind.tone == "crit", kind.name
         if kind.tone == "good":
             assert kind.severity == "information" and not kind.bell, kind.name

@@ -93,6 +93,21 @@ def line_segments(cells: list[tuple[str, Style]], columns: list[Column], widths:
     ]
 
 
+def row_segments(
+    row: Row, columns: list[Column], widths: list[int], base: Style, toned: dict[str, Style]
+) -> list[Segment]:
+    """One row's line: each cell in its tone's style (``base`` without one), fitted to its column."""
+    cells, styles = row.cells, row.styles
+    return line_segments(
+        [
+            (cells[i] if i < len(cells) else "", toned[tone] if i < len(styles) and (tone := styles[i]) else base)
+            for i in range(len(columns))
+        ],
+        columns,
+        widths,
+    )
+
+
 def whole_cells(line: Strip, widths: list[int], start: int, window: tuple[int, int]) -> Strip:
     """``window[1]`` columns of ``line`` from ``start``; any cell not wholly in the first ``window[0]`` is left blank.
 

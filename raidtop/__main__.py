@@ -6,7 +6,6 @@ import argparse
 import importlib
 import os
 import sys
-from pathlib import Path
 
 from raidtop import __version__
 from raidtop.cli import SUBCOMMANDS, options
@@ -19,43 +18,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Live terminal dashboard for Linux storage and md software RAID.",
     )
     parser.add_argument("--version", action="version", version=f"raidtop {__version__}")
-    parser.add_argument(
-        "--root",
-        type=Path,
-        default=Path("/"),
-        help="read /proc and /sys under DIR instead of / (fixtures, recordings)",
-    )
-    parser.add_argument(
-        "--interval", type=options.INTERVAL, default=1.0, metavar="S", help="seconds between samples (default 1)"
-    )
-    parser.add_argument(
-        "--theme",
-        default=None,
-        help=(
-            "theme name (built-in: raidtop-dark, raidtop-light, raidtop-high-contrast, raidtop-16color; "
-            "or a file in ~/.config/raidtop/themes/)"
-        ),
-    )
-    parser.add_argument("--no-bell", action="store_true", help="do not ring the bell on Fail and DegradedArray")
-    parser.add_argument(
-        "--demo",
-        action="store_true",
-        help="classroom demo: a simulated array to fail, remove and add disks on (no root, no md)",
-    )
+    options.add_dashboard_options(parser)
     parser.add_argument(
         "--web", action="store_true", help="serve the dashboard to a browser on localhost (textual-serve)"
     )
     parser.add_argument("--port", type=options.PORT, default=8000, help="port for --web (default 8000)")
-    parser.add_argument(
-        "--smart-interval",
-        type=options.SMART_INTERVAL,
-        default=600.0,
-        metavar="S",
-        help="ask smartctl about each disk at most every S seconds (default 600; 0 = off)",
-    )
-    parser.add_argument(
-        "--replay", type=Path, default=None, metavar="FILE", help="replay a recording made with `raidtop record` or R"
-    )
     sub = parser.add_subparsers(dest="command")
     for name in SUBCOMMANDS:
         importlib.import_module(f"raidtop.cli.{name}").register(sub)
@@ -89,23 +56,11 @@ def main(argv: list[str] | None = None) -> int:
 
     startup_gc.pause()  # resumed by the app once its first frame is drawn
     from raidtop.app.raidtop_app import RaidtopApp
-    from raidtop.config import Config
     from raidtop.themes import theme_for_terminal
 
     # Only for a real terminal run: tests and --web (a browser) keep truecolor.
     theme = args.theme or (theme_for_terminal(dict(os.environ)) if sys.stdout.isatty() else None)
-    app = RaidtopApp(
-        Config(
-            root=args.root,
-            interval=args.interval,
-            theme=theme,
-            bell=not args.no_bell,
-            replay=args.replay,
-            demo=args.demo,
-            smart_interval=args.smart_interval,
-        ),
-        recording=recording,
-    )
+    app = RaidtopApp(options.dashboard_config(args, theme=theme), recording=recording)
     app.run()
     # 129/143 after SIGHUP/SIGTERM, 1 after a crash: a script sees how it ended.
     return app.return_code or 0
@@ -124,14 +79,8 @@ def serve_web(args: argparse.Namespace) -> int:
     except ImportError:
         print("raidtop: --web needs textual-serve (pip install textual-serve)", file=sys.stderr)
         return 1
-    command = [sys.executable, "-m", "raidtop", "--root", str(args.root), "--interval", str(args.interval)]
-    command += ["--smart-interval", str(args.smart_interval)]
-    if args.theme:
-        command += ["--theme", args.theme]
-    if args.replay:
-        command += ["--replay", str(args.replay)]
-    if args.demo:
-        command += ["--demo"]
+    # Each visitor's raidtop gets every dashboard option this one was given.
+    command = [sys.executable, "-m", "raidtop", *options.dashboard_argv(options.dashboard_config(args))]
     server = GuardedServer(shlex.join(command), port=args.port)
     print(f"raidtop: serving on {server.url} (only this address works; Ctrl+C stops)", file=sys.stderr, flush=True)
     try:

@@ -33,7 +33,7 @@ class DaemonExecutor(ThreadPoolExecutor):
         super().__init__(max_workers=1, thread_name_prefix=name)
         self._name = name
 
-    def submit(self, fn: Callable[..., T], /, *args, **kwargs) -> Future[T]:  # type: ignore[override]
+    def submit(self, fn: Callable[..., T], /, *args, **kwargs) -> Future[T]:
         """Start ``fn(*args, **kwargs)`` in a fresh daemon thread; its result arrives in the future."""
         future: Future[T] = Future()
 

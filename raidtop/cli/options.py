@@ -13,7 +13,11 @@ import argparse
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, NoReturn
 
+from raidtop.config import Config
 from raidtop.presentation.format import DURATION_UNITS
 
 MAX_NUMBER_CHARS = 32
@@ -26,7 +30,7 @@ _INTEGER = re.compile(r"[0-9]+", re.ASCII)
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line: ``raidtop: <what> (see raidtop --help)``."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
@@ -166,3 +170,82 @@ LAB_DISK_SIZE = size(_lab_disk_rules, "64M")
 """Each lab disk (a bare number is MiB)."""
 SPEED_LIMIT = whole_or_word("system", 1, 2**31 - 1, "a speed in KiB/s")
 """md's sync_speed_* are C ints; 'system' follows /proc/sys/dev/raid."""
+
+
+# ---------------------------------------------------------------- the dashboard's options
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigOption:
+    """One option of the ``raidtop`` dashboard, the :class:`~raidtop.config.Config` field it sets.
+
+    An option with a ``type`` takes a value; one without is a switch that sets
+    its field to the opposite of the field's default (``--no-bell``: bell=False).
+    The default is always the Config's own.
+    """
+
+    flag: str
+    field: str
+    help: str
+    type: Callable[[str], Any] | None = None
+    metavar: str | None = None
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        """Declare the option on ``parser``; its value lands in ``args.<field>``."""
+        default = _CONFIG_DEFAULTS[self.field]
+        if self.type is None:
+            action = "store_false" if default else "store_true"
+            parser.add_argument(self.flag, dest=self.field, action=action, default=default, help=self.help)
+        else:
+            parser.add_argument(
+                self.flag, dest=self.field, type=self.type, default=default, metavar=self.metavar, help=self.help
+            )
+
+    def argv(self, value: Any) -> list[str]:
+        """The arguments that give the field ``value`` (none when it is the default or unset)."""
+        if self.type is None:
+            return [self.flag] if value != _CONFIG_DEFAULTS[self.field] else []
+        return [] if value is None else [self.flag, str(value)]
+
+
+_CONFIG_DEFAULTS = {f.name: f.default for f in fields(Config)}
+THEMES_HELP = (
+    "theme name (built-in: raidtop-dark, raidtop-light, raidtop-high-contrast, raidtop-16color;"
+    " or a file in ~/.config/raidtop/themes/)"
+)
+DASHBOARD_OPTIONS = (
+    ConfigOption("--root", "root", "read /proc and /sys under DIR instead of / (fixtures, recordings)", Path),
+    ConfigOption("--interval", "interval", "seconds between samples (default 1)", INTERVAL, "S"),
+    ConfigOption("--theme", "theme", THEMES_HELP, str),
+    ConfigOption("--no-bell", "bell", "do not ring the bell on Fail and DegradedArray"),
+    ConfigOption(
+        "--demo", "demo", "classroom demo: a simulated array to fail, remove and add disks on (no root, no md)"
+    ),
+    ConfigOption(
+        "--smart-interval",
+        "smart_interval",
+        "ask smartctl about each disk at most every S seconds (default 600; 0 = off)",
+        SMART_INTERVAL,
+        "S",
+    ),
+    ConfigOption("--replay", "replay", "replay a recording made with `raidtop record` or R", Path, "FILE"),
+)
+"""Every option that sets the dashboard's Config: declared here, read back by :func:`dashboard_config`,
+written again by :func:`dashboard_argv` (``--web`` starts each visitor's raidtop with them)."""
+
+
+def add_dashboard_options(parser: argparse.ArgumentParser) -> None:
+    """Declare every :data:`DASHBOARD_OPTIONS` on ``parser``."""
+    for option in DASHBOARD_OPTIONS:
+        option.add_to(parser)
+
+
+def dashboard_config(args: argparse.Namespace, **overrides: Any) -> Config:
+    """The Config the parsed options describe (``overrides`` win: the theme chosen for the terminal)."""
+    values = {option.field: getattr(args, option.field) for option in DASHBOARD_OPTIONS}
+    return Config(**{**values, **overrides})
+
+
+def dashboard_argv(config: Config) -> list[str]:
+    """``config`` as ``raidtop`` arguments again: every option it was given survives the round trip."""
+    return [word for option in DASHBOARD_OPTIONS for word in option.argv(getattr(config, option.field))]

@@ -8,7 +8,7 @@ A value that cannot be computed is ``None``, never a made-up number.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from raidtop.model.md import MdArray, MdEvent, MdReading, RaidSpeedLimit
 from raidtop.model.processes import CgroupReading, IoAttribution, ProcCounters
@@ -259,6 +259,10 @@ class DiskIO:
         if self.rkb_s is None or self.wkb_s is None:
             return None
         return self.rkb_s + self.wkb_s
+
+
+DISK_RATE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(DiskIO) if f.type == "float | None")
+"""Every DiskIO field that is a rate over the interval, in iostat's order (the rest is identity)."""
 
 
 @dataclass(frozen=True, slots=True)

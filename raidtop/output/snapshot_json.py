@@ -6,35 +6,11 @@ from dataclasses import asdict
 from typing import Any
 
 from raidtop.output.md_json import md_to_json
-from raidtop.model.snapshot import CpuUsage, DiskIO, Sensor, Snapshot, VmStat
+from raidtop.model.snapshot import DISK_RATE_FIELDS, CpuUsage, DiskIO, Sensor, Snapshot, VmStat
 from raidtop.model.md import MdEvent
 from raidtop.model.processes import IoAttribution
 from raidtop.model.smart import RebuildRisk, SmartHealth
 
-_DISK_KEYS = (
-    "r_s",
-    "w_s",
-    "rkb_s",
-    "wkb_s",
-    "rrqm_s",
-    "wrqm_s",
-    "rrqm_pct",
-    "wrqm_pct",
-    "r_await_ms",
-    "w_await_ms",
-    "aqu_sz",
-    "rareq_sz_kb",
-    "wareq_sz_kb",
-    "util_pct",
-    "d_s",
-    "dkb_s",
-    "drqm_s",
-    "drqm_pct",
-    "d_await_ms",
-    "dareq_sz_kb",
-    "f_s",
-    "f_await_ms",
-)
 _CPU_KEYS = ("usr", "nice", "sys", "iowait", "irq", "soft", "steal", "guest", "gnice", "idle")
 _VM_KEYS = (
     "r",
@@ -60,7 +36,7 @@ _VM_KEYS = (
 def disk_json(d: DiskIO) -> dict[str, Any]:
     """One disk row; rates rounded to 2 decimals as iostat prints them, ``null`` when undefined."""
     row: dict[str, Any] = {"name": d.name, "kind": d.kind}
-    for key in _DISK_KEYS:
+    for key in DISK_RATE_FIELDS:
         row[key] = _round(getattr(d, key))
     row.update(model=d.model, serial=d.serial, by_id=d.by_id, parent=d.parent)
     return row

@@ -269,8 +269,8 @@ URE_ASSUMPTIONS = (
     "unknown), and that the whole remaining range is read once. A disk with pending sectors already has errors, so "
     "the real chance is higher; a drive that beats its rating makes it lower.",
     "raid1/raid10 read each remaining block from one copy, raid4/5/6 from every survivor: the bytes are what a "
-    "survivor is read over if md reads it. Back up now; "
-    "prefer mdadm --replace to fail + add while the disk still reads.",
+    "survivor is read over if md reads it. Back up now; prefer mdadm --replace to fail + add "
+    "while the disk still reads.",
 )
 
 

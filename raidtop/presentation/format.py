@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-DASH = "—"
-DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-"""Suffixes a typed duration may carry, in seconds: options (``--duration 5m``) and the replay's jump (``+30s``)."""
+from collections.abc import Sequence
+
+from raidtop.model.units import DASH, DURATION_UNITS, size
+
+__all__ = ["DASH", "DURATION_UNITS", "fmt_iops", "fmt_lat", "fmt_mb", "fmt_pct", "kib", "level_bar", "num", "sparkline"]
 _SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -20,18 +22,11 @@ def num(value: float | int | None, decimals: int = 2) -> str:
 
 
 def kib(value: float | int | None) -> str:
-    """A size given in KiB, scaled to the largest unit that keeps it short."""
-    if value is None:
-        return DASH
-    size = float(value)
-    for unit in ("K", "M", "G", "T", "P"):
-        if abs(size) < 1024 or unit == "P":
-            return f"{size:.0f}{unit}" if unit == "K" else f"{size:.1f}{unit}"
-        size /= 1024
-    return DASH  # unreachable: the loop returns at "P"
+    """A size given in KiB, as a cell shows it (:func:`raidtop.model.units.size`): ``512K``, ``1.5G``."""
+    return size(None if value is None else value * 1024)
 
 
-def sparkline(values: list[float], width: int) -> str:
+def sparkline(values: Sequence[float], width: int) -> str:
     """Block characters for the last ``width`` values, scaled to their maximum."""
     tail = values[-width:]
     peak = max(tail, default=0.0)

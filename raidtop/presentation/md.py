@@ -12,6 +12,7 @@ from statistics import median
 from typing import Protocol
 
 from raidtop.collect.md.eta import SPEED_WINDOW_S
+from raidtop.model.units import duration
 from raidtop.presentation.format import DASH
 from raidtop.model.snapshot import DiskIO, Sensor
 from raidtop.model.md import MdArray, MdMember, MdSync
@@ -72,20 +73,6 @@ def progress_bar(percent: float | None, width: int) -> str:
     return bar + "·" * (width - len(bar))
 
 
-def duration(seconds: float | None) -> str:
-    """An ETA as people read it: 45s, 12m30s, 2h07m, 3d04h."""
-    if seconds is None:
-        return DASH
-    s = int(seconds + 0.5)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    if s < 86400:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
-
-
 def speed(kib_s: float | None) -> str:
     """A sync speed: K/s under 10 MiB/s, else M/s."""
     if kib_s is None:
@@ -96,22 +83,10 @@ def speed(kib_s: float | None) -> str:
 _LIMIT_NAMES = {"sync_speed_max": "max", "sync_speed_min": "min"}
 
 
-def short_duration(seconds: float | None) -> str:
-    """A coarse age for marks on a row: 45s, 4m, 2h05m, 3d04h."""
-    if seconds is None:
-        return DASH
-    s = int(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m"
-    return duration(seconds)
-
-
 def sync_speed_cell(sync: MdSync) -> str:
     """The Speed column: progress over md's whole speed window, or ``STALLED 4m``."""
     if sync.stalled:
-        return f"STALLED {short_duration(sync.stalled_s)}"
+        return f"STALLED {duration(sync.stalled_s, coarse=True)}"
     if sync.rate_kib_s is None and not sync.speed_kib_s:
         return DASH  # a sync's first reading: md has no figure yet, and raidtop no window
     return speed(sync.rate_kib_s if sync.rate_kib_s is not None else sync.speed_kib_s)
@@ -198,7 +173,7 @@ def row_marks(
     marks: list[tuple[str, str]] = []
     sync = array.sync
     if sync is not None and sync.stalled:
-        marks.append((f"STALLED {short_duration(sync.stalled_s)}", "warn"))
+        marks.append((f"STALLED {duration(sync.stalled_s, coarse=True)}", "warn"))
     for member, verdict in sorted(member_verdicts.items()):
         if verdict == "failing":
             marks.append((f"{member} SMART FAIL", "crit"))
@@ -206,7 +181,7 @@ def row_marks(
             marks.append((f"{member} SMART watch", "warn"))
     marks.extend((f"{member} slow", "warn") for member in sorted(slow))
     if array.degraded_since is not None and now is not None and array.health in ("degraded", "failed"):
-        age = short_duration(max(0.0, now - array.degraded_since))
+        age = duration(max(0.0, now - array.degraded_since), coarse=True)
         # From raidtop's start the true age is unknown: at least this long.
         at_least = "≥" if array.degraded_since_basis == "raidtop-start" else ""
         marks.append((f"{array.health} {at_least}{age}", "warn"))

@@ -5,20 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from collections.abc import Callable
 
-from raidtop.collect.md.events import mismatch_verdict, rings_bell
+from raidtop.collect.md.events import mismatch_verdict
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdEvent
-
-EVENT_SEVERITY = {
-    "Fail": "error",
-    "FailSpare": "error",
-    "DegradedArray": "error",
-    "ArrayFailed": "error",
-    "DeviceDisappeared": "error",
-    "SparesMissing": "warning",
-    "SmartWarning": "warning",
-    "SyncStalled": "warning",
-}
+from raidtop.model.md_events import event_kind, event_sentence, rings_bell
 
 
 @dataclass(frozen=True)
@@ -32,28 +22,8 @@ class Announcement:
 
 
 def describe_event(event: MdEvent) -> str:
-    """One sentence for a notification or the timeline."""
-    member = f" {event.member}" if event.member else ""
-    words = {
-        "Fail": f"member{member} failed",
-        "FailSpare": f"spare{member} failed while being rebuilt onto",
-        "SpareActive": f"spare{member} is now in sync",
-        "DegradedArray": "array is degraded",
-        "ArrayFailed": "array failed: it has lost data or refuses writes",
-        "DeviceDisappeared": "array disappeared",
-        "NewArray": "new array",
-        "RebuildStarted": "rebuild started",
-        "RebuildFinished": "rebuild finished",
-        "CheckStarted": "check started",
-        "CheckFinished": "check finished",
-        "SparesMissing": f"spare{member} removed",
-        "SmartWarning": f"disk{member} health worsened",
-        "SyncStalled": "sync STALLED: no progress; look for a member that hangs (dmesg, member await)",
-    }
-    text = words.get(event.event) or (
-        f"rebuild passed {event.event[7:]}%" if event.event.startswith("Rebuild") else event.event
-    )
-    return text + (f" — {event.detail}" if event.detail else "")
+    """One sentence for a notification or the timeline (the event table's, with its detail)."""
+    return event_sentence(event)
 
 
 def announcements(
@@ -80,7 +50,7 @@ def announcements(
             if verdict is not None:
                 text = f"{text}: {verdict.text}"
         # An event raidtop expected (the lab's own fail, a check it started) is news, not an alarm.
-        severity = "information" if event.expected else EVENT_SEVERITY.get(event.event, "information")
+        severity = "information" if event.expected else event_kind(event.event).severity
         title = f"{event.array}: {event.event}"
         if event.event == "SmartWarning":
             health = snapshot.smart.get(event.member or "")

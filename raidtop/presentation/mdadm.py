@@ -30,9 +30,8 @@ def mdadm_pairs(detail: MdadmDetail | None) -> list[tuple[str, str, str | None]]
     ]
     top = detail.events
     for m in detail.members:
-        behind = top is not None and m.events is not None and m.events < top
-        events = (
-            "events ?" if m.events is None else f"events {m.events}" + (f" ({top - m.events} behind)" if behind else "")
-        )
+        gap = top - m.events if top is not None and m.events is not None else 0
+        behind = gap > 0
+        events = "events ?" if m.events is None else f"events {m.events}" + (f" ({gap} behind)" if behind else "")
         pairs.append((f"  {m.name}", f"role {m.role or '?'} · {events}", "warn" if behind else None))
     return pairs

@@ -99,7 +99,7 @@ def bytes_left(array: MdArray) -> int | None:
     read over this range.
     """
     sync = array.sync
-    if _rebuilding(array) and sync.total_kib is not None and sync.done_kib is not None:
+    if _rebuilding(array) and sync is not None and sync.total_kib is not None and sync.done_kib is not None:
         return max(0, sync.total_kib - sync.done_kib) * 1024
     if array.component_size_kib is not None:
         return array.component_size_kib * 1024

@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from raidtop.presentation.format import DASH, kib
+from raidtop.model.units import size
+from raidtop.presentation.format import DASH
 from raidtop.model.smart import VERDICT_RANK, RebuildRisk, SmartHealth
 from raidtop.untrusted import plain
 
@@ -55,7 +56,7 @@ def health_of(
 
 def size_bytes(value: int | None) -> str:
     """A byte count in the panels' short units."""
-    return DASH if value is None else kib(value / 1024)
+    return size(value)
 
 
 def percent(probability: float | None) -> str:
@@ -179,7 +180,7 @@ def summary_rows(health: SmartHealth) -> list[Row3]:
 
 def attribute_cells(health: SmartHealth) -> list[tuple[str, ...]]:
     """Every attribute as (ID, name, value, worst, thresh, raw, failed) cells."""
-    out = []
+    out: list[tuple[str, ...]] = []
     for attr in health.attributes:
         raw = plain(attr.raw_string) if attr.raw_string else _val(attr.raw_value)
         out.append(
@@ -200,7 +201,7 @@ def member_health_rows(
     members: list[tuple[str, tuple[str, ...]]], smart: Mapping[str, SmartHealth]
 ) -> list[tuple[str, str, str, str, str | None]]:
     """The array detail's SMART section: (member, disk, verdict, reasons and key numbers, tone) per member disk."""
-    rows = []
+    rows: list[tuple[str, str, str, str, str | None]] = []
     for member, disks in members:
         for disk in disks or (member,):
             health = smart.get(disk)

@@ -9,20 +9,10 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 
 from raidtop.model.md import MdEvent
+from raidtop.model.md_events import event_kind
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 from raidtop.live.state import live_state
-
-_TONES = {
-    "Fail": "crit",
-    "FailSpare": "crit",
-    "DegradedArray": "crit",
-    "DeviceDisappeared": "crit",
-    "SmartWarning": "warn",
-    "RebuildFinished": "good",
-    "SpareActive": "good",
-    "CheckFinished": "good",
-}
 
 
 class EventsScreen(ModalScreen[None]):
@@ -66,7 +56,7 @@ class EventsScreen(ModalScreen[None]):
             Row(
                 key,
                 (time.strftime("%H:%M:%S", time.localtime(e.time)), e.array, e.event, e.member or "", e.detail or ""),
-                ("dim", None, _TONES.get(e.event), None, "dim"),
+                ("dim", None, event_kind(e.event).tone, None, "dim"),
             )
             for key, e in zip(event_keys(events), events)
         ]

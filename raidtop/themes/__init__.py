@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Literal, cast
 
 from textual.color import Color, ColorParseError
 from textual.css.constants import VALID_STYLE_FLAGS
@@ -133,7 +134,9 @@ def theme_for_terminal(environ: dict[str, str]) -> str | None:
 
     if environ.get("NO_COLOR"):
         return None  # colour is off anyway: the markers carry the meaning
-    system = Console(color_system=constants.COLOR_SYSTEM, force_terminal=True, _environ=environ).color_system
+    # TEXTUAL_COLOR_SYSTEM, one of rich's names; Textual hands it to rich the same way.
+    wanted = cast(Literal["auto", "standard", "256", "truecolor", "windows"] | None, constants.COLOR_SYSTEM)
+    system = Console(color_system=wanted, force_terminal=True, _environ=environ).color_system
     return SIXTEEN_COLOUR_THEME if system in ("standard", "windows") else None
 
 

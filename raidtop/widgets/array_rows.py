@@ -3,10 +3,11 @@ which give way first on a narrow terminal, and each cell's text and tone."""
 
 from __future__ import annotations
 
+from raidtop.presentation.disk_fields import DISK_FIELDS
 from raidtop.presentation.format import kib, num
+from raidtop.model.units import duration
 from raidtop.presentation.md import (
     EMPTY_SLOT_PREFIX,
-    duration,
     finish_clock,
     row_marks,
     member_role_text,
@@ -20,6 +21,7 @@ from raidtop.presentation.md import (
 from raidtop.model.snapshot import DiskIO, Snapshot
 from raidtop.model.md import MdArray
 from raidtop.presentation.smart import HEALTH_WIDTH, health_cell, health_of
+from raidtop.widgets.disks_panel import disk_column
 from raidtop.widgets.text_table import Column, Row
 
 BAR_WIDTH = 14
@@ -86,16 +88,17 @@ MEMBER_COLUMNS = [
     Column("roles", " Roles", 26, "left", min_width=16),
     Column("health", "Health", HEALTH_WIDTH, "left"),
     Column("errors", "Err", 5, min_width=4),
-    Column("r_s", "r/s", 8, min_width=7),
-    Column("w_s", "w/s", 8, min_width=7),
-    Column("rkb_s", "rkB/s", 10, min_width=8),
-    Column("wkb_s", "wkB/s", 10, min_width=8),
-    Column("r_await_ms", "r_await", 8),
-    Column("w_await_ms", "w_await", 8),
-    Column("util_pct", "%util", 7),
+    disk_column("r_s", 8, min_width=7),
+    disk_column("w_s", 8, min_width=7),
+    disk_column("rkb_s", min_width=8),
+    disk_column("wkb_s", min_width=8),
+    disk_column("r_await_ms"),
+    disk_column("w_await_ms"),
+    disk_column("util_pct"),
     Column("temp", "Temp", 7, min_width=6),
     Column("flag", "", 8, "left", min_width=7),
 ]
+_MEMBER_FIELDS = tuple(c.key for c in MEMBER_COLUMNS if c.key in DISK_FIELDS)
 
 
 def array_row(
@@ -158,7 +161,8 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
     rows = []
     for slot, member in slots_and_members(array):
         if member is None:
-            rows.append(empty_slot_row(array.name, slot))
+            if slot is not None:  # a gap always has its slot number
+                rows.append(empty_slot_row(array.name, slot))
             continue
         io = disks.get(member.name)
         temp = member_temperature(member.name, disks, snap.sensors)
@@ -180,7 +184,7 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
         )
         cells += [verdict, "" if member.errors is None else str(member.errors)]
         tones += [verdict_tone, "warn" if member.errors else "dim"]
-        for key in ("r_s", "w_s", "rkb_s", "wkb_s", "r_await_ms", "w_await_ms", "util_pct"):
+        for key in _MEMBER_FIELDS:
             value = getattr(io, key) if io is not None else None
             cells.append(num(value))
             tones.append("dim" if not value else None)

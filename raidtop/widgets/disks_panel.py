@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from textual.app import ComposeResult
 
+from raidtop.presentation.disk_fields import DISK_FIELDS
 from raidtop.presentation.format import DASH, num, sparkline
 from raidtop.live.history import History
 from raidtop.model.snapshot import DiskIO, Snapshot
@@ -19,29 +20,41 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 SPARK_WIDTH = 12
-# Ordered by how much they tell a storage admin, so a narrow terminal keeps the
-# important ones on screen; the labels are iostat's own.
+DISK_PANEL_FIELDS = (
+    "r_s",
+    "w_s",
+    "rkb_s",
+    "wkb_s",
+    "r_await_ms",
+    "w_await_ms",
+    "aqu_sz",
+    "util_pct",
+    "rrqm_s",
+    "wrqm_s",
+    "rrqm_pct",
+    "wrqm_pct",
+    "rareq_sz_kb",
+    "wareq_sz_kb",
+    "d_s",
+    "f_s",
+)
+"""The rate columns, ordered by how much they tell a storage admin, so a narrow
+terminal keeps the important ones on screen (any key of DISK_FIELDS may be added)."""
+
+
+def disk_column(key: str, width: int | None = None, min_width: int | None = None) -> Column:
+    """The column of a rate field: iostat's label, and the table's width unless ``width`` is given."""
+    field = DISK_FIELDS[key]
+    return Column(key, field.label, field.width if width is None else width, min_width=min_width)
+
+
 DISK_COLUMNS = [
     Column("name", "Device", 12, "left"),
     Column("spark", "r+w kB/s", SPARK_WIDTH + 1, "left"),
     Column("health", "Health", HEALTH_WIDTH, "left"),
-    Column("r_s", "r/s", 9),
-    Column("w_s", "w/s", 9),
-    Column("rkb_s", "rkB/s", 10),
-    Column("wkb_s", "wkB/s", 10),
-    Column("r_await_ms", "r_await", 8),
-    Column("w_await_ms", "w_await", 8),
-    Column("aqu_sz", "aqu-sz", 7),
-    Column("util_pct", "%util", 7),
-    Column("rrqm_s", "rrqm/s", 8),
-    Column("wrqm_s", "wrqm/s", 8),
-    Column("rrqm_pct", "%rrqm", 7),
-    Column("wrqm_pct", "%wrqm", 7),
-    Column("rareq_sz_kb", "rareq-sz", 9),
-    Column("wareq_sz_kb", "wareq-sz", 9),
-    Column("d_s", "d/s", 8),
-    Column("f_s", "f/s", 8),
+    *(disk_column(key) for key in DISK_PANEL_FIELDS),
 ]
+_PANEL_FIELDS = tuple(DISK_FIELDS[key] for key in DISK_PANEL_FIELDS)
 SORTABLE = tuple(c.key for c in DISK_COLUMNS if c.key not in ("spark", "health"))
 # Devices that exist on every machine but mean nothing until used.
 _QUIET_KINDS = {"loop", "ram", "zram"}
@@ -119,23 +132,13 @@ def disk_row(disk: DiskIO, history: Sequence[float], health: SmartHealth | None 
     verdict, verdict_tone = health_cell(health)
     cells = [disk.name, sparkline(history, SPARK_WIDTH), verdict]
     tones: list[str | None] = [None, "spark", verdict_tone]
-    for column in DISK_COLUMNS[3:]:
-        value = getattr(disk, column.key)
+    for field in _PANEL_FIELDS:
+        value = getattr(disk, field.key)
         cells.append(num(value))
-        tones.append(_tone(column.key, value))
+        tones.append(field.tone(value))
     if disk.kind == "partition":
         cells[0] = " " + disk.name
     return Row(disk.name, tuple(cells), tuple(tones))
-
-
-def _tone(key: str, value: float | None) -> str | None:
-    if value is None or value == 0:
-        return "dim"
-    if key == "util_pct":
-        return "crit" if value >= 90 else "warn" if value >= 60 else None
-    if key in ("r_await_ms", "w_await_ms"):
-        return "crit" if value >= 500 else "warn" if value >= 50 else None
-    return None
 
 
 @lru_cache(maxsize=16384)

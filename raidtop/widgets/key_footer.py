@@ -111,15 +111,17 @@ class KeyFooter(Footer):
                 tooltip=binding.tooltip or binding.description,
             )
 
-    def _bound_key(self, *args, **kwargs) -> FooterKey:
+    def _bound_key(self, key: str, key_display: str, description: str, action: str, **kwargs) -> FooterKey:
         """A FooterKey that follows this footer's ``compact``, made in that state.
 
         A FooterKey starts compact and its binding then made it not: two
         restyles of every key before the first frame.
         """
-        key = FooterKey(*args, classes="-compact" if self.compact else "", **kwargs)
-        key.set_reactive(FooterKey.compact, self.compact)
-        return key.data_bind(compact=Footer.compact)
+        footer_key = FooterKey(
+            key, key_display, description, action, classes="-compact" if self.compact else "", **kwargs
+        )
+        footer_key.set_reactive(FooterKey.compact, self.compact)
+        return footer_key.data_bind(compact=Footer.compact)
 
     def on_resize(self) -> None:
         # Which keys fit depends on the width: lay them out again.

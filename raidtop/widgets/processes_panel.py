@@ -14,7 +14,8 @@ from dataclasses import replace
 
 from textual.app import ComposeResult
 
-from raidtop.presentation.format import DASH, kib
+from raidtop.model.units import size
+from raidtop.presentation.format import DASH
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.processes import ProcessIO
 from raidtop.presentation.processes import array_shares, attribution_label, md_thread_role, shares_sentence
@@ -42,7 +43,7 @@ HOLD_S = 5.0
 
 def bytes_rate(value: float | None) -> str:
     """Bytes per second, short ("12.3M"); "—" when unknown."""
-    return DASH if value is None else kib(value / 1024.0)
+    return size(value)
 
 
 def calls_rate(value: float | None) -> str:
@@ -91,7 +92,8 @@ def shown_processes(
     """
     if snap.io is None:
         return []
-    pinned, busy = [], []
+    pinned: list[tuple[ProcessIO, str | None]] = []
+    busy: list[tuple[ProcessIO, str | None]] = []
     for p in snap.io.processes:
         role = md_thread_role(p.comm, snap.arrays) if p.kernel else None
         if role is not None:

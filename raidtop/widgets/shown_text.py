@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.color import Color
 from textual.content import Content
 from textual.filter import LineFilter
+from textual.visual import VisualType
 from textual.widgets import Static
 
 from raidtop.untrusted import has_controls, plain
@@ -67,14 +68,14 @@ class PlainStatic(Static):
     callers), only with U+FFFD where a control character was.
     """
 
-    def __init__(self, content: object = "", **kwargs) -> None:
+    def __init__(self, content: VisualType = "", **kwargs) -> None:
         kwargs["markup"] = False
         super().__init__(_plain_if_text(content), **kwargs)
 
-    def update(self, content: object = "", *, layout: bool = True) -> None:
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
         """Show ``content``; a string is shown literally, several lines allowed."""
         super().update(_plain_if_text(content), layout=layout)
 
 
-def _plain_if_text(value: object) -> object:
+def _plain_if_text(value: VisualType) -> VisualType:
     return plain(value, multiline=True) if isinstance(value, str) else value

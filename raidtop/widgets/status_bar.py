@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -49,7 +50,7 @@ class StatusBar(Widget):
         # (text, style, rank): the highest rank goes first when the line is too long.
         # The clock, PAUSED/REC and DEMO (rank 0) stay at any width: they say
         # whether what is on screen is live, current and real.
-        parts: list[tuple[str, object, int]] = [(" raidtop ", title, 2)]
+        parts: list[tuple[str, Style | None, int]] = [(" raidtop ", title, 2)]
         if self.badge:
             parts += [(f" {plain(self.badge)} ", alert, 0), (" ", None, 0)]
         # The host comes from a recording's header when replaying: anyone's text.

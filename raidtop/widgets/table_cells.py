@@ -93,6 +93,21 @@ def line_segments(cells: list[tuple[str, Style]], columns: list[Column], widths:
     ]
 
 
+def row_segments(
+    row: Row, columns: list[Column], widths: list[int], base: Style, toned: dict[str, Style]
+) -> list[Segment]:
+    """One row's line: each cell in its tone's style (``base`` without one), fitted to its column."""
+    cells, styles = row.cells, row.styles
+    return line_segments(
+        [
+            (cells[i] if i < len(cells) else "", toned[tone] if i < len(styles) and (tone := styles[i]) else base)
+            for i in range(len(columns))
+        ],
+        columns,
+        widths,
+    )
+
+
 def whole_cells(line: Strip, widths: list[int], start: int, window: tuple[int, int]) -> Strip:
     """``window[1]`` columns of ``line`` from ``start``; any cell not wholly in the first ``window[0]`` is left blank.
 
@@ -133,7 +148,7 @@ def cut_text(text: str, room: int) -> str:
 def shorter_number(text: str, room: int) -> str | None:
     """``text`` (a number, maybe with a unit) in at most ``room`` columns.
 
-    ``…`` if no form fits; None if not a number.
+    ``…`` if no form fits; None if ``text`` is not a number.
     """
     match = _NUMBER.fullmatch(text)
     if match is None:
@@ -149,6 +164,7 @@ def shorter_number(text: str, room: int) -> str | None:
             if len(candidate) <= room:
                 return candidate
     bare = unit.lstrip()
+    ladder: tuple[str, ...]
     if bare[:1] in _BINARY:
         # A binary unit prefix: step it up (K/s → M/s), 1024 at a time.
         ladder, base, start, rest = _BINARY, 1024.0, _BINARY.index(bare[0]), bare[1:]

@@ -21,7 +21,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from raidtop.untrusted import plain
-from raidtop.widgets.table_cells import Column, Row, column_at, fit_widths, line_segments, text_only_style, whole_cells
+from raidtop.widgets.table_cells import Column, Row, column_at, fit_widths, text_only_style, whole_cells
+from raidtop.widgets.table_cells import line_segments, row_segments
 
 __all__ = ["Column", "Row", "TextTable"]
 _TONES = ("dim", "good", "warn", "crit", "accent", "spark")
@@ -295,15 +296,7 @@ class TextTable(ScrollView, can_focus=True):
         if cached is not None and cached[0] == cache_key:
             return cached[1]
         base, toned = self._line_styles()[is_cursor]
-        cells, styles = row.cells, row.styles
-        segments = line_segments(
-            [
-                (cells[i] if i < len(cells) else "", toned[styles[i]] if i < len(styles) and styles[i] else base)
-                for i in range(len(self._columns))
-            ],
-            self._columns,
-            self.column_widths,
-        )
+        segments = row_segments(row, self._columns, self.column_widths, base, toned)
         pad = max(0, self.size.width - self._total_width)
         if pad:
             segments.append(Segment(" " * pad, base))

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-_FAIL_EVENTS = {"Fail", "FailSpare", "DegradedArray", "DeviceDisappeared"}
+from raidtop.model.md_events import event_kind
 
 
 class TimeBar(Widget):
@@ -61,7 +61,7 @@ class TimeBar(Widget):
             i = int((when - self.start) / span * (width - 1) + 0.5)
             if 0 <= i < width:
                 cells[i] = "▼"
-                tones[i] = "time-bar--bad" if name in _FAIL_EVENTS else "time-bar--good"
+                tones[i] = "time-bar--bad" if event_kind(name).failure else "time-bar--good"
         cells[max(0, min(width - 1, head))] = "●"
         tones[max(0, min(width - 1, head))] = "time-bar--head"
         for cell, tone in zip(cells, tones):

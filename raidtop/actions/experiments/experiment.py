@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 
 from raidtop.actions.fio.results import FioResult
 from raidtop.actions.lab.core import Lab, LabError
+from raidtop.model.units import duration
 from raidtop.actions.lab.guard import check_array, kernel_members
 from raidtop.actions.lab.timeline import read_status
 from raidtop.actions.member_actions import ActionRefused
@@ -50,14 +51,8 @@ class ProgressEvent:
 
     def line(self) -> str:
         """``step 3/12 (about 40 s left): raid5 chunk 64K: fio randread bs 4K``."""
-        left = "" if self.left_s is None else f", about {_short_time(self.left_s)} left"
+        left = "" if self.left_s is None else f", about {duration(self.left_s, coarse=True)} left"
         return f"step {self.step}/{self.total}{left}: {self.label}"
-
-
-def _short_time(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min"
 
 
 @dataclass

@@ -30,6 +30,7 @@ import stat
 from dataclasses import dataclass, field
 
 from raidtop.actions.fio.stack import parse_mountinfo
+from raidtop.model.units import size as _size
 from raidtop.safeio import read_bounded_text
 
 PRIVATE_DIR_NAME = "raidtop-bench.d"
@@ -87,13 +88,6 @@ class DirectoryFacts:
     fstype: str | None
     free: int
     spare: int
-
-
-def _human(size: int) -> str:
-    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if size >= factor:
-            return f"{size / factor:.1f} {unit}"
-    return f"{size} B"
 
 
 def open_directory_fd(path: str) -> int:
@@ -155,8 +149,9 @@ def inspect_directory(fd: int, path: str, size: int) -> DirectoryFacts:
     spare = min(FREE_SPACE_HEADROOM, vfs.f_blocks * vfs.f_frsize // 10)
     if free < size + spare:
         raise TargetRefused(
-            f"{path}: not enough free space for a {_human(size)} test file "
-            f"({_human(free)} free, {_human(size + spare)} needed with {_human(spare)} to spare)"
+            f"{path}: not enough free space for a {_size(size, spoken=True)} test file "
+            f"({_size(free, spoken=True)} free, {_size(size + spare, spoken=True)} needed "
+            f"with {_size(spare, spoken=True)} to spare)"
         )
     try:
         os.stat(PRIVATE_DIR_NAME, dir_fd=fd, follow_symlinks=False)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from raidtop.actions.alignment import alignment_for
+from raidtop.model.units import size
 
 LEVELS = {0: "raid0", 1: "raid1", 4: "raid4", 5: "raid5", 6: "raid6", 10: "raid10"}
 """The levels the lab builds, by the number users type."""
@@ -47,15 +48,9 @@ def parse_size(text: str) -> int:
     return int(float(number) * factor)
 
 
-def human_size(size: int | None) -> str:
-    """``64 MiB``, ``1.5 GiB``."""
-    if size is None:
-        return "?"
-    for unit, factor in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if size >= factor:
-            value = size / factor
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{size} B"
+def human_size(n_bytes: int | None) -> str:
+    """``64 MiB``, ``1.5 GiB``; ``?`` when unknown."""
+    return size(n_bytes, spoken=True)
 
 
 def level_name(level: int | str) -> str:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from raidtop.actions.lab.registry import ArrayRecord, RebuildRecord, TimelineEvent, Watch
 from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.model.md import MdArray
+from raidtop.model.units import duration
 
 SYNC_WORDS = {"resync": "resync", "recover": "recovery", "check": "check", "repair": "repair", "reshape": "reshape"}
 """sysfs ``sync_action`` values and the words the timeline uses for them."""
@@ -228,13 +229,7 @@ def describe(event: TimelineEvent, record: ArrayRecord | None = None) -> str:
 
 def format_seconds(seconds: float | None, resolution_s: float = 0.0) -> str:
     """``3.2 s``, ``1 min 04 s``; ``≤ 12 s`` when nobody watched closely enough to say more."""
-    if seconds is None:
-        return "—"
-    prefix = "≤ " if resolution_s > max(2.0, seconds / 2) else ""
-    if seconds < 60:
-        return f"{prefix}{seconds:.1f} s"
-    minutes, rest = divmod(int(round(seconds)), 60)
-    return f"{prefix}{minutes} min {rest:02d} s"
+    return duration(seconds, spoken=True, resolution_s=resolution_s)
 
 
 def format_rebuild(rebuild: RebuildRecord | None) -> str:

@@ -49,6 +49,7 @@ from raidtop.actions.tuning.knobs import GLOBAL_TARGET, Knob
 from raidtop.collect.md.eta import PHASE_RANGE_S, WINDOW_S, project_finish
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdArray
+from raidtop.model.units import duration
 
 SETTLE_S = 30.0
 """Seconds md's sync_speed window needs to reflect a new limit."""
@@ -148,11 +149,7 @@ class EtaPrediction:
         if self.eta_range_s is None or self.eta_range_s[1] - self.eta_range_s[0] < 1.0:
             return ""
         low, high = self.eta_range_s
-        return f"between {_seconds(low)} and {_seconds(high)}"
-
-
-def _seconds(value: float) -> str:
-    return f"{value:.0f}s" if value < 600 else f"{value / 60:.0f}min"
+        return f"between {duration(low)} and {duration(high)}"
 
 
 def predict_eta(

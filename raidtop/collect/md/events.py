@@ -1,7 +1,9 @@
 """Derive ``mdadm --monitor``'s events by comparing two readings of md arrays.
 
-Semantics follow mdadm's Monitor.c (check_array), keyed by member name
-instead of descriptor number because that is what both sysfs and mdstat show:
+Each event's sentence, severity, bell and colour are declared in
+:mod:`raidtop.model.md_events`; this module detects them. Semantics follow
+mdadm's Monitor.c (check_array), keyed by member name instead of descriptor
+number because that is what both sysfs and mdstat show:
 
 * **Fail**: a member that was in sync is faulty, out of sync, or gone.
 * **FailSpare**: a spare (idle or being rebuilt onto) became faulty.
@@ -57,16 +59,11 @@ from dataclasses import dataclass
 
 from raidtop.collect.md.level import NO_REDUNDANCY, natural_key
 from raidtop.model.md import MdArray, MdEvent, MdMember, MdSync, MismatchVerdict
+from raidtop.model.md_events import BELL_EVENTS, REBUILD_MILESTONES, rings_bell
 
-MILESTONES = (20, 40, 60, 80)
-BELL_EVENTS = frozenset({"Fail", "DegradedArray", "ArrayFailed", "SmartWarning", "SyncStalled"})
-"""Events that ring the terminal bell by default (unless marked expected)."""
+MILESTONES = REBUILD_MILESTONES
 _BAD = ("degraded", "failed")
-
-
-def rings_bell(event: MdEvent) -> bool:
-    """True for an event that rings the bell: a bad one nobody asked for."""
-    return event.event in BELL_EVENTS and not event.expected
+__all__ = ["BELL_EVENTS", "MILESTONES", "AlertState", "derive_events", "mismatch_verdict", "rings_bell"]
 
 
 def derive_events(prev: Sequence[MdArray] | None, cur: Sequence[MdArray], time: float) -> list[MdEvent]:
@@ -174,29 +171,35 @@ def _sync_events(
     prev: MdArray, cur: MdArray, time: float, interrupted: bool
 ) -> tuple[list[MdEvent], list[MdEvent], list[MdEvent]]:
     before, after = prev.sync, cur.sync
-    was_running = before is not None and before.running
-    is_running = after is not None and after.running
-    continuing = was_running and is_running and before.action == after.action and not _went_back(before, after)
+    ran = before if before is not None and before.running else None
+    runs = after if after is not None and after.running else None
+    if ran is not None and runs is not None and ran.action == runs.action and not _went_back(ran, runs):
+        return [], [], _progress_events(ran, runs, cur.name, time)  # the same sync, continuing
     finished: list[MdEvent] = []
     started: list[MdEvent] = []
-    milestone: list[MdEvent] = []
-    if was_running and not continuing:
-        restarted = is_running and before.action == after.action
+    if ran is not None:
+        restarted = runs is not None and ran.action == runs.action
         waiting = after is not None and not after.running
         if not (interrupted or restarted or waiting):
             detail = None
             if cur.mismatch_cnt:
                 detail = f"mismatches found: {cur.mismatch_cnt} (on raid level {cur.level})"
-            finished.append(MdEvent(time, cur.name, f"{_kind(before)}Finished", None, detail))
-    if is_running and not continuing:
-        started.append(MdEvent(time, cur.name, f"{_kind(after)}Started"))
-    if continuing and after.stalled and not before.stalled:
-        milestone.append(MdEvent(time, cur.name, "SyncStalled", None, _stall_detail(after)))
-    if continuing and _kind(after) == "Rebuild" and before.percent is not None and after.percent is not None:
+            finished.append(MdEvent(time, cur.name, f"{_kind(ran)}Finished", None, detail))
+    if runs is not None:
+        started.append(MdEvent(time, cur.name, f"{_kind(runs)}Started"))
+    return finished, started, []
+
+
+def _progress_events(before: MdSync, after: MdSync, name: str, time: float) -> list[MdEvent]:
+    """A continuing sync's news: it stalled, or a rebuild passed a milestone."""
+    events: list[MdEvent] = []
+    if after.stalled and not before.stalled:
+        events.append(MdEvent(time, name, "SyncStalled", None, _stall_detail(after)))
+    if _kind(after) == "Rebuild" and before.percent is not None and after.percent is not None:
         old_step, new_step = int(before.percent // 20), int(after.percent // 20)
         if new_step > old_step and 1 <= new_step <= len(MILESTONES):
-            milestone.append(MdEvent(time, cur.name, f"Rebuild{MILESTONES[new_step - 1]}"))
-    return finished, started, milestone
+            events.append(MdEvent(time, name, f"Rebuild{MILESTONES[new_step - 1]}"))
+    return events
 
 
 def _stall_detail(sync: MdSync) -> str:

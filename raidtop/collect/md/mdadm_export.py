@@ -10,6 +10,7 @@ devices are paired by tag and named from their ``_DEV`` path.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from raidtop.model.md import MdadmDevice, MdadmExport
 
@@ -28,7 +29,7 @@ _SIMPLE = {
 def parse_mdadm_export(text: str) -> tuple[MdadmExport, list[str]]:
     """Parse one array's export; never raises, notes what it could not read."""
     notes: list[str] = []
-    values: dict[str, str | int | None] = {}
+    values: dict[str, Any] = {}  # MdadmExport's fields by name: str, or int for raid_devices
     devices: dict[str, dict[str, str]] = {}
     other: list[tuple[str, str]] = []
     for number, raw in enumerate(text.replace("\r", "").split("\n"), start=1):

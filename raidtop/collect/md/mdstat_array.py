@@ -112,7 +112,7 @@ def build_array(block: ArrayLines) -> MdArray:
     algorithm = _first_int(ALGORITHM, status_text)
     if algorithm is not None:
         layout = layout_name(level, algorithm)
-    copies = {kind: int(n) for n, kind in COPIES.findall(status_text)}
+    copies: dict[str, int] = {kind: int(n) for n, kind in COPIES.findall(status_text)}
     if copies:
         far = copies.get("far", copies.get("offset", 1))
         layout = raid10_layout(copies.get("near", 1), far, "offset" in copies)

@@ -93,8 +93,8 @@ def merge_arrays(sys_arrays: list[MdArray], stat_arrays: list[MdArray]) -> list[
         by_name.setdefault(stat.name, stat)
     merged = []
     for array in sys_arrays:
-        stat = by_name.pop(array.name, None)
-        merged.append(array if stat is None else merge_array(array, stat))
+        twin = by_name.pop(array.name, None)
+        merged.append(array if twin is None else merge_array(array, twin))
     merged.extend(by_name.values())
     merged.sort(key=lambda a: natural_key(a.name))
     return merged

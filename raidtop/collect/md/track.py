@@ -28,6 +28,9 @@ class MdTracker:
     def __init__(self, expected_members: Mapping[str, int] | None = None) -> None:
         """``expected_members``: array name or UUID -> the member count its owner expects (config)."""
         self._expected = dict(expected_members or {})
+        self._start()
+
+    def _start(self) -> None:
         self._sparse = SparseMemory(self._expected)
         self._since = DegradedClock()
         self._eta = EtaTracker()
@@ -68,7 +71,7 @@ class MdTracker:
 
     def reset(self) -> None:
         """Forget history (the next sample is a new baseline)."""
-        self.__init__(self._expected)
+        self._start()
 
 
 class DegradedClock:

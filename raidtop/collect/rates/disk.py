@@ -3,35 +3,12 @@
 from __future__ import annotations
 
 from operator import attrgetter, sub
+from typing import cast
 
-from raidtop.model.snapshot import DiskCounters, DiskIdentity, DiskIO
+from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO
 
 _DISK_FIELDS = DiskCounters.__slots__[3:]
-DISK_RATE_FIELDS = (
-    "r_s",
-    "w_s",
-    "rkb_s",
-    "wkb_s",
-    "rrqm_s",
-    "wrqm_s",
-    "rrqm_pct",
-    "wrqm_pct",
-    "r_await_ms",
-    "w_await_ms",
-    "aqu_sz",
-    "rareq_sz_kb",
-    "wareq_sz_kb",
-    "util_pct",
-    "d_s",
-    "dkb_s",
-    "drqm_s",
-    "drqm_pct",
-    "d_await_ms",
-    "dareq_sz_kb",
-    "f_s",
-    "f_await_ms",
-)
-"""Every DiskIO field that is a rate over the interval (the rest is identity)."""
+__all__ = ["DISK_RATE_FIELDS", "disk_io"]
 
 
 def disk_io(
@@ -49,6 +26,7 @@ def disk_io(
     if changes is None or interval_s <= 0:
         # Removed and re-added, or reset: no honest rate exists for this interval.
         return _unknown_row(cur, ident)
+    # The first eleven fields are on every kernel, so their changes are never None.
     (
         rd_ios,
         rd_merges,
@@ -61,20 +39,15 @@ def disk_io(
         _in_flight,
         tot_ticks,
         rq_ticks,
-        dc_ios,
-        dc_merges,
-        dc_sec,
-        dc_ticks,
-        fl_ios,
-        fl_ticks,
-    ) = changes
+    ) = cast("list[int]", changes[:_CORE_FIELDS])
+    dc_ios, dc_merges, dc_sec, dc_ticks, fl_ios, fl_ticks = changes[_CORE_FIELDS:]
     ms = interval_s * 1000.0
     # Positional and inline: this runs for every busy device every tick, and
     # keyword calls and helper calls were most of its cost at thousands of disks.
     # The formulas are iostat's, term for term (the float results are identical).
     rd_total, wr_total = rd_merges + rd_ios, wr_merges + wr_ios
-    if dc_ios is None:
-        discards = (None, None, None, None, None, None)
+    if dc_ios is None or dc_merges is None or dc_sec is None or dc_ticks is None:
+        discards = _NO_DISCARDS
     else:
         dc_total = dc_merges + dc_ios
         discards = (
@@ -104,7 +77,7 @@ def disk_io(
         tot_ticks / ms * 100.0,
         *discards,
         None if fl_ios is None else fl_ios / interval_s,
-        fl_ticks / 1.0 / fl_ios if fl_ios else None,
+        fl_ticks / 1.0 / fl_ios if fl_ios and fl_ticks is not None else None,
         cur.ever_used,
         ident.parent,
         ident.model,
@@ -132,6 +105,10 @@ def _change(attr: str, before: int, now: int) -> int:
 _COUNTERS = attrgetter(*_DISK_FIELDS)
 _IN_FLIGHT = _DISK_FIELDS.index("ios_pgr")
 assert len(_DISK_FIELDS) == 17  # disk_io unpacks exactly these
+_CORE_FIELDS = _DISK_FIELDS.index("dc_ios")
+_Discards = tuple[float | None, float | None, float | None, float | None, float | None, float | None]
+_NO_DISCARDS: _Discards = (None, None, None, None, None, None)
+"""A kernel before 4.18 counts no discards."""
 
 
 def _changes(prev: DiskCounters | None, cur: DiskCounters) -> list[int | None] | None:

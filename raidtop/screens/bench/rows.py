@@ -21,6 +21,7 @@ from raidtop.actions.fio.compare import (
 from raidtop.actions.fio.presets import PresetSet
 from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.store import StoredRun
+from raidtop.presentation.disk_fields import DISK_FIELDS
 from raidtop.presentation.format import DASH, fmt_iops, fmt_lat, fmt_mb, fmt_pct
 from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.text_table import Column, Row
@@ -285,7 +286,7 @@ def disk_rows(snapshot: Snapshot, names: list[str]) -> list[Row]:
         d = by_name.get(name)
         if d is None:
             continue
-        util_tone = "crit" if (d.util_pct or 0) >= 90 else ("warn" if (d.util_pct or 0) >= 60 else None)
+        util_tone = DISK_FIELDS["util_pct"].level(d.util_pct)
         rows.append(
             Row(
                 name,

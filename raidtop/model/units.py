@@ -1,0 +1,80 @@
+"""How raidtop writes a duration and a size, for every layer (pure functions, no I/O).
+
+Each comes in two registers, chosen by where the text goes:
+
+* a table cell, short and without spaces, so the fitting rule of
+  :mod:`raidtop.widgets.table_cells` can shorten it: ``45s``, ``12m30s``,
+  ``2h07m``, ``3d04h``; ``512K``, ``1.5G``;
+* a sentence (``spoken=True``), read as words: ``3.2 s``, ``1 min 04 s``,
+  ``2 h 07 min``; ``512 B``, ``64 MiB``, ``1.5 GiB``.
+
+They live at the bottom of the package because actions (the lab's
+timeline, fio's refusals, tuning's predictions) write sentences too.
+"""
+
+from __future__ import annotations
+
+DASH = "—"
+DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+"""Suffixes a typed duration may carry, in seconds: options (``--duration 5m``) and the replay's jump (``+30s``)."""
+_BINARY = (("P", 1 << 50), ("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10))
+
+
+def duration(seconds: float | None, *, coarse: bool = False, spoken: bool = False, resolution_s: float = 0.0) -> str:
+    """How long, in the two largest units that apply; an em dash when unknown.
+
+    A cell: ``45s``, ``12m30s``, ``2h07m``, ``3d04h``; ``coarse`` (an age on
+    a row, how long a sync has stalled) keeps whole minutes below an hour,
+    ``4m``. A sentence (``spoken``, a measured time): ``3.2 s``, ``1 min 04 s``,
+    ``2 h 07 min``, ``3 d 04 h``, prefixed ``≤`` when it was measured at a
+    ``resolution_s`` too coarse to say more.
+    """
+    if seconds is None:
+        return DASH
+    if spoken:
+        return _spoken(seconds, resolution_s)
+    if coarse and seconds < 3600:
+        s = int(seconds)  # an age: 4m until it is 5m, never rounded up
+        return f"{s}s" if s < 60 else f"{s // 60}m"
+    s = int(seconds + 0.5)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
+
+
+def _spoken(seconds: float, resolution_s: float) -> str:
+    prefix = "≤ " if resolution_s > max(2.0, seconds / 2) else ""
+    if seconds < 60:
+        return f"{prefix}{seconds:.1f} s"
+    s = int(round(seconds))
+    if s < 3600:
+        return f"{prefix}{s // 60} min {s % 60:02d} s"
+    if s < 86400:
+        return f"{prefix}{s // 3600} h {s % 3600 // 60:02d} min"
+    return f"{prefix}{s // 86400} d {s % 86400 // 3600:02d} h"
+
+
+def size(n_bytes: float | None, *, spoken: bool = False) -> str:
+    """A byte count in binary units; an em dash when unknown (``?`` in a sentence).
+
+    A cell: ``512K``, ``1.5G`` (whole KiB below a MiB, one decimal above).
+    A sentence: ``512 B``, ``64 MiB``, ``1.5 GiB`` (no decimal when whole).
+    """
+    if n_bytes is None:
+        return "?" if spoken else DASH
+    if spoken:
+        for unit, factor in _BINARY:
+            if n_bytes >= factor:
+                value = n_bytes / factor
+                return f"{value:.0f} {unit}iB" if value == int(value) else f"{value:.1f} {unit}iB"
+        return f"{n_bytes:.0f} B"
+    scaled = float(n_bytes) / 1024
+    for unit, _ in reversed(_BINARY):
+        if abs(scaled) < 1024 or unit == "P":
+            return f"{scaled:.0f}{unit}" if unit == "K" else f"{scaled:.1f}{unit}"
+        scaled /= 1024
+    return DASH  # unreachable: the loop returns at "P"

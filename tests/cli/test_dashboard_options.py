@@ -1,0 +1,78 @@
+"""The dashboard's options, declared once: CLI -> Config -> argv and back, and --web keeps every one."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+from raidtop import __main__ as entry
+from raidtop.cli import options
+from raidtop.config import Config
+
+
+def _config(argv: list[str]) -> Config:
+    return options.dashboard_config(entry.build_parser().parse_args(argv))
+
+
+def test_no_options_give_the_default_config():
+    assert _config([]) == Config()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--no-bell"],
+        ["--root", "/tmp/x", "--interval", "2m", "--theme", "raidtop-light", "--demo"],
+        ["--smart-interval", "0", "--replay", "rec.jsonl.gz", "--no-bell", "--interval", "0.5"],
+    ],
+)
+def test_every_option_survives_the_round_trip(argv):
+    config = _config(argv)
+    assert _config(options.dashboard_argv(config)) == config
+
+
+def test_each_option_sets_its_own_field():
+    config = _config(["--no-bell", "--demo", "--interval", "5", "--smart-interval", "60", "--root", "/srv"])
+    assert (config.bell, config.demo, config.interval, config.smart_interval, config.root) == (
+        False,
+        True,
+        5.0,
+        60.0,
+        Path("/srv"),
+    )
+    assert options.dashboard_argv(Config()) == ["--root", "/", "--interval", "1.0", "--smart-interval", "600.0"]
+
+
+def test_every_option_names_a_config_field():
+    names = {f.name for f in fields(Config)}
+    assert {o.field for o in options.DASHBOARD_OPTIONS} <= names
+    # What no option sets is for tests only.
+    assert names - {o.field for o in options.DASHBOARD_OPTIONS} == {"autostart_sampler"}
+
+
+def test_web_starts_each_visitor_with_every_option(monkeypatch, capsys):
+    started = []
+
+    class Recorded:
+        """Stands in for the HTTP server: only the command it would run is looked at."""
+
+        def __init__(self, command: str, port: int) -> None:
+            started.append((shlex.split(command), port))
+            self.url = "http://localhost:1/x/"
+
+        def serve(self) -> None:
+            return None
+
+    monkeypatch.setattr("raidtop.cli.web.GuardedServer", Recorded)
+    argv = ["--web", "--port", "8123", "--no-bell", "--demo", "--theme", "raidtop-16color", "--interval", "2"]
+    assert entry.main(argv) == 0
+    command, port = started[0]
+    assert port == 8123
+    assert command[:3] == [sys.executable, "-m", "raidtop"]
+    assert _config(command[3:]) == _config(argv)
+    assert "--no-bell" in command and "--web" not in command and "--port" not in command

@@ -1,0 +1,49 @@
+"""The one duration and one size formatter: cells and sentences, at every unit step."""
+
+from __future__ import annotations
+
+import pytest
+
+from raidtop.model.units import DASH, duration, size
+
+
+@pytest.mark.parametrize(
+    ("seconds", "cell", "coarse", "spoken"),
+    [
+        (None, DASH, DASH, DASH),
+        (0, "0s", "0s", "0.0 s"),
+        (3.21, "3s", "3s", "3.2 s"),
+        (59.7, "1m00s", "59s", "59.7 s"),
+        (64, "1m04s", "1m", "1 min 04 s"),
+        (750, "12m30s", "12m", "12 min 30 s"),
+        (7620, "2h07m", "2h07m", "2 h 07 min"),
+        (273600, "3d04h", "3d04h", "3 d 04 h"),
+    ],
+)
+def test_duration_in_both_registers(seconds, cell, coarse, spoken):
+    assert duration(seconds) == cell
+    assert duration(seconds, coarse=True) == coarse
+    assert duration(seconds, spoken=True) == spoken
+
+
+def test_a_coarse_measurement_says_so():
+    assert duration(12.0, spoken=True, resolution_s=30.0) == "≤ 12.0 s"
+    assert duration(2.0, spoken=True, resolution_s=0.05) == "2.0 s"
+    assert duration(600, spoken=True, resolution_s=30.0) == "10 min 00 s"
+
+
+@pytest.mark.parametrize(
+    ("n_bytes", "cell", "spoken"),
+    [
+        (None, DASH, "?"),
+        (512, "0K", "512 B"),
+        (512 * 1024, "512K", "512 KiB"),
+        (64 << 20, "64.0M", "64 MiB"),
+        (3 << 29, "1.5G", "1.5 GiB"),
+        (5 << 40, "5.0T", "5 TiB"),
+        (2048 << 50, "2048.0P", "2048 PiB"),
+    ],
+)
+def test_size_in_both_registers(n_bytes, cell, spoken):
+    assert size(n_bytes) == cell
+    assert size(n_bytes, spoken=True) == spoken

@@ -46,7 +46,9 @@ from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable
 
 from raidtop.actions.tuning.knobs import GLOBAL_TARGET, Knob
-from raidtop.collect.md.eta import PHASE_RANGE_S, WINDOW_S, project_finish
+from raidtop.collect.md.eta import PHASE_RANGE_S
+from raidtop.collect.md.marks import WINDOW_S
+from raidtop.collect.md.throttle import project_finish
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdArray
 from raidtop.model.units import duration

@@ -19,7 +19,7 @@ A smoothed rate gets all three wrong for tens of seconds. raidtop instead
 keeps the last :data:`HISTORY_S` seconds of progress, rebuilds md's ring of
 marks from the ``sync_speed`` readings (:func:`raidtop.collect.md.marks.fit_marks`:
 their jumps and their decay date the marks to a tenth of a second) and runs
-md's loop forward (:func:`project_finish`): issue at the disks' pace up to
+md's loop forward (:func:`raidtop.collect.md.throttle.project_finish`): issue at the disks' pace up to
 ``done(mark) + limit * (whole seconds + 1)``, there sleep 500 ms, take a mark
 at the first check 3 s after the last. The disks' pace is the rate over the
 last stretch of at least :data:`CAPACITY_SPAN_S` in which progress stayed
@@ -32,7 +32,6 @@ over that window, so there is an estimate from the first reading
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -40,14 +39,13 @@ from dataclasses import dataclass, replace
 from raidtop.collect.md.marks import (
     MARK_STEP_S,
     MARKS,
-    SLEEP_S,
     WINDOW_S,
     fit_marks,
     interpolate,
     past_of,
     replay_marks,
-    start_of,
 )
+from raidtop.collect.md.throttle import OVERSHOOT_SHARE, RESYNC_IN_FLIGHT_KIB, project_finish
 from raidtop.model.md import MdArray, MdSync, RaidSpeedLimit
 
 PHASE_RANGE_S = (-1.5, 1.5)
@@ -74,81 +72,11 @@ every 5 minutes (md's UPDATE_FREQUENCY), so only a longer silence means anything
 MIN_HELD_FRACTION = 1.25
 """Under competing I/O md keeps the sync near ``sync_speed_min``: a window average below this
 multiple of the minimum, with the array busy, is held there."""
-SIM_TICK_S = 0.05
-DEFAULT_STEP_S = MARK_STEP_S + SLEEP_S / 2
 FIT_FRACTION = 0.25
 """Below this share of the limit the marks change nothing: no fit."""
 FULL_FIT_EVERY = 10
-OVERSHOOT_SHARE = 0.25
-"""Share of the in-flight sync I/O by which completions overshoot md's allowance
-(it checks completed work, and what was issued before the check still lands;
-calibrated on the VM recordings, see perf/RESULTS.md)."""
 FREE_SHARE = 0.5
 """md runs free when progress is this many seconds of the limit (or the in-flight I/O) below its allowance."""
-RESYNC_IN_FLIGHT_KIB = {"raid1": 2048, "raid10": 2048}
-"""Sync I/O md keeps in flight ahead of the completed position mdstat shows:
-raid1.c and raid10.c allow RESYNC_DEPTH (32) requests of RESYNC_BLOCK_SIZE
-(64 KiB). md's throttle counts it when issued, so the last 2 MiB finish
-about as soon as the issuing reaches the end (seen in the VM: 2–3 s early
-at 1000 KiB/s)."""
-
-
-def project_finish(
-    history: Sequence[tuple[float, float]],
-    total: float,
-    limit: float | None,
-    capacity: float | None,
-    back_rate: float | None = None,
-    phase: float = 0.0,
-    in_flight: float = 0.0,
-    clock: tuple[float, float] | None = None,
-) -> float | None:
-    """Seconds until progress reaches ``total``, simulating md's window throttle.
-
-    ``history`` is ``(time, done)`` oldest first, the last entry being now;
-    ``limit`` the maximum in force (KiB/s), ``None`` when unknown;
-    ``capacity`` the disks' rate, ``None`` for unknown (unlimited);
-    ``back_rate`` the rate assumed before the first entry (md's window
-    average), else the history's own average; ``clock`` md's marks as
-    ``(start, step)`` (:func:`fit_marks`), else taken from the start the
-    history implies, shifted by ``phase`` (for a range); ``in_flight`` KiB
-    are issued ahead of ``done`` (:data:`RESYNC_IN_FLIGHT_KIB`). ``None``
-    when nothing moves.
-    """
-    now, done = history[-1]
-    total = max(done, total - in_flight)
-    remaining = total - done
-    if remaining <= 0:
-        return 0.0
-    cap = capacity if capacity and capacity > 0 else math.inf
-    if limit is None or limit <= 0:
-        return remaining / cap if cap < math.inf else None
-    first_t, first_d = history[0]
-    if back_rate is None:
-        back_rate = (done - first_d) / (now - first_t) if now > first_t else limit
-    start, step = clock if clock is not None else (start_of(history, back_rate), DEFAULT_STEP_S)
-    marks = replay_marks(start + phase, step, now, past_of(history, back_rate))
-    # Forward in ticks: md issues at the disks' pace up to what its window
-    # allows; there it sleeps SLEEP_S and checks again, taking a mark when
-    # the last is MARK_STEP_S old.
-    t, d, wake = now, done, now
-    horizon = now + 2 * MARKS * step + 10
-    while t < horizon:
-        d_next = d
-        if t >= wake:
-            if t >= marks.last + MARK_STEP_S:
-                marks.step(t, d)
-            allowed = marks.allowed(t, limit) + OVERSHOOT_SHARE * in_flight
-            if d >= allowed:
-                wake = t + SLEEP_S
-            else:
-                d_next = min(d + cap * SIM_TICK_S, allowed)
-        if d_next >= total:
-            return t - now + SIM_TICK_S * (total - d) / (d_next - d)
-        t, d = t + SIM_TICK_S, d_next
-    window = MARKS * step + step / 2
-    steady = min(cap, limit * (window + 1) / window)
-    return t - now + (total - d) / steady
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,8 @@ import random
 
 import pytest
 
-from raidtop.collect.md.eta import EtaTracker, SyncModel, limit_in_force, project_finish
+from raidtop.collect.md.eta import EtaTracker, SyncModel, limit_in_force
+from raidtop.collect.md.throttle import project_finish
 from raidtop.model.md import MdArray, MdSync, RaidSpeedLimit
 
 TOTAL_KIB = 100_000_000  # a 100 GB member

@@ -11,14 +11,12 @@ import pytest
 
 from raidtop.collect.md.eta import (
     CAPACITY_SPAN_S,
-    DEFAULT_STEP_S,
     PHASE_RANGE_S,
-    SIM_TICK_S,
     SPEED_WINDOW_S,
     STALL_AFTER_S,
     STALL_AFTER_COARSE_S,
-    project_finish,
 )
+from raidtop.collect.md.throttle import DEFAULT_STEP_S, SIM_TICK_S, project_finish
 
 # A sync that began at t = 50 s and ran at 1000 KiB/s: 50 000 KiB done at
 # 100 s, 60 000 at 110 s ("now"). md's marks every 3.25 s from 50 s (the

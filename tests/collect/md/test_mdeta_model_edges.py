@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.collect.md.eta import SIM_TICK_S, EtaTracker, SyncModel, limit_in_force
+from raidtop.collect.md.eta import EtaTracker, SyncModel, limit_in_force
+from raidtop.collect.md.throttle import SIM_TICK_S
 from raidtop.model.md import MdArray, MdSync, RaidSpeedLimit
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
-from raidtop.cli import options
+from raidtop.cli import one_shot, options
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,42 +21,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="S",
         help="seconds between the two samples (default 1)",
     )
-    snap.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
-    snap.add_argument(
-        "--smart-wait",
-        type=options.SMART_INTERVAL,
-        default=30.0,
-        metavar="S",
-        help="wait up to S seconds for every disk's SMART reading (default 30; 0 = no SMART)",
-    )
+    one_shot.add_sampling_options(snap)
     snap.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Sample twice, ``args.interval`` seconds apart, and print one JSON document."""
-    from raidtop.presentation.judgement import judged_sampler, smart_poller
+    from raidtop.config import md_expected_members
     from raidtop.output.snapshot_json import snapshot_json
 
     root: Path = args.root
-    if not root.is_dir():
-        print(f"raidtop: --root {root}: not a directory", file=sys.stderr)
+    if one_shot.root_refused(root):
         return 2
-
-    poller = smart_poller(root, 600.0 if args.smart_wait > 0 else 0.0)
-    from raidtop.config import md_expected_members
-
     expected, notes = md_expected_members()
     for note in notes:
         print(f"raidtop: {note}", file=sys.stderr)
-    sampler = judged_sampler(root, smart=poller, md_expected_members=expected)
+    sampler, poller = one_shot.judged_sampling(root, args.smart_wait, md_expected_members=expected)
     # One document, once: every process's I/O and the cgroups' per-device share are worth two /proc walks.
     sampler.processes.want_processes = True
     first = sampler.sample()
     time.sleep(max(0.0, args.interval))
-    if poller is not None and not poller.wait_for_all(args.smart_wait):
-        print(
-            f"raidtop: some disks gave no SMART answer within {args.smart_wait:g} s; they are left out", file=sys.stderr
-        )
+    one_shot.wait_for_smart(poller, args.smart_wait, "they are left out")
     snap = sampler.sample()
     doc = snapshot_json(snap, first.events)
     doc["mdadm"] = mdadm_json(root, snap)
@@ -66,13 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
     findings, _ = audit_snapshot(sampler.root, snap)
     doc["audit"] = audit_json(findings)
-    try:
-        json.dump(doc, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # `raidtop snapshot --json | head` is normal use, not an error.
-        sys.stderr.close()
+    one_shot.print_json(doc)
     return 0
 
 

@@ -22,7 +22,7 @@ class Config:
     interval: float = 1.0
     theme: str | None = None
     bell: bool = True
-    """Ring the terminal bell on Fail and DegradedArray."""
+    """Ring the terminal bell on the events the md event table marks (raidtop.model.md_events.BELL_EVENTS)."""
     autostart_sampler: bool = True
     """Tests turn this off to feed snapshots by hand."""
     replay: Path | None = None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from raidtop.config import Config
+from raidtop.model.md_events import EVENT_KINDS
 from raidtop.presentation.format import DURATION_UNITS
 
 MAX_NUMBER_CHARS = 32
@@ -217,7 +218,12 @@ DASHBOARD_OPTIONS = (
     ConfigOption("--root", "root", "read /proc and /sys under DIR instead of / (fixtures, recordings)", Path),
     ConfigOption("--interval", "interval", "seconds between samples (default 1)", INTERVAL, "S"),
     ConfigOption("--theme", "theme", THEMES_HELP, str),
-    ConfigOption("--no-bell", "bell", "do not ring the bell on Fail and DegradedArray"),
+    ConfigOption(
+        "--no-bell",
+        "bell",
+        # From the event table, so the help names every event that rings (md's and SMART's).
+        "do not ring the bell on " + ", ".join(name for name, kind in EVENT_KINDS.items() if kind.bell),
+    ),
     ConfigOption(
         "--demo", "demo", "classroom demo: a simulated array to fail, remove and add disks on (no root, no md)"
     ),

@@ -76,3 +76,16 @@ def test_web_starts_each_visitor_with_every_option(monkeypatch, capsys):
     assert command[:3] == [sys.executable, "-m", "raidtop"]
     assert _config(command[3:]) == _config(argv)
     assert "--no-bell" in command and "--web" not in command and "--port" not in command
+
+
+def test_no_bell_help_names_every_event_that_rings(capsys):
+    from raidtop.model.md_events import BELL_EVENTS
+
+    with pytest.raises(SystemExit):
+        entry.build_parser().parse_args(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())  # argparse wraps the line anywhere
+    said = help_text.rsplit("--no-bell", 1)[1].split("--demo", 1)[0]  # the option list, not the usage line
+    assert BELL_EVENTS and all(name in said for name in BELL_EVENTS)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `raidtop --no-bell` |"))
+    assert all(name in row for name in BELL_EVENTS), row

@@ -127,5 +127,5 @@ async def test_event_sequence_notifies_once_each_and_clears_the_alert(tmp_path):
         assert alert_seen == [False, True, True, True, False]
         assert any("whole again" in n.message for n in app.notices.offered)
         assert len(app._notifications) <= 2
-        assert rings  # Fail and DegradedArray ring the bell
+        assert rings  # Fail and DegradedArray are among the events that ring the bell
         assert [e.event for e in app.live.history.events_of("md0")].count("Fail") == 1

@@ -8,7 +8,7 @@ totals (/proc/PID/io), while cgroup I/O accounting (v2 ``io.stat``, v1
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 ATTRIBUTION_LEVELS = ("per device", "totals", "off")
 """Every value :attr:`IoAttribution.level` takes."""
@@ -34,6 +34,8 @@ class ProcCounters:
     syscw: int
     read_bytes: int
     write_bytes: int
+    ppid: int = field(default=0, kw_only=True)
+    """The parent's PID: when it reaps this process the kernel adds these counters to the parent's."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,8 +49,8 @@ def parse_io(text: str) -> tuple[int, int, int, int, int, int] | None:
     return tuple(values)  # type: ignore[return-value]
 
 
-def parse_stat(text: str) -> tuple[str, int, bool] | None:
-    """(command, start time in ticks, kernel thread) from /proc/PID/stat; ``None`` if damaged.
+def parse_stat(text: str) -> tuple[str, int, bool, int] | None:
+    """(command, start time in ticks, kernel thread, parent PID) from /proc/PID/stat; ``None`` if damaged.
 
     The command sits in parentheses and may itself hold spaces and ")".
     """
@@ -60,10 +60,10 @@ def parse_stat(text: str) -> tuple[str, int, bool] | None:
     comm = head.partition("(")[2]
     fields = tail.split()
     try:
-        flags, start = int(fields[6]), int(fields[19])
+        ppid, flags, start = int(fields[1]), int(fields[6]), int(fields[19])
     except (IndexError, ValueError):
         return None
-    return comm, start, bool(flags & PF_KTHREAD)
+    return comm, start, bool(flags & PF_KTHREAD), ppid
 
 
 def parse_status_uid(text: str) -> int | None:
@@ -146,7 +146,7 @@ class ProcessTable:
         parsed = parse_stat(stat) if stat else None
         if parsed is None:
             return None
-        comm, start, kernel = parsed
+        comm, start, kernel, ppid = parsed
         if old is not None and old.start == start:
             user = old.user
         else:
@@ -159,7 +159,7 @@ class ProcessTable:
         # unit's cgroup and then execs the worker (systemd-run, our own tests).
         cgroup_text = root.read_optional(f"/proc/{pid}/cgroup")
         cgroup = parse_cgroup(cgroup_text) if cgroup_text else "/"
-        return ProcCounters(pid, start, _printable(comm), kernel, user, cgroup, *counters)
+        return ProcCounters(pid, start, _printable(comm), kernel, user, cgroup, *counters, ppid=ppid)
 
     def user_name(self, root: Root, uid: int | None) -> str:
         """The user's name from the root's /etc/passwd, else the number ("?" when unknown)."""

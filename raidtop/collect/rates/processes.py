@@ -1,7 +1,11 @@
 """Process and cgroup I/O counters at two samples become rates (pidstat -d, and io.stat per device).
 
 A process is the same process in both samples only with the same PID *and*
-start time; a reused PID starts over without a rate. A cgroup's counters are
+start time; a reused PID starts over without a rate. When a parent reaps a
+child the kernel adds the child's whole counters to the parent's
+/proc/PID/io (wait_task_zombie), so a shell looping over ``dd`` would jump by
+every finished dd's bytes; what the child had done when last seen is taken
+off its parent's change (only the child's last interval stays with the parent). A cgroup's counters are
 recursive under v2, so its own share is its rate minus its children's
 (each side a rate over the same interval, so a child that ended does not
 make its parent's own share jump).
@@ -20,6 +24,7 @@ def process_rates(
 ) -> tuple[ProcessIO, ...]:
     """Every process with its rates, busiest first; rates ``None`` for a process new since ``prev``."""
     before = {p.pid: p for p in prev} if prev is not None else {}
+    reaped = _reaped_by_parent(prev, cur)
     rows = []
     for p in cur:
         old = before.get(p.pid)
@@ -29,16 +34,35 @@ def process_rates(
         elif old is None or old.start != p.start or not interval_s or interval_s <= 0:
             rates = (None, None, None, None)
         else:
-            deltas = (
+            deltas: tuple[int, ...] = (
                 p.read_bytes - old.read_bytes,
                 p.write_bytes - old.write_bytes,
                 p.syscr - old.syscr,
                 p.syscw - old.syscw,
             )
+            inherited = reaped.get(p.pid)
+            if inherited is not None and min(deltas) >= 0:
+                deltas = tuple(max(0, d - i) for d, i in zip(deltas, inherited, strict=True))
             rates = tuple(d / interval_s if d >= 0 else None for d in deltas)
         rows.append(ProcessIO(p.pid, p.comm, p.user, unit, p.kernel, *rates))
     rows.sort(key=lambda r: (-r.total_b_s, -((r.syscr_s or 0.0) + (r.syscw_s or 0.0)), r.pid))
     return tuple(rows)
+
+
+def _reaped_by_parent(
+    prev: tuple[ProcCounters, ...] | None, cur: tuple[ProcCounters, ...]
+) -> dict[int, tuple[int, ...]]:
+    """Parent PID -> the counters, as last seen, of its children that ended since ``prev``."""
+    if prev is None:
+        return {}
+    alive = {(p.pid, p.start) for p in cur}
+    reaped: dict[int, list[int]] = {}
+    for old in prev:
+        if old.ppid and (old.pid, old.start) not in alive:
+            total = reaped.setdefault(old.ppid, [0, 0, 0, 0])
+            for i, value in enumerate((old.read_bytes, old.write_bytes, old.syscr, old.syscw)):
+                total[i] += value
+    return {pid: tuple(values) for pid, values in reaped.items()}
 
 
 def unit_rates(

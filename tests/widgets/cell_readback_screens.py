@@ -165,7 +165,7 @@ async def bench_comparison(pilot) -> None:
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
     from raidtop.actions.fio.store import RunStore
     from raidtop.screens.bench.screen import BenchScreen
-    from tests.screens.bench.test_bench_screen import store_comparison
+    from tests.screens.bench.bench_pilot import store_comparison
 
     tmp = pilot.app._readback_tmp
     history = RunStore(tmp / "data" / "raidtop" / "bench.sqlite")

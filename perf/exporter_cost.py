@@ -29,8 +29,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "perf"))
 
-from bench.synthetic import Shape, SyntheticSystem  # noqa: E402
+from synthetic import SyntheticSystem  # noqa: E402
+from synthetic_state import Shape  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

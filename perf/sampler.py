@@ -41,7 +41,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import Shape, SyntheticSystem  # noqa: E402
+from synthetic import SyntheticSystem  # noqa: E402
+from synthetic_state import Shape  # noqa: E402
 
 from raidtop.collect.sampler import Sampler  # noqa: E402
 

@@ -23,7 +23,7 @@ anyone else attached is never named to losetup. Then fio is stopped, the
 tmpfs unmounted and the directory removed.
 
 Each tool then runs alone, one after another, in its own tmux server at
-120×40 with a 1 s refresh, measured by perf/tui_cost.py's ``measure``
+120×40 with a 1 s refresh, measured by perf/tui_measure.py's ``measure``
 (CPU from /proc/<pid>/stat including children, start-up = first 5 s,
 steady state after it, peak RSS, the pty's output through pipe-pane).
 glances comes from its own venv (``pip install glances`` into
@@ -46,14 +46,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from tui_cost import (  # noqa: E402
-    AppSpec,
-    Measurement,
-    find_glances,
-    machine_lines,
-    measure,
-    prewarm,
-)
+from tui_cost import find_glances, machine_lines  # noqa: E402
+from tui_measure import AppSpec, Measurement, measure, prewarm  # noqa: E402
 
 LOOP_FILE_BYTES = 64 * 1024 * 1024
 BUSY_IOPS = 100

@@ -7,8 +7,8 @@ machine would and rewrites only the files a kernel would change. The sampler
 therefore sees the same mix of changed and unchanged lines it sees in real
 life, so caches that skip unchanged lines are neither flattered nor punished.
 
-Formats follow the kernel's own printf formats (block/genhd.c diskstats_show,
-fs/proc/stat.c, drivers/md/md.c md_seq_show and the md sysfs attributes).
+This module builds the machine and evolves it; the state it evolves is in
+:mod:`synthetic_state` and the kernel's file formats in :mod:`synthetic_texts`.
 Host /proc/meminfo and /proc/vmstat provide the key names (their values are
 then made to move), so those files have a live kernel's length and keys.
 """
@@ -17,113 +17,22 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from synthetic_state import Disk, MdArrayState, MdMemberState, Shape, disk_names
+from synthetic_texts import (
+    MEMINFO_COUNTS,
+    QUEUE_FILES,
+    md_attributes,
+    mdstat_text,
+    meminfo_text,
+    pid_stat,
+    pressure_text,
+    stat_text,
+)
 
 USER_HZ = 100
 _LEVELS = ("raid6", "raid6", "raid5", "raid10")
-
-
-@dataclass(frozen=True)
-class Shape:
-    """How big the synthetic machine is."""
-
-    disks: int
-    cpus: int
-    md_arrays: int = 0
-    md_members: int = 0
-    partitioned_disks: int = 4
-    loop_devices: int = 8
-    processes: int = 250
-
-    @property
-    def label(self) -> str:
-        """A short name for tables: ``4096d/2c`` or ``64x16md/…``."""
-        base = f"{self.disks}d/{self.cpus}c"
-        return f"{self.md_arrays}x{self.md_members}md {base}" if self.md_arrays else base
-
-
-@dataclass
-class Disk:
-    """One /proc/diskstats line's identity and its 17 counters."""
-
-    major: int
-    minor: int
-    name: str
-    counters: list[int] = field(default_factory=lambda: [0] * 17)
-
-    def line(self) -> str:
-        """The line as diskstats_show prints it (kernel ≥ 5.5, 20 fields)."""
-        return f"{self.major:4d} {self.minor:7d} {self.name} " + " ".join(map(str, self.counters))
-
-
-@dataclass
-class MdMemberState:
-    """One member of a synthetic array."""
-
-    disk: str
-    slot: int | None
-    state: str
-
-
-@dataclass
-class MdArrayState:
-    """One synthetic md array and the sync it may be running."""
-
-    index: int
-    level: str
-    members: list[MdMemberState]
-    component_kib: int
-    sync_action: str = "idle"
-    sync_done_sectors: int = 0
-    sync_speed_kib: int = 0
-
-    @property
-    def name(self) -> str:
-        """``md0``, ``md1``…"""
-        return f"md{self.index}"
-
-    @property
-    def raid_disks(self) -> int:
-        """Slots in the array's geometry."""
-        return sum(1 for m in self.members if m.slot is not None or m.state == "faulty")
-
-    @property
-    def degraded(self) -> int:
-        """Slots without an in-sync member."""
-        return self.raid_disks - sum(1 for m in self.members if m.state == "in_sync")
-
-    @property
-    def array_kib(self) -> int:
-        """Usable size, as mdstat's ``blocks``."""
-        data = {"raid6": self.raid_disks - 2, "raid5": self.raid_disks - 1, "raid10": self.raid_disks // 2}[self.level]
-        return self.component_kib * data
-
-    @property
-    def syncing(self) -> bool:
-        """True while a resync, recovery or check runs."""
-        return self.sync_action != "idle"
-
-
-def disk_names(count: int) -> list[str]:
-    """A few NVMe namespaces, then sda, sdb … sdz, sdaa … as the kernel names them."""
-    nvme = min(4, count // 4)
-    names = [f"nvme{i}n1" for i in range(nvme)]
-    index = 0
-    while len(names) < count:
-        names.append("sd" + _letters(index))
-        index += 1
-    return names
-
-
-def _letters(index: int) -> str:
-    # sd_format_disk_name: a..z, aa..zz, aaa..
-    out = ""
-    index += 1
-    while index:
-        index, rem = divmod(index - 1, 26)
-        out = chr(ord("a") + rem) + out
-    return out
 
 
 class SyntheticSystem:
@@ -300,60 +209,42 @@ class SyntheticSystem:
         self._write("proc/uptime", f"{self.uptime:.2f} {self.uptime * 1.7:.2f}\n")
         if changed_disks:
             self._write("proc/diskstats", "".join(d.line() + "\n" for d in self.disks))
-        self._write("proc/stat", self._stat_text())
-        self._write("proc/meminfo", self._meminfo_text())
-        self._write("proc/vmstat", self._vmstat_text())
+        self._write(
+            "proc/stat",
+            stat_text(
+                self.cpu_ticks, self.intr, self.ctxt, self.processes, self.rng.randrange(1, 6), self.rng.randrange(0, 3)
+            ),
+        )
+        moved = {
+            key: value + self.rng.randrange(-64, 64) * 4 if value > 4096 and key not in MEMINFO_COUNTS else value
+            for key, value in self.meminfo.items()
+        }
+        self._write("proc/meminfo", meminfo_text(moved))
+        self._advance_vmstat()
+        self._write("proc/vmstat", "".join(f"{key} {value}\n" for key, value in self.vmstat.items()))
         load = 1.0 + self.rng.random()
         self._write(
             "proc/loadavg", f"{load:.2f} {load * 0.9:.2f} {load * 0.8:.2f} 3/{self.shape.processes} {self.processes}\n"
         )
         for resource in ("cpu", "io", "memory"):
-            self._write(f"proc/pressure/{resource}", self._pressure_text())
+            self._write(
+                f"proc/pressure/{resource}", pressure_text(self.rng.random() * 5, self.rng.random(), self._tick_number)
+            )
         for i, temp in enumerate(self.temps):
             chip, index = self._temp_files[i]
             self._write(f"sys/class/hwmon/{chip}/temp{index}_input", f"{temp}\n")
         for pid, ticks in self.proc_ticks.items():
-            self._write(f"proc/{pid}/stat", self._pid_stat(pid, ticks))
+            self._write(f"proc/{pid}/stat", pid_stat(pid, self._comm[pid], ticks))
         if self.arrays:
-            self._write("proc/mdstat", self._mdstat_text())
+            self._write("proc/mdstat", mdstat_text(self.arrays))
             for array in self.arrays:
                 if array.syncing:
                     self._write_sync_files(array)
 
-    def _stat_text(self) -> str:
-        total = [sum(col) for col in zip(*self.cpu_ticks)]
-        lines = ["cpu  " + " ".join(map(str, total))]
-        lines += [f"cpu{i} " + " ".join(map(str, ticks)) for i, ticks in enumerate(self.cpu_ticks)]
-        lines.append(f"intr {sum(self.intr)} " + " ".join(map(str, self.intr)))
-        lines.append(f"ctxt {self.ctxt}")
-        lines.append("btime 1700000000")
-        lines.append(f"processes {self.processes}")
-        lines.append(f"procs_running {self.rng.randrange(1, 6)}")
-        lines.append(f"procs_blocked {self.rng.randrange(0, 3)}")
-        lines.append("softirq " + " ".join(str(self.ctxt // (k + 2)) for k in range(11)))
-        return "\n".join(lines) + "\n"
-
-    def _meminfo_text(self) -> str:
-        lines = []
-        for key, value in self.meminfo.items():
-            moved = value + self.rng.randrange(-64, 64) * 4 if value > 4096 else value
-            lines.append(
-                f"{key + ':':<16}{max(0, moved):>8} kB" if key not in _MEMINFO_COUNTS else f"{key + ':':<16}{value:>8}"
-            )
-        return "\n".join(lines) + "\n"
-
-    def _vmstat_text(self) -> str:
+    def _advance_vmstat(self) -> None:
         for key in ("pgpgin", "pgpgout", "pgfault", "pgalloc_normal", "pgfree", "numa_hit", "numa_local"):
             if key in self.vmstat:
                 self.vmstat[key] += self.rng.randrange(0, 5000)
-        return "".join(f"{key} {value}\n" for key, value in self.vmstat.items())
-
-    def _pressure_text(self) -> str:
-        some, full = self.rng.random() * 5, self.rng.random()
-        return (
-            f"some avg10={some:.2f} avg60={some / 2:.2f} avg300={some / 3:.2f} total={self._tick_number * 1234}\n"
-            f"full avg10={full:.2f} avg60={full / 2:.2f} avg300={full / 3:.2f} total={self._tick_number * 321}\n"
-        )
 
     def _write_proc_static(self) -> None:
         self._write("proc/sys/dev/raid/speed_limit_min", "1000\n")
@@ -370,7 +261,7 @@ class SyntheticSystem:
             self._write(f"{base}/size", "3907029168\n")
             self._write(f"{base}/removable", "0\n")
             self._write(f"{base}/ro", "0\n")
-            for attr, value in _QUEUE_FILES.items():
+            for attr, value in QUEUE_FILES.items():
                 self._write(f"{base}/queue/{attr}", value)
             if disk.name.startswith(("sd", "nvme")):
                 model = "Samsung SSD 990 PRO 2TB" if disk.name.startswith("nvme") else "ST4000NM0035-1V4"
@@ -434,60 +325,12 @@ class SyntheticSystem:
             self._write(f"proc/{pid}/comm", comm + "\n")
             self._comm[pid] = comm
 
-    def _pid_stat(self, pid: int, ticks: list[int]) -> str:
-        # fs/proc/array.c do_task_stat: 52 fields; utime and stime are 14 and 15.
-        rest = " ".join(["0"] * 37)
-        return (
-            f"{pid} ({self._comm[pid]}) S 2 0 0 0 -1 2129984 0 0 0 0 {ticks[0]} {ticks[1]} "
-            f"0 0 20 0 1 0 100 0 0 {rest}\n"
-        )
-
     # -------------------------------------------------------------- md
 
     def _write_md_sysfs(self) -> None:
         for array in self.arrays:
             base = f"sys/block/{array.name}/md"
-            chunk = 524288
-            attrs = {
-                "level": array.level,
-                "array_state": "active" if array.syncing else "clean",
-                "raid_disks": str(array.raid_disks),
-                "chunk_size": str(chunk),
-                "layout": "258" if array.level == "raid10" else "2",
-                "degraded": str(array.degraded),
-                "last_sync_action": "check" if not array.syncing else "resync",
-                "sync_speed_min": "1000 (system)",
-                "sync_speed_max": "200000 (system)",
-                "sync_min": "0",
-                "sync_max": "max",
-                "mismatch_cnt": "0",
-                "consistency_policy": "bitmap",
-                "component_size": str(array.component_kib),
-                "metadata_version": "1.2",
-                "reshape_position": "none",
-                "reshape_direction": "forwards",
-                "resync_start": "none",
-                "uuid": f"3f2a9c1e-0b7d-4e5f-9a{array.index:02d}-1c2d3e4f5a6b",
-                "array_size": "default",
-                "max_read_errors": "20",
-                "safe_mode_delay": "0.204",
-                "suspend_lo": "0",
-                "suspend_hi": "0",
-                "new_dev": "",
-                "bitmap/location": "+8",
-                "bitmap/chunksize": "67108864",
-                "bitmap/backlog": "0",
-                "bitmap/metadata": "internal",
-                "bitmap/can_clear": "false",
-                "bitmap/max_backlog_used": "0",
-                "bitmap/time_base": "5",
-                "bitmap/space": "8",
-            }
-            if array.level in ("raid5", "raid6"):
-                attrs["stripe_cache_size"] = "256"
-                attrs["stripe_cache_active"] = "0"
-                attrs["group_thread_cnt"] = "0"
-                attrs["preread_bypass_threshold"] = "1"
+            attrs = md_attributes(array)
             for attr, value in attrs.items():
                 self._write(f"{base}/{attr}", value + "\n")
             self._write(f"sys/block/{array.name}/size", f"{array.array_kib * 2}\n")
@@ -520,62 +363,6 @@ class SyntheticSystem:
         else:
             self._write(f"{base}/sync_completed", "none\n")
             self._write(f"{base}/sync_speed", "none\n")
-
-    def _mdstat_text(self) -> str:
-        """md_seq_show's format: the header, one block per array, the footer."""
-        out = ["Personalities : [raid6] [raid5] [raid4] [raid10] [linear] [raid0] [raid1] \n"]
-        for array in reversed(self.arrays):  # the kernel lists the newest array first
-            out.append(self._mdstat_array(array))
-        out.append("unused devices: <none>\n")
-        return "".join(out)
-
-    def _mdstat_array(self, array: MdArrayState) -> str:
-        members = []
-        for number, member in reversed(list(enumerate(array.members))):
-            flag = "(F)" if member.state == "faulty" else "(S)" if member.state == "spare" and not array.syncing else ""
-            members.append(f"{member.disk}[{number}]{flag}")
-        lines = [f"{array.name} : active {array.level} " + " ".join(members)]
-        status = "".join(
-            "U" if any(m.slot == s and m.state == "in_sync" for m in array.members) else "_"
-            for s in range(array.raid_disks)
-        )
-        geometry = f"[{array.raid_disks}/{array.raid_disks - array.degraded}] [{status}]"
-        if array.level == "raid10":
-            detail = f"512K chunks 2 near-copies {geometry}"
-        else:
-            detail = f"level {array.level[-1]}, 512k chunk, algorithm 2 {geometry}"
-        lines.append(f"      {array.array_kib} blocks super 1.2 {detail}")
-        if array.syncing:
-            lines.append(self._progress_line(array))
-        lines.append("      bitmap: 2/15 pages [8KB], 65536KB chunk")
-        return "\n".join(lines) + "\n\n"
-
-    @staticmethod
-    def _progress_line(array: MdArrayState) -> str:
-        total = array.component_kib
-        done = array.sync_done_sectors // 2
-        permille = done * 1000 // total
-        filled = permille // 50
-        bar = "[" + "=" * filled + ">" + "." * (19 - filled) + "]"
-        word = {"recover": "recovery", "resync": "resync", "check": "check"}[array.sync_action]
-        minutes = (total - done) / max(1, array.sync_speed_kib) / 60
-        return (
-            f"      {bar}  {word} = {permille // 10:2d}.{permille % 10}% ({done}/{total}) "
-            f"finish={minutes:.1f}min speed={array.sync_speed_kib}K/sec"
-        )
-
-
-_MEMINFO_COUNTS = {"HugePages_Total", "HugePages_Free", "HugePages_Rsvd", "HugePages_Surp"}
-_QUEUE_FILES = {
-    "rotational": "1\n",
-    "logical_block_size": "512\n",
-    "physical_block_size": "4096\n",
-    "hw_sector_size": "512\n",
-    "max_sectors_kb": "1280\n",
-    "nr_requests": "256\n",
-    "read_ahead_kb": "128\n",
-    "scheduler": "[mq-deadline] kyber bfq none\n",
-}
 
 
 def _host_pairs(path: str, sep: str) -> dict[str, int]:

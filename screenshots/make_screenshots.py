@@ -155,7 +155,7 @@ async def bench_screenshot() -> Path:
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
     from raidtop.screens.bench.screen import BenchScreen
     from raidtop.widgets.text_table import TextTable
-    from tests.screens.bench.test_bench_screen import store_comparison
+    from tests.screens.bench.bench_pilot import store_comparison
 
     with tempfile.TemporaryDirectory() as tmp:
         for kind in ("DATA", "CONFIG", "STATE"):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.app.pty_app import PtyApp
-from tests.screens.bench.test_bench_screen import bench, make_app, open_screen, wait_for_screen, wait_until  # noqa: F401 (bench is a fixture)
+from tests.screens.bench.bench_pilot import bench, make_app, open_screen, wait_for_screen, wait_until  # noqa: F401 (bench is a fixture)
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "ui" / "root1"
 

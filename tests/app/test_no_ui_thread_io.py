@@ -25,7 +25,7 @@ from raidtop.screens.tuning.screen import TuningScreen
 from raidtop.screens.tuning.dialogs import ChangeDialog, ChangeLogScreen, PersistDialog
 from raidtop.widgets.text_table import TextTable
 from tests.conftest import DATA
-from tests.screens.bench.test_bench_screen import Bench, open_screen, store_comparison, wait_for_screen
+from tests.screens.bench.bench_pilot import Bench, open_screen, store_comparison, wait_for_screen
 from tests.screens.lab.test_lab_screen import READY, SNAPSHOT_LAB, app_on, open_lab
 from tests.screens.lab.test_lab_screen import degraded_lab  # noqa: F401  (a fixture)
 from tests.screens.lab.test_lab_screen import settle as settle_lab

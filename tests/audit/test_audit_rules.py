@@ -21,7 +21,7 @@ from raidtop.collect.md.sysfs import read_md_sysfs
 from raidtop.collect.smart.parse import parse_smartctl
 from raidtop.collect.source import Root
 from raidtop.presentation.smart_rules import judge
-from tests.collect.md.test_md_sysfs import md_tree, write_tree
+from tests.collect.md.md_sysfs_trees import md_tree, write_tree
 
 SMART = Path(__file__).parent.parent / "data" / "smartctl"
 GIB_KIB = 1024 * 1024

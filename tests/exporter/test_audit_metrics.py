@@ -8,7 +8,7 @@ from raidtop.audit.rules import RULES
 from raidtop.exporter.service import Exporter, LiveSource
 from tests.exporter.test_metrics import PROJECT, samples
 from tests.audit.test_audit_rules import MEMBERS, RAID5, clean_disks
-from tests.collect.md.test_md_sysfs import md_tree, write_tree
+from tests.collect.md.md_sysfs_trees import md_tree, write_tree
 
 ROOTS = PROJECT / "tests" / "data" / "md" / "roots"
 

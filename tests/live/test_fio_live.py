@@ -3,7 +3,8 @@
 The loop devices are backed by sparse 64 MiB files in the test's temporary
 directory and detached afterwards whatever happens; nothing else on the host
 is written. They are not lab devices, so runs on them use the explicit
-override, as a user would.
+override, as a user would. Attacks on the target are in test_fio_live_target_attacks.py,
+signals and hang-ups in test_fio_live_signals.py; the fixtures in conftest.py.
 
 Needs root (losetup, mount) and fio. Without them the tests skip, except
 under CI (``CI=true``), where a missing tool is a broken set-up and fails.
@@ -13,73 +14,27 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import statistics
 import subprocess
-import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from fio_live_setup import PRESETS, preset, require
 
 from raidtop.actions.action_log import ActionLog
-from raidtop.actions.fio.session import Batch, execute, plan_run, run_repeat
 from raidtop.actions.fio.compare import metric_values, run_sweep, summarise_passes
 from raidtop.actions.fio.guards import TargetRefused, check_target
-from raidtop.actions.fio.store import RunStore
-from raidtop.actions.fio.presets import parse_presets_toml
 from raidtop.actions.fio.results import parse_fio_json
+from raidtop.actions.fio.session import Batch, execute, plan_run, run_repeat
 from raidtop.actions.fio.stack import block_device_of_path
+from raidtop.actions.fio.store import RunStore
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.loopdev import loop_backing
 from raidtop.actions.lab.registry import ImageRecord
 from raidtop.collect.queue_settings import read_queue_settings
 
-pytestmark = pytest.mark.live
-
-# Short runs and a small test file: the machine is shared and CI has minutes, not hours.
-PRESETS = parse_presets_toml('runtime = 1\nsize = "16M"\n')
-
-
-def _require(condition: bool, reason: str) -> None:
-    if not condition:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run this test: {reason}")
-        pytest.skip(reason)
-
-
-@pytest.fixture(autouse=True)
-def live_env(tmp_path: Path, monkeypatch) -> None:
-    _require(os.geteuid() == 0, "needs root to attach loop devices and write raw devices")
-    _require(shutil.which("fio") is not None, "fio is not installed (Debian package: fio)")
-    _require(shutil.which("losetup") is not None, "losetup (util-linux) is not installed")
-    for kind in ("DATA", "CONFIG", "STATE"):
-        monkeypatch.setenv(f"XDG_{kind}_HOME", str(tmp_path / "xdg" / kind.lower()))
-
-
-@pytest.fixture
-def history(tmp_path: Path) -> RunStore:
-    return RunStore(tmp_path / "bench.sqlite")
-
-
-@pytest.fixture
-def loop_device(tmp_path: Path):
-    """A loop device over a sparse 64 MiB file, detached afterwards."""
-    image = tmp_path / "disk.img"
-    with open(image, "wb") as handle:
-        handle.truncate(64 * 1024 * 1024)
-    device = subprocess.run(
-        ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
-    ).stdout.strip()
-    try:
-        yield device
-    finally:
-        subprocess.run(["losetup", "-d", device], check=False)
-
-
-def preset(name: str):
-    return PRESETS.get(name)
+pytestmark = [pytest.mark.live, pytest.mark.usefixtures("live_env")]
 
 
 def test_a_file_run_is_parsed_stored_with_its_tuning_and_shown(tmp_path: Path, history: RunStore):
@@ -179,7 +134,7 @@ def test_a_sweep_over_two_schedulers_restores_the_original(loop_device: str, his
     name = os.path.basename(loop_device)
     before = read_queue_settings("/", name)
     others = [s for s in before.schedulers if s != before.scheduler][:2]
-    _require(len(others) == 2, f"{name} offers fewer than three schedulers: {before.schedulers}")
+    require(len(others) == 2, f"{name} offers fewer than three schedulers: {before.schedulers}")
     plan = plan_run(preset("rand-read"), loop_device, presets=PRESETS, allow_raw_device=name)
     log = ActionLog(tmp_path / "a.log")
     outcome = run_sweep(plan, history, "scheduler", others, log=log)
@@ -220,7 +175,7 @@ def test_a_raw_device_raidtop_did_not_create_is_refused(loop_device: str, tmp_pa
 
 
 def test_a_mounted_device_is_refused_even_with_the_override(loop_device: str, tmp_path: Path):
-    _require(shutil.which("mkfs.ext4") is not None, "mkfs.ext4 (e2fsprogs) is not installed")
+    require(shutil.which("mkfs.ext4") is not None, "mkfs.ext4 (e2fsprogs) is not installed")
     name = os.path.basename(loop_device)
     subprocess.run(["mkfs.ext4", "-q", "-F", loop_device], check=True, capture_output=True)
     mount_point = tmp_path / "mnt"
@@ -241,13 +196,13 @@ def test_a_sweep_from_the_screen_runs_each_value_and_restores(loop_device: str, 
     from raidtop.actions.fio.prefs import BenchPrefs, save_prefs
     from raidtop.app.raidtop_app import RaidtopApp
     from raidtop.config import Config
-    from raidtop.screens.dialogs import ConfirmDialog, SweepDialog
     from raidtop.screens.bench.screen import BenchScreen
+    from raidtop.screens.dialogs import ConfirmDialog, SweepDialog
 
     name = os.path.basename(loop_device)
     before = read_queue_settings("/", name)
     others = [s for s in before.schedulers if s != before.scheduler][:2]
-    _require(len(others) == 2, f"{name} offers fewer than three schedulers: {before.schedulers}")
+    require(len(others) == 2, f"{name} offers fewer than three schedulers: {before.schedulers}")
     save_prefs(BenchPrefs(loop_device, 1))
 
     async def until(pilot, condition) -> None:
@@ -286,210 +241,3 @@ def test_a_sweep_from_the_screen_runs_each_value_and_restores(loop_device: str, 
     labels, after = asyncio.run(sweep())
     assert labels == [f"scheduler={s}" for s in others]
     assert after == before.scheduler
-
-
-# ---------------------------------------------------------------- attacks on the target (issue 11)
-
-SENTINEL = b"raidtop live sentinel\n" * 256  # 5.5 KiB at the start of each victim
-
-
-@pytest.fixture
-def victim_device(tmp_path: Path):
-    """A second loop device fio must never touch, with a sentinel at its start and end."""
-    image = tmp_path / "victim.img"
-    with open(image, "wb") as handle:
-        handle.truncate(64 * 1024 * 1024)
-    device = subprocess.run(
-        ["losetup", "--find", "--show", str(image)], check=True, capture_output=True, text=True
-    ).stdout.strip()
-    try:
-        with open(device, "r+b") as handle:
-            handle.write(SENTINEL)
-            handle.seek(-len(SENTINEL), os.SEEK_END)
-            handle.write(SENTINEL)
-            os.fsync(handle.fileno())
-        yield device
-    finally:
-        subprocess.run(["losetup", "-d", device], check=False)
-
-
-def sentinel_intact(device: str) -> bool:
-    fd = os.open(device, os.O_RDONLY)
-    try:
-        head = os.pread(fd, len(SENTINEL), 0)
-        size = os.lseek(fd, 0, os.SEEK_END)
-        tail = os.pread(fd, len(SENTINEL), size - len(SENTINEL))
-    finally:
-        os.close(fd)
-    return head == SENTINEL and tail == SENTINEL
-
-
-def test_a_link_in_a_directory_target_cannot_aim_fio_at_a_device(victim_device: str, history: RunStore, tmp_path: Path):
-    target = tmp_path / "owned-by-someone"
-    target.mkdir()
-    os.symlink(victim_device, target / "raidtop-bench.dat")
-    record = execute(
-        plan_run(preset("rand-write"), str(target), presets=PRESETS), history, log=ActionLog(tmp_path / "a.log")
-    )
-    assert record.outcome.ok, record.message
-    assert record.stored.result.write.total_ios > 0
-    assert sentinel_intact(victim_device)
-    assert os.readlink(target / "raidtop-bench.dat") == victim_device, "raidtop deletes only what it created"
-    # The name raidtop does use, planted: refused, left alone, device untouched.
-    os.symlink(victim_device, target / "raidtop-bench.d")
-    with pytest.raises(TargetRefused, match="already exists"):
-        plan_run(preset("rand-write"), str(target), presets=PRESETS)
-    assert sentinel_intact(victim_device) and os.readlink(target / "raidtop-bench.d") == victim_device
-
-
-def test_a_colon_in_a_device_path_cannot_reach_another_device(
-    loop_device: str, victim_device: str, history: RunStore, tmp_path: Path
-):
-    # 'c2/e:/dev/loopV' is a link to the allowed device; fio used to split it and write /dev/loopV too.
-    allowed = os.path.basename(loop_device)
-    odd = tmp_path / "c2" / ("e:" + os.path.dirname(victim_device))
-    odd.mkdir(parents=True)
-    os.symlink(loop_device, odd / os.path.basename(victim_device))
-    target = str(tmp_path / "c2" / ("e:" + victim_device))
-    plan = plan_run(preset("rand-write"), target, presets=PRESETS, allow_raw_device=allowed)
-    record = execute(plan, history, log=ActionLog(tmp_path / "a.log"))
-    assert record.outcome.ok, record.message
-    assert record.stored.result.write.total_ios > 0
-    assert sentinel_intact(victim_device)
-
-
-def test_a_colon_in_a_directory_name_writes_only_under_it(history: RunStore, tmp_path: Path):
-    target = tmp_path / "colon" / "x:"
-    target.mkdir(parents=True)
-    existed = os.path.lexists("/raidtop-bench.dat")
-    record = execute(
-        plan_run(preset("rand-write"), str(target), presets=PRESETS), history, log=ActionLog(tmp_path / "a.log")
-    )
-    assert record.outcome.ok, record.message
-    assert record.stored.result.write.total_ios > 0
-    assert os.path.lexists("/raidtop-bench.dat") == existed
-    assert not (tmp_path / "colon" / "x").exists() and os.listdir(target) == []
-
-
-def test_a_raw_device_is_held_exclusively_and_must_be_the_one_approved(
-    loop_device: str, history: RunStore, tmp_path: Path
-):
-    name = os.path.basename(loop_device)
-    plan = plan_run(preset("rand-read"), loop_device, presets=PRESETS, runtime_s=30, allow_raw_device=name)
-    batch = Batch()
-    running = threading.Event()
-    records = []
-    worker = threading.Thread(
-        target=lambda: records.append(
-            execute(plan, history, batch=batch, log=ActionLog(tmp_path / "a.log"), on_point=lambda _p: running.set())
-        )
-    )
-    worker.start()
-    try:
-        assert running.wait(60), "fio never reported progress"
-        # A second benchmark (or a mount, or mdadm) cannot open it exclusively while fio runs.
-        second = execute(plan, history, log=ActionLog(tmp_path / "a.log"))
-        assert second.stored is None and "is busy" in second.message
-    finally:
-        batch.cancel()
-        worker.join(60)
-    assert records[0].stored.partial
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return found
-
-
-def _start_bench(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen, int]:
-    env = dict(os.environ)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "raidtop", "bench", *argv],
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    for _ in range(600):
-        kids = _children(proc.pid) if proc.poll() is None else []
-        fio = [k for k in kids if Path(f"/proc/{k}/comm").read_text().strip() == "fio"] if kids else []
-        if fio or proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    assert proc.poll() is None, proc.communicate()[1]
-    # Let fio print a status or two, so a stop has something to keep.
-    time.sleep(2.5)
-    return proc, fio[0]
-
-
-def _gone(pid: int) -> bool:
-    for _ in range(200):
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return True
-        if state == "Z":
-            return True  # dead; waiting for its (gone) parent's reaper
-        time.sleep(0.05)
-    return False
-
-
-@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
-def test_a_hang_up_or_sigterm_stops_fio_on_a_raw_device(loop_device: str, tmp_path: Path, signum: int):
-    name = os.path.basename(loop_device)
-    proc, fio = _start_bench(
-        tmp_path, "rand-write", "--target", loop_device, "--allow-raw-device", name, "--runtime", "120"
-    )
-    try:
-        proc.send_signal(signum)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 128 + signum, err
-    assert _gone(fio)
-    runs = RunStore(tmp_path / "xdg" / "data" / "raidtop" / "bench.sqlite").runs()
-    assert len(runs) == 1 and runs[0].partial and runs[0].result.write.total_ios > 0
-    assert ActionLog(tmp_path / "xdg" / "state" / "raidtop" / "actions.log").read("fio")[0].details["partial"]
-
-
-def test_sigterm_on_a_directory_run_removes_the_test_file(tmp_path: Path):
-    target = tmp_path / "target"
-    target.mkdir()
-    proc, fio = _start_bench(tmp_path, "rand-write", "--target", str(target), "--runtime", "120", "--size", "16M")
-    try:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143
-    assert _gone(fio) and os.listdir(target) == []
-    assert RunStore(tmp_path / "xdg" / "data" / "raidtop" / "bench.sqlite").runs()[0].partial
-
-
-def test_kill_9_of_raidtop_takes_fio_with_it(loop_device: str, tmp_path: Path):
-    name = os.path.basename(loop_device)
-    proc, fio = _start_bench(
-        tmp_path, "rand-write", "--target", loop_device, "--allow-raw-device", name, "--runtime", "120"
-    )
-    proc.kill()
-    proc.communicate(timeout=60)
-    assert _gone(fio), "fio outlived raidtop"
-    # Nothing writes on: the device's write counter stands still. The I/O fio
-    # had in flight when it died (up to its iodepth: 64 writes were seen) still
-    # completes, so the counter is read once the device has none in flight.
-    stat_file = Path(f"/sys/block/{name}/stat")
-    inflight = Path(f"/sys/block/{name}/inflight")
-    deadline = time.monotonic() + 30
-    while inflight.read_text().split() != ["0", "0"] and time.monotonic() < deadline:
-        time.sleep(0.05)
-    before = stat_file.read_text().split()[4]
-    time.sleep(1.5)
-    assert stat_file.read_text().split()[4] == before

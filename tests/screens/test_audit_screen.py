@@ -8,7 +8,7 @@ from raidtop.config import Config
 from raidtop.screens.audit import AuditScreen
 from raidtop.widgets.text_table import TextTable
 from tests.audit.test_audit_rules import MEMBERS, RAID5, clean_disks
-from tests.collect.md.test_md_sysfs import md_tree, write_tree
+from tests.collect.md.md_sysfs_trees import md_tree, write_tree
 
 
 def audit_root(tmp_path):

@@ -20,7 +20,7 @@ from raidtop.widgets.status_bar import StatusBar
 from raidtop.widgets.text_table import TextTable
 
 from tests.hostile import terminal_bytes
-from tests.screens.bench.test_bench_screen import Bench, bench, make_app, open_screen, wait_for_screen, wait_until  # noqa: F401
+from tests.screens.bench.bench_pilot import Bench, bench, make_app, open_screen, wait_for_screen, wait_until  # noqa: F401
 
 MDSTAT = Path(__file__).resolve().parents[2] / "data" / "md" / "mdstat"
 REBUILDING = "nicolargo-pymdstat__mdstat.05"

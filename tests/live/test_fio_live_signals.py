@@ -1,0 +1,116 @@
+"""A hang-up, SIGTERM or kill -9 of `raidtop bench` stops the real fio it started, and cleans up after it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from raidtop.actions.action_log import ActionLog
+from raidtop.actions.fio.store import RunStore
+
+pytestmark = [pytest.mark.live, pytest.mark.usefixtures("live_env")]
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+def _start_bench(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen, int]:
+    env = dict(os.environ)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "raidtop", "bench", *argv],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    for _ in range(600):
+        kids = _children(proc.pid) if proc.poll() is None else []
+        fio = [k for k in kids if Path(f"/proc/{k}/comm").read_text().strip() == "fio"] if kids else []
+        if fio or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()[1]
+    # Let fio print a status or two, so a stop has something to keep.
+    time.sleep(2.5)
+    return proc, fio[0]
+
+
+def _gone(pid: int) -> bool:
+    for _ in range(200):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":
+            return True  # dead; waiting for its (gone) parent's reaper
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
+def test_a_hang_up_or_sigterm_stops_fio_on_a_raw_device(loop_device: str, tmp_path: Path, signum: int):
+    name = os.path.basename(loop_device)
+    proc, fio = _start_bench(
+        tmp_path, "rand-write", "--target", loop_device, "--allow-raw-device", name, "--runtime", "120"
+    )
+    try:
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signum, err
+    assert _gone(fio)
+    runs = RunStore(tmp_path / "xdg" / "data" / "raidtop" / "bench.sqlite").runs()
+    assert len(runs) == 1 and runs[0].partial and runs[0].result.write.total_ios > 0
+    assert ActionLog(tmp_path / "xdg" / "state" / "raidtop" / "actions.log").read("fio")[0].details["partial"]
+
+
+def test_sigterm_on_a_directory_run_removes_the_test_file(tmp_path: Path):
+    target = tmp_path / "target"
+    target.mkdir()
+    proc, fio = _start_bench(tmp_path, "rand-write", "--target", str(target), "--runtime", "120", "--size", "16M")
+    try:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143
+    assert _gone(fio) and os.listdir(target) == []
+    assert RunStore(tmp_path / "xdg" / "data" / "raidtop" / "bench.sqlite").runs()[0].partial
+
+
+def test_kill_9_of_raidtop_takes_fio_with_it(loop_device: str, tmp_path: Path):
+    name = os.path.basename(loop_device)
+    proc, fio = _start_bench(
+        tmp_path, "rand-write", "--target", loop_device, "--allow-raw-device", name, "--runtime", "120"
+    )
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert _gone(fio), "fio outlived raidtop"
+    # Nothing writes on: the device's write counter stands still. The I/O fio
+    # had in flight when it died (up to its iodepth: 64 writes were seen) still
+    # completes, so the counter is read once the device has none in flight.
+    stat_file = Path(f"/sys/block/{name}/stat")
+    inflight = Path(f"/sys/block/{name}/inflight")
+    deadline = time.monotonic() + 30
+    while inflight.read_text().split() != ["0", "0"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    before = stat_file.read_text().split()[4]
+    time.sleep(1.5)
+    assert stat_file.read_text().split()[4] == before

@@ -33,7 +33,7 @@ GRACE_S = 3.0
 TRACEFS = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
 
 Sampled = Callable[[dict[str, Log2Histogram]], None]
-"""Called from the reader thread with each interval's histogram per device name."""
+"""Called from the reader thread with each interval's histogram per device name (``{}`` once attached)."""
 Ended = Callable[[str], None]
 """Called from the reader thread once, with why the tracer stopped ("" when asked to)."""
 
@@ -172,6 +172,11 @@ class LatencyTracer:
                 # Longer than any print of ours: skip the rest of it, a bounded read at a time.
                 while line and not line.endswith(b"\n"):
                     line = proc.stdout.readline(MAX_LINE)
+                continue
+            if line.startswith(b'{"type": "attached_probes"'):
+                # Attached: the grid's columns appear now (dashes until the first request completes).
+                if not self._stopping:
+                    self._on_sample({})
                 continue
             hists = parse_hist_message(line.decode("utf-8", "replace"))
             if not hists:

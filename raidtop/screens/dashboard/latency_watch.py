@@ -7,8 +7,9 @@ restarts it when they change, and stops it when no grid is open, when the
 screen unmounts (``q``, SIGHUP and SIGTERM end the app through it) — so a
 closed grid costs no process and no thread. Before the first start it says,
 once, what it loads into the kernel and why; where it cannot (no bpftrace, no
-root, no tracefs, or the numbers are not this machine's: a replay, the demo, a
-fixture root) it says, once, that the slow mark stays on the average await.
+root, no tracefs) it says, once, that the slow mark stays on the average
+await. On numbers that are not this machine's live ones (a replay, the demo,
+another root) it never starts and says nothing: there is nothing here to trace.
 The tracer's thread reaches the UI only through :meth:`post_message`.
 """
 
@@ -22,8 +23,6 @@ from raidtop.latency.program import WHAT_IT_LOADS
 from raidtop.latency.summary import MemberLatency, summarize
 from raidtop.latency.tracer import LatencyTracer, why_unavailable
 from raidtop.presentation.member_latency import BASIS_WORDS, BASIS_AWAIT
-
-NOT_THIS_MACHINE = "the numbers on screen are not this machine's live ones (a replay, the demo or another root)"
 
 
 class LatencyWatch(Widget):
@@ -73,7 +72,9 @@ class LatencyWatch(Widget):
         if not devices:
             self.post_message(self.Sampled(None))
             return
-        reason = why_unavailable() if self._live_machine else NOT_THIS_MACHINE
+        if not self._live_machine:
+            return  # a replay, the demo or a fixture root: nothing of this machine to trace, nothing to say
+        reason = why_unavailable()
         if reason is not None:
             self._say_once(f"No latency distributions: {reason}; {BASIS_WORDS[BASIS_AWAIT]}.", warning=False)
             return

@@ -74,3 +74,16 @@ def test_a_faulty_member_is_not_a_sibling_nor_judged():
     )
     latencies = {"loop0": slow_leg(0), "loop1": slow_leg(50_000)}
     assert slow_members_judged(array, {}, latencies) == (set(), BASIS_AWAIT)
+
+
+def test_the_readme_states_the_rule_and_the_sentence_raidtop_shows():
+    from raidtop.latency.program import WHAT_IT_LOADS
+    from raidtop.presentation.md import SLOW_FACTOR, SLOW_FLOOR_MS
+    from raidtop.presentation.member_latency import BASIS_WORDS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = " ".join(readme[readme.index("## Latency per member as a distribution") :].split()[:900])
+    assert f"at least {SLOW_FLOOR_MS:.0f} ms and more than {SLOW_FACTOR:.0f}×" in section
+    assert f"{MIN_REQUESTS} or more requests" in section
+    assert " ".join(WHAT_IT_LOADS.format(devices="DEVICES").split()) in section.replace("*", "")
+    assert BASIS_WORDS[BASIS_AWAIT].split(" (")[0] in section.replace("*", "")

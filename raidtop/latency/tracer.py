@@ -25,6 +25,7 @@ from pathlib import Path
 
 from raidtop.latency.histogram import Log2Histogram, delta, parse_hist_message
 from raidtop.latency.program import argv, kernel_dev, program
+from raidtop.untrusted import plain
 
 MAX_LINE = 1 << 20
 """Bytes read per line: a print of a few hundred devices' histograms is far below it."""
@@ -158,7 +159,7 @@ class LatencyTracer:
                 return ""
             errors.seek(0)
             said = errors.read(2048).decode("utf-8", "replace").strip().splitlines()
-            last = said[-1][:200] if said else f"exit status {proc.returncode}"
+            last = plain(said[-1][:200]) if said else f"exit status {proc.returncode}"
             return f"bpftrace stopped: {last}"
 
     def _read(self, proc: subprocess.Popen[bytes], by_key: dict[str, str]) -> None:

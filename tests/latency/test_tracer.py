@@ -149,3 +149,16 @@ def test_an_overlong_line_is_skipped_and_a_process_ignoring_term_is_killed(monke
     assert seen.ended.wait(30)
     assert seen.reason == "" and pid is not None and gone(pid)
     assert tracer.join(10)
+
+
+def test_a_tracer_that_fails_says_its_last_words_as_plain_text(monkeypatch):
+    # bpftrace refused by the kernel (lockdown, no BPF) cannot be staged here: a process saying so stands in.
+    failing = "import sys; sys.stderr.write('loading\\nERROR: [b]no BPF\\x1b[2J\\n'); sys.exit(1)"
+    monkeypatch.setattr(tracer_module, "argv", lambda source: [sys.executable, "-c", failing])
+    seen = Collected()
+    name = sorted(os.listdir("/sys/class/block"))[0]
+    tracer = LatencyTracer([name], 1, seen.sample, seen.end)
+    tracer.start()
+    assert seen.ended.wait(30)
+    assert seen.reason == "bpftrace stopped: ERROR: [b]no BPF\ufffd[2J"
+    assert seen.samples == []

@@ -23,6 +23,7 @@ from raidtop.latency.program import WHAT_IT_LOADS
 from raidtop.latency.summary import MemberLatency, summarize
 from raidtop.latency.tracer import LatencyTracer, why_unavailable
 from raidtop.presentation.member_latency import BASIS_WORDS, BASIS_AWAIT
+from raidtop.untrusted import plain
 
 
 class LatencyWatch(Widget):
@@ -78,7 +79,7 @@ class LatencyWatch(Widget):
         if reason is not None:
             self._say_once(f"No latency distributions: {reason}; {BASIS_WORDS[BASIS_AWAIT]}.", warning=False)
             return
-        self._say_once(WHAT_IT_LOADS.format(devices=", ".join(sorted(devices))))
+        self._say_once(WHAT_IT_LOADS.format(devices=", ".join(plain(d) for d in sorted(devices))))
         tracer = LatencyTracer(sorted(devices), self._interval_s, self._sampled, self._ended)
         self._tracer = tracer
         tracer.start()

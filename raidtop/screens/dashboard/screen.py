@@ -213,7 +213,8 @@ class DashboardScreen(Screen[None]):
 
     @on(LatencyWatch.Said)
     def _latency_said(self, message: LatencyWatch.Said) -> None:
-        self.notify(message.text, severity="warning" if message.warning else "information", timeout=12)
+        # Device names and bpftrace's own words come from outside: text, never markup.
+        self.notify(message.text, severity="warning" if message.warning else "information", timeout=12, markup=False)
 
     @on(ArraysPanel.MemberVerb)
     def _member_verb(self, message: ArraysPanel.MemberVerb) -> None:

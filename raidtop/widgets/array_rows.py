@@ -104,18 +104,23 @@ LATENCY_COLUMNS = [Column(f.key, f.label, f.width, min_width=6) for f in LATENCY
 """Shown after %util while bpftrace samples the members' latency distributions."""
 
 
+LATENCY_GIVES_UP = ("rkb_s", "wkb_s")
+"""What the grid gives up for the latency columns so the slow mark stays on a 120-column screen:
+throughput, which the Disks panel shows for the same devices."""
+
+
 def member_columns(with_latency: bool) -> list[Column]:
-    """The member grid's columns: with p50/p99/max while distributions are sampled (the last
-    column, "Slow by", then names the mark's basis in each cell: p99 or avg)."""
+    """The member grid's columns: with p50/p99/max while distributions are sampled (then without
+    :data:`LATENCY_GIVES_UP`, and the last column, "Mark", says the slow mark's basis: ⚠ p99 or ⚠ avg)."""
     if not with_latency:
         return MEMBER_COLUMNS
     at = next(i for i, c in enumerate(MEMBER_COLUMNS) if c.key == "temp")
     flag = MEMBER_COLUMNS[-1]
     return [
-        *MEMBER_COLUMNS[:at],
+        *(c for c in MEMBER_COLUMNS[:at] if c.key not in LATENCY_GIVES_UP),
         *LATENCY_COLUMNS,
         *MEMBER_COLUMNS[at:-1],
-        Column(flag.key, "Slow by", flag.width, flag.align, min_width=flag.min_width),
+        Column(flag.key, "Mark", flag.width, flag.align, min_width=flag.min_width),
     ]
 
 
@@ -214,6 +219,8 @@ def member_rows(
         cells += [verdict, "" if member.errors is None else str(member.errors)]
         tones += [verdict_tone, "warn" if member.errors else "dim"]
         for key in _MEMBER_FIELDS:
+            if latencies is not None and key in LATENCY_GIVES_UP:
+                continue
             value = getattr(io, key) if io is not None else None
             cells.append(num(value))
             tones.append("dim" if not value else None)

@@ -59,7 +59,7 @@ async def test_fed_histograms_fill_the_grids_latency_columns_and_the_slow_mark_f
     static_config, sample_snapshot
 ):
     app = RaidtopApp(static_config)
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         app.apply_snapshot(with_array(sample_snapshot, ["loop0", "loop1", "loop2"]))
         await pilot.pause()
         assert [c.key for c in grid(app).columns if c.key.endswith("_ms") and c.key[0] in "pm"] == []
@@ -75,6 +75,10 @@ async def test_fed_histograms_fill_the_grids_latency_columns_and_the_slow_mark_f
         watch.post_message(LatencyWatch.Sampled(latencies))
         await until(pilot, lambda: "p99_ms" in [c.key for c in grid(app).columns])
         assert [c.label for c in grid(app).columns if c.key in ("p50_ms", "p99_ms", "max_ms")] == ["p50", "p99", "max"]
+        keys = [c.key for c in grid(app).columns]
+        assert "rkb_s" not in keys and keys[-1] == "flag"  # throughput gives way, the mark stays
+        # ...on screen: the whole grid fits a 120-column terminal, no scrolling to find the mark.
+        assert sum(grid(app).column_widths) <= grid(app).scrollable_content_region.width
         loop0, loop1 = cells(app, "loop0"), cells(app, "loop1")
         assert loop0["p99_ms"] == f"{latencies['loop0'].p99_ms:.2f}" and loop0["flag"] == ""
         assert (

@@ -3,7 +3,8 @@
 :class:`LatencyWatch` is an invisible widget of the dashboard that owns at
 most one :class:`~raidtop.latency.tracer.LatencyTracer`. The Arrays panel says
 which member devices its open grids show; the watch starts a tracer for them,
-restarts it when they change, and stops it when no grid is open, when the
+restarts it when they change, and stops it when no grid is open, while another
+screen covers the dashboard (Tuning, the Lab, an array detail...), when the
 screen unmounts (``q``, SIGHUP and SIGTERM end the app through it) — so a
 closed grid costs no process and no thread. Before the first start it says,
 once, what it loads into the kernel and why; where it cannot (no bpftrace, no
@@ -58,6 +59,7 @@ class LatencyWatch(Widget):
         self._tracer: LatencyTracer | None = None
         self._wanted: frozenset[str] = frozenset()
         self._told = False
+        self._suspended = False
 
     @property
     def tracer(self) -> LatencyTracer | None:
@@ -69,7 +71,18 @@ class LatencyWatch(Widget):
         if devices == self._wanted:
             return
         self._wanted = devices
+        if not self._suspended:
+            self._restart()
+
+    def suspend(self, suspended: bool) -> None:
+        """Another screen covers the dashboard (True): the grid is not seen, so nothing is traced."""
+        if suspended != self._suspended:
+            self._suspended = suspended
+            self._restart()
+
+    def _restart(self) -> None:
         self._stop()
+        devices = frozenset() if self._suspended else self._wanted
         if not devices:
             self.post_message(self.Sampled(None))
             return

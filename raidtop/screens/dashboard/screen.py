@@ -146,7 +146,13 @@ class DashboardScreen(Screen[None]):
         # the first paint, so the sampler and udev thread don't delay it.
         self.app.call_after_refresh(self.post_message, messages.DashboardShown())
 
+    def on_screen_suspend(self) -> None:
+        for watch in self.query(LatencyWatch):  # none while the screen is being taken down
+            watch.suspend(True)  # a grid under another screen is not seen: no bpftrace
+
     def on_screen_resume(self, event: events.ScreenResume) -> None:
+        for watch in self.query(LatencyWatch):
+            watch.suspend(False)
         # Runs before Screen's own handler. The first resume comes straight
         # after every widget was styled as it mounted; restyling the whole page
         # again cost a sixth of the first frame. Later resumes (back from a

@@ -136,7 +136,7 @@ def gone(pid: int) -> bool:
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("leave", ["close-grid", "quit"])
+@pytest.mark.parametrize("leave", ["close-grid", "cover", "quit"])
 async def test_bpftrace_runs_only_while_the_grid_is_open(sample_snapshot, loop_device, leave):
     reason = why_unavailable()
     if reason:
@@ -157,6 +157,15 @@ async def test_bpftrace_runs_only_while_the_grid_is_open(sample_snapshot, loop_d
         await until(pilot, lambda: "p99_ms" in [c.key for c in grid(app).columns], 90)
         pid = tracer.pid
         assert pid is not None and not gone(pid)
+        if leave == "cover":
+            # Another screen over the dashboard hides the grid: bpftrace stops, and comes back with it.
+            await pilot.press("question_mark")
+            await until(pilot, lambda: watch.tracer is None and not tracer.alive)
+            assert gone(pid)
+            await pilot.press("escape")
+            await until(pilot, lambda: watch.tracer is not None and watch.tracer.pid is not None)
+            second = watch.tracer
+            assert second.pid is not None and not gone(second.pid)
         if leave == "close-grid":
             app.dashboard.query_one(ArraysPanel).toggle("md0")
             await pilot.pause()
@@ -166,3 +175,5 @@ async def test_bpftrace_runs_only_while_the_grid_is_open(sample_snapshot, loop_d
             await until(pilot, lambda: "p99_ms" not in [c.key for c in grid(app).columns])
     if leave == "quit":
         assert tracer.join(30) and gone(pid)
+    if leave == "cover":
+        assert second.join(30) and second.pid is not None and gone(second.pid)

@@ -99,6 +99,8 @@ class ArraysPanel(Panel):
 
     def set_latencies(self, latencies: dict[str, MemberLatency] | None) -> None:
         """The members' latency this interval by device (``None``: no distribution is sampled)."""
+        if latencies is None and self._latencies is None:
+            return
         if (latencies is None) != (self._latencies is None):
             self.query_one("#member-table", TextTable).set_columns(member_columns(latencies is not None))
         self._latencies = latencies

@@ -14,13 +14,14 @@ from raidtop.presentation.md import (
     member_temperature,
     progress_bar,
     slots_and_members,
-    slow_members,
     state_badge,
     sync_speed_cell,
 )
 from raidtop.model.snapshot import DiskIO, Snapshot
 from raidtop.model.md import MdArray
 from raidtop.presentation.smart import HEALTH_WIDTH, health_cell, health_of
+from raidtop.latency.summary import MemberLatency
+from raidtop.presentation.member_latency import BASIS_P99, LATENCY_FIELDS, slow_members_judged
 from raidtop.widgets.disks_panel import disk_column
 from raidtop.widgets.text_table import Column, Row
 
@@ -99,6 +100,28 @@ MEMBER_COLUMNS = [
     Column("flag", "", 8, "left", min_width=7),
 ]
 _MEMBER_FIELDS = tuple(c.key for c in MEMBER_COLUMNS if c.key in DISK_FIELDS)
+LATENCY_COLUMNS = [Column(f.key, f.label, f.width, min_width=6) for f in LATENCY_FIELDS.values()]
+"""Shown after %util while bpftrace samples the members' latency distributions."""
+
+
+LATENCY_GIVES_UP = ("rkb_s", "wkb_s")
+"""What the grid gives up for the latency columns so the slow mark stays on a 120-column screen:
+throughput, which the Disks panel shows for the same devices."""
+
+
+def member_columns(with_latency: bool) -> list[Column]:
+    """The member grid's columns: with p50/p99/max while distributions are sampled (then without
+    :data:`LATENCY_GIVES_UP`, and the last column, "Mark", says the slow mark's basis: ⚠ p99 or ⚠ avg)."""
+    if not with_latency:
+        return MEMBER_COLUMNS
+    at = next(i for i, c in enumerate(MEMBER_COLUMNS) if c.key == "temp")
+    flag = MEMBER_COLUMNS[-1]
+    return [
+        *(c for c in MEMBER_COLUMNS[:at] if c.key not in LATENCY_GIVES_UP),
+        *LATENCY_COLUMNS,
+        *MEMBER_COLUMNS[at:-1],
+        Column(flag.key, "Mark", flag.width, flag.align, min_width=flag.min_width),
+    ]
 
 
 def array_row(
@@ -144,7 +167,9 @@ def array_row(
     return Row(array.name, tuple(text for text, _ in shown), tuple(tone for _, tone in shown))
 
 
-def marks_of(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> list[tuple[str, str]]:
+def marks_of(
+    array: MdArray, disks: dict[str, DiskIO], snap: Snapshot, latencies: dict[str, MemberLatency] | None = None
+) -> list[tuple[str, str]]:
     """The array row's notes from the snapshot: SMART verdicts and slow members of its members."""
     verdicts = {}
     if snap.smart:
@@ -152,12 +177,21 @@ def marks_of(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> list[t
             health = health_of(member.name, snap.smart, snap.smart_disk_of)
             if health is not None and health.verdict in ("failing", "watch"):
                 verdicts[member.name] = health.verdict
-    return row_marks(array, snap.time, slow_members(array, disks), verdicts)
+    return row_marks(array, snap.time, slow_members_judged(array, disks, latencies or {})[0], verdicts)
 
 
-def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> list[Row]:
-    """The member grid of one array: roles plus each member's live iostat row."""
-    slow = slow_members(array, disks)
+def member_rows(
+    array: MdArray,
+    disks: dict[str, DiskIO],
+    snap: Snapshot,
+    latencies: dict[str, MemberLatency] | None = None,
+) -> list[Row]:
+    """The member grid of one array: roles plus each member's live iostat row.
+
+    With ``latencies`` (bpftrace runs), each row has its p50/p99/max cells
+    (:func:`member_columns` with latency) and the slow mark follows the distribution.
+    """
+    slow, basis = slow_members_judged(array, disks, latencies or {})
     rows = []
     for slot, member in slots_and_members(array):
         if member is None:
@@ -185,12 +219,22 @@ def member_rows(array: MdArray, disks: dict[str, DiskIO], snap: Snapshot) -> lis
         cells += [verdict, "" if member.errors is None else str(member.errors)]
         tones += [verdict_tone, "warn" if member.errors else "dim"]
         for key in _MEMBER_FIELDS:
+            if latencies is not None and key in LATENCY_GIVES_UP:
+                continue
             value = getattr(io, key) if io is not None else None
             cells.append(num(value))
             tones.append("dim" if not value else None)
+        if latencies is not None:
+            lat = latencies.get(member.name)
+            for key, field in LATENCY_FIELDS.items():
+                value = getattr(lat, key) if lat is not None else None
+                cells.append(num(value))
+                tones.append(field.tone(value))
         cells.append("" if temp is None else f"{temp:.0f}°C")
         tones.append(None)
-        flag = "⚠ slow" if member.name in slow else "faulty" if member.is_faulty else ""
+        # With distributions on screen the cell names its basis (an array with too few requests falls back).
+        mark = "⚠ slow" if latencies is None else "⚠ p99" if basis == BASIS_P99 else "⚠ avg"
+        flag = mark if member.name in slow else "faulty" if member.is_faulty else ""
         cells.append(flag)
         tones.append("crit" if flag else None)
         rows.append(Row(f"{array.name}/{member.name}", tuple(cells), tuple(tones)))

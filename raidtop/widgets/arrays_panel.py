@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 
+from raidtop.latency.summary import MemberLatency
 from raidtop.model.member_verbs import ARRAY_VERBS
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.processes import array_shares, shares_sentence
@@ -17,6 +18,7 @@ from raidtop.widgets.array_rows import (
     array_columns,
     array_row,
     marks_of,
+    member_columns,
     member_rows,
 )
 from raidtop.widgets.member_keys import member_bindings
@@ -56,6 +58,13 @@ class ArraysPanel(Panel):
             self.member = member
             self.verb = verb
 
+    class MembersShown(Message):
+        """The member devices the open grids show changed (empty: no grid is open)."""
+
+        def __init__(self, devices: frozenset[str]) -> None:
+            super().__init__()
+            self.devices = devices
+
     DEFAULT_CSS = """
     ArraysPanel { height: auto; max-height: 50%; }
     ArraysPanel #array-table { height: auto; max-height: 12; }
@@ -71,6 +80,8 @@ class ArraysPanel(Panel):
         self._offers: dict[str, frozenset[str]] = {}
         self._columns, self._bar_width = ARRAY_COLUMNS, BAR_WIDTH
         self._room: int | None = None
+        self._latencies: dict[str, MemberLatency] | None = None
+        self._shown_members: frozenset[str] = frozenset()
 
     def compose(self) -> ComposeResult:
         yield RiskBanner(id="risk-banner")
@@ -84,6 +95,15 @@ class ArraysPanel(Panel):
         self._snapshot = snap
         self.query_one(RiskBanner).risks = snap.rebuild_risks
         self.query_one(RiskBanner).full = snap.full_filesystems
+        self._refresh_rows()
+
+    def set_latencies(self, latencies: dict[str, MemberLatency] | None) -> None:
+        """The members' latency this interval by device (``None``: no distribution is sampled)."""
+        if latencies is None and self._latencies is None:
+            return
+        if (latencies is None) != (self._latencies is None):
+            self.query_one("#member-table", TextTable).set_columns(member_columns(latencies is not None))
+        self._latencies = latencies
         self._refresh_rows()
 
     @property
@@ -212,7 +232,12 @@ class ArraysPanel(Panel):
         disks = {d.name: d for d in snap.disks}
         rows = [
             array_row(
-                a, a.name in snap.degraded_alerts, self._columns, self._bar_width, snap.time, marks_of(a, disks, snap)
+                a,
+                a.name in snap.degraded_alerts,
+                self._columns,
+                self._bar_width,
+                snap.time,
+                marks_of(a, disks, snap, self._latencies),
             )
             for a in snap.arrays
         ]
@@ -223,11 +248,15 @@ class ArraysPanel(Panel):
         members: list[Row] = []
         for array in snap.arrays:
             if array.name in self.expanded:
-                members.extend(member_rows(array, disks, snap))
+                members.extend(member_rows(array, disks, snap, self._latencies))
         # A failed member loses its slot and moves down the grid: the cursor follows
         # it by name, so the next key aims at the disk the user was looking at.
         _set_rows_keeping_cursor(self.query_one("#member-table", TextTable), members)
         self.set_class(bool(members), "-expanded")
+        shown = frozenset(m.name for a in snap.arrays if a.name in self.expanded for m in a.members if not m.is_faulty)
+        if shown != self._shown_members:
+            self._shown_members = shown
+            self.post_message(self.MembersShown(shown))
         self._fit_member_grid()
         alerts = sorted(snap.degraded_alerts)
         # An open member grid says who loads its array (cgroup accounting, when the host has it).

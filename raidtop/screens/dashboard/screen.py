@@ -11,6 +11,7 @@ replay, demo) reach this screen's widgets only through the messages in
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events, on
@@ -24,9 +25,11 @@ from raidtop.live.state import LiveState
 from raidtop.model.snapshot import Snapshot
 from raidtop.screens.dashboard import messages
 from raidtop.screens.dashboard.keys import DASHBOARD_BINDINGS
+from raidtop.screens.dashboard.latency_watch import LatencyWatch
 from raidtop.screens.dashboard.panels import PanelFocus
 from raidtop.screens.dashboard.rows import fit_rows
 from raidtop.screens.dashboard.screen_table import SCREENS_BY_NAME, Highlight
+from raidtop.screens.host import screen_host
 from raidtop.screens.member_flow import MemberFlow, Resolver
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.cpu_panel import CpuPanel
@@ -127,6 +130,11 @@ class DashboardScreen(Screen[None]):
         yield KeyFooter()
         # The Arrays panel's member keys end here: planned, confirmed and run off the UI thread.
         yield MemberFlow(self._member_actions, id="member-flow")
+        # An open member grid's latency distributions: bpftrace only on this machine's live numbers.
+        live_machine = (
+            screen_host(self).config.root == Path("/") and self.live.replay is None and not self.live.simulated
+        )
+        yield LatencyWatch(live_machine, self._interval, id="latency-watch")
 
     def on_mount(self) -> None:
         self.query_one(ArraysPanel).focus_table()
@@ -138,7 +146,13 @@ class DashboardScreen(Screen[None]):
         # the first paint, so the sampler and udev thread don't delay it.
         self.app.call_after_refresh(self.post_message, messages.DashboardShown())
 
+    def on_screen_suspend(self) -> None:
+        for watch in self.query(LatencyWatch):  # none while the screen is being taken down
+            watch.suspend(True)  # a grid under another screen is not seen: no bpftrace
+
     def on_screen_resume(self, event: events.ScreenResume) -> None:
+        for watch in self.query(LatencyWatch):
+            watch.suspend(False)
         # Runs before Screen's own handler. The first resume comes straight
         # after every widget was styled as it mounted; restyling the whole page
         # again cost a sixth of the first frame. Later resumes (back from a
@@ -194,6 +208,19 @@ class DashboardScreen(Screen[None]):
     @on(MemberFlow.Offered)
     def _member_offers(self, message: MemberFlow.Offered) -> None:
         self.query_one(ArraysPanel).set_offers(message.offers)
+
+    @on(ArraysPanel.MembersShown)
+    def _members_shown(self, message: ArraysPanel.MembersShown) -> None:
+        self.query_one(LatencyWatch).want(message.devices)
+
+    @on(LatencyWatch.Sampled)
+    def _latency_sampled(self, message: LatencyWatch.Sampled) -> None:
+        self.query_one(ArraysPanel).set_latencies(message.latencies)
+
+    @on(LatencyWatch.Said)
+    def _latency_said(self, message: LatencyWatch.Said) -> None:
+        # Device names and bpftrace's own words come from outside: text, never markup.
+        self.notify(message.text, severity="warning" if message.warning else "information", timeout=12, markup=False)
 
     @on(ArraysPanel.MemberVerb)
     def _member_verb(self, message: ArraysPanel.MemberVerb) -> None:

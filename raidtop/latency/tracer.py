@@ -1,0 +1,221 @@
+"""The one bpftrace process behind the member grid's latency columns: started, read and ended here.
+
+:class:`LatencyTracer` owns the process and the daemon thread that reads it.
+The thread resolves the device names to numbers, starts ``bpftrace`` (its
+own session, so a terminal's signals reach raidtop, which ends it), reads one
+JSON line at a time with a size cap, turns each cumulative print into the
+interval's histograms and hands them to a callback. :meth:`LatencyTracer.stop`
+ends the process group (TERM, then KILL after a grace period) and is safe to
+call from any thread, any number of times. No Textual: the screen wraps the
+callbacks in messages.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+
+from raidtop.latency.histogram import Log2Histogram, delta, parse_hist_message
+from raidtop.latency.program import argv, kernel_dev, program
+from raidtop.untrusted import plain
+
+MAX_LINE = 1 << 20
+"""Bytes read per line: a print of a few hundred devices' histograms is far below it."""
+GRACE_S = 3.0
+"""How long bpftrace gets to detach its probes after TERM before it is killed."""
+TRACEFS = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
+
+Sampled = Callable[[dict[str, Log2Histogram]], None]
+"""Called from the reader thread with each interval's histogram per device name (``{}`` once attached)."""
+Ended = Callable[[str], None]
+"""Called from the reader thread once, with why the tracer stopped ("" when asked to)."""
+
+_LIVE: weakref.WeakSet[LatencyTracer] = weakref.WeakSet()
+
+
+def why_unavailable() -> str | None:
+    """Why latency distributions cannot be sampled here, or ``None`` when they can."""
+    if os.geteuid() != 0:
+        return "loading a BPF program needs root"
+    if shutil.which("bpftrace") is None:
+        return "bpftrace is not installed"
+    if not any((base / "events" / "block").is_dir() for base in TRACEFS):
+        return "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)"
+    return None
+
+
+def device_number(name: str, sys_root: Path = Path("/sys")) -> tuple[int, int] | None:
+    """``major, minor`` of block device ``name`` from sysfs, or ``None`` when it is not there."""
+    if not name or "/" in name or name.startswith("."):
+        return None
+    try:
+        with open(sys_root / "class" / "block" / name / "dev", encoding="ascii") as f:
+            text = f.read(32)
+        major, minor = (int(x) for x in text.strip().split(":"))
+    except (OSError, ValueError):
+        return None
+    return (major, minor) if 0 <= major < 4096 and 0 <= minor < (1 << 20) else None
+
+
+class LatencyTracer:
+    """One bpftrace histogramming block request latency for a fixed set of devices.
+
+    Args:
+        names: the block devices to trace (kernel names, e.g. ``sdb``, ``loop3``).
+        interval_s: seconds between prints (1 to 60).
+        on_sample: called with each interval's histograms by device name.
+        on_end: called once when the tracer has stopped, with the reason ("" when stopped on request).
+    """
+
+    def __init__(self, names: list[str], interval_s: int, on_sample: Sampled, on_end: Ended) -> None:
+        self.names = sorted(set(names))
+        self.interval_s = max(1, min(60, interval_s))
+        self._on_sample = on_sample
+        self._on_end = on_end
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    @property
+    def alive(self) -> bool:
+        """The reader thread runs (the process may be starting, running or being ended)."""
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def pid(self) -> int | None:
+        """The bpftrace process id, once started."""
+        proc = self._proc
+        return None if proc is None else proc.pid
+
+    def start(self) -> None:
+        """Start the reader thread, which starts bpftrace; returns at once."""
+        if self._thread is not None:
+            return
+        _LIVE.add(self)
+        self._thread = threading.Thread(target=self._run, name="raidtop-latency", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """End bpftrace (TERM now; the reader thread kills it if it lingers). Idempotent, any thread."""
+        with self._lock:
+            self._stopping = True
+            proc = self._proc
+        if proc is not None and proc.poll() is None:
+            _signal_group(proc, signal.SIGTERM)
+            # A bpftrace that ignores TERM would keep the reader blocked on its pipe.
+            timer = threading.Timer(GRACE_S, _kill_if_running, (proc,))
+            timer.daemon = True
+            timer.start()
+
+    def join(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the reader thread; True when it has finished."""
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        return not self.alive
+
+    def _run(self) -> None:
+        reason = ""
+        try:
+            reason = self._trace()
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            reason = f"latency tracer failed: {type(exc).__name__}"
+        finally:
+            _LIVE.discard(self)
+            self._on_end("" if self._stopping else reason)
+
+    def _trace(self) -> str:
+        numbers = {name: device_number(name) for name in self.names}
+        by_key = {str(kernel_dev(*n)): name for name, n in numbers.items() if n is not None}
+        if not by_key:
+            return "none of the members is a block device here"
+        source = program([(name, *n) for name, n in numbers.items() if n is not None], self.interval_s)
+        with tempfile.TemporaryFile() as errors:
+            with self._lock:
+                if self._stopping:
+                    return ""
+                self._proc = subprocess.Popen(
+                    argv(source),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=errors,
+                    start_new_session=True,
+                )
+            proc = self._proc
+            try:
+                self._read(proc, by_key)
+            finally:
+                _end(proc)
+            if self._stopping:
+                return ""
+            errors.seek(0)
+            said = errors.read(2048).decode("utf-8", "replace").strip().splitlines()
+            last = plain(said[-1][:200]) if said else f"exit status {proc.returncode}"
+            return f"bpftrace stopped: {last}"
+
+    def _read(self, proc: subprocess.Popen[bytes], by_key: dict[str, str]) -> None:
+        assert proc.stdout is not None
+        before: dict[str, Log2Histogram] = {}
+        while True:
+            line = proc.stdout.readline(MAX_LINE)
+            if not line:
+                return
+            if not line.endswith(b"\n"):
+                # Longer than any print of ours: skip the rest of it, a bounded read at a time.
+                while line and not line.endswith(b"\n"):
+                    line = proc.stdout.readline(MAX_LINE)
+                continue
+            if line.startswith(b'{"type": "attached_probes"'):
+                # Attached: the grid's columns appear now (dashes until the first request completes).
+                if not self._stopping:
+                    self._on_sample({})
+                continue
+            hists = parse_hist_message(line.decode("utf-8", "replace"))
+            if not hists:
+                continue
+            now = {by_key[k]: h for k, h in hists.items() if k in by_key}
+            interval = {name: delta(h, before.get(name)) for name, h in now.items()}
+            before = now
+            if not self._stopping:
+                self._on_sample(interval)
+
+
+def _signal_group(proc: subprocess.Popen[bytes], signum: int) -> None:
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass  # already gone
+
+
+def _kill_if_running(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        _signal_group(proc, signal.SIGKILL)
+
+
+def _end(proc: subprocess.Popen[bytes]) -> None:
+    """TERM, a grace period for bpftrace to detach its probes, then KILL; always reaped."""
+    if proc.poll() is None:
+        _signal_group(proc, signal.SIGTERM)
+        try:
+            proc.wait(GRACE_S)
+        except subprocess.TimeoutExpired:
+            _signal_group(proc, signal.SIGKILL)
+            proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+@atexit.register
+def _stop_all() -> None:
+    """Whatever path raidtop leaves by, no bpftrace it started keeps running."""
+    for tracer in list(_LIVE):
+        tracer.stop()

@@ -81,7 +81,7 @@ def test_ext4_on_lvm_on_md_and_a_misaligned_lv_as_the_kernel_and_lvm_see_them(vm
 
     # The LV's data start is its PV's pe_start (the first extent), as LVM and the dm table say.
     pe_start = {
-        pv["pv_name"]: int(pv["pe_start"].rstrip("S"))
+        pv["pv_name"]: int(pv["pe_start"].rstrip("sS"))
         for pv in json.loads((tmp_path / "pvs.json").read_text())["report"][0]["pv"]
     }
     table = dict(line.split(": ", 1) for line in (tmp_path / "dmtable").read_text().splitlines())

@@ -26,6 +26,7 @@ from raidtop.collect.stack.tree import above
 from raidtop.model.md import MdArray
 from raidtop.model.stack import Stack, StackNode
 
+_EXT4_BLOCKS_KIB = (1, 2, 4, 64)
 _OPT = re.compile(r"(?:^|,)(stripe|sunit|swidth)=(\d{1,12})(?=,|$)")
 
 
@@ -67,8 +68,11 @@ def _lv_note(node: StackNode, array: str, chunk_kib: int, stripe_kib: int) -> st
 def _fs_mismatch(fstype: str | None, options: str, chunk_kib: int, stripe_kib: int) -> str | None:
     values = {k: int(v) for k, v in _OPT.findall(options)}
     if fstype == "ext4" and "stripe" in values:
+        # stripe= counts filesystem blocks and mountinfo does not say their size: mkfs.ext4
+        # makes 1 KiB blocks on a small filesystem (seen in the VM), so any block size that
+        # makes it the stripe is taken as a match.
         have = values["stripe"] * EXT4_BLOCK_KIB
-        if have != stripe_kib:
+        if all(values["stripe"] * block != stripe_kib for block in _EXT4_BLOCKS_KIB):
             return f"ext4 stripe={values['stripe']} ({have} KiB) ≠ stripe {stripe_kib} KiB"
     if fstype == "xfs" and "sunit" in values and "swidth" in values:
         su, sw = values["sunit"] // 2, values["swidth"] // 2  # 512-byte units in mountinfo

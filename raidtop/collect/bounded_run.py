@@ -39,8 +39,12 @@ def run_bounded(
     limit: int,
     keep_stderr: bool = False,
     started: Callable[[subprocess.Popen], None] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Ran:
     """Run ``argv`` (never a shell); raises ``OSError`` when it cannot start.
+
+    ``env`` replaces the environment when given (a fixed locale and time zone
+    for output that is parsed).
 
     ``started(proc)`` is called once it runs, so an owner can kill it from
     another thread (:func:`kill`) when raidtop leaves.
@@ -51,6 +55,7 @@ def run_bounded(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE if keep_stderr else subprocess.DEVNULL,
         start_new_session=True,
+        env=env,
     )
     if started is not None:
         started(proc)

@@ -51,6 +51,10 @@ class StackNode:
     fs_options: str | None = None
     """The mounted filesystem's super options (``rw,stripe=256``), for the alignment check."""
     usage: FsUsage | None = None
+    alignment_offset: int | None = None
+    """A dm device's ``alignment_offset`` as the kernel stacked its queue limits, in bytes: from its
+    data start to the next boundary of what it sits on (an md array's chunk); -1 when the kernel
+    found the layers misaligned. ``None`` for other devices or when unreadable."""
 
 
 @dataclass(frozen=True)

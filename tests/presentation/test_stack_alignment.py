@@ -33,6 +33,15 @@ def test_a_wrong_ext4_stripe_flags() -> None:
     assert misalignments(stack, {"md1": MD1})["md1p1"] == "ext4 stripe=128 (512 KiB) ≠ stripe 1024 KiB"
 
 
+def test_an_ext4_stripe_that_matches_at_another_block_size_is_not_flagged() -> None:
+    # Seen in the VM: mkfs.ext4 on a 16 MiB LV on a 128 KiB stripe made 1 KiB blocks and stripe=128.
+    stack = read_stack(ROOT)
+    for options, flagged in (("rw,stripe=1024", False), ("rw,stripe=512", False), ("rw,stripe=300", True)):
+        node = replace(stack.nodes["md1p1"], fs_options=options)
+        got = misalignments(replace(stack, nodes={**stack.nodes, "md1p1": node}), {"md1": MD1})
+        assert ("md1p1" in got) is flagged, options
+
+
 def test_xfs_su_sw_against_the_array() -> None:
     stack = read_stack(ROOT)
     for options, flagged in (("rw,sunit=1024,swidth=2048", False), ("rw,sunit=128,swidth=256", True)):

@@ -4,11 +4,15 @@ Only on an array md lists in ``/sys/block`` and on the members md lists in its
 ``md/dev-*`` directories (never a path from outside); as an argument list
 through the one bounded runner (5 s, 256 KiB each). The times and event
 counts come from ``--examine`` (each member's superblock): ``--detail
---export`` carries only the UUID, name and roles.
+--export`` carries only the UUID, name and roles. The creation time is in
+neither export for 1.x metadata; plain ``mdadm --detail`` prints it as
+``ctime()`` text, so mdadm runs with ``TZ=UTC0`` and ``LC_ALL=C`` and the
+line is read as UTC.
 """
 
 from __future__ import annotations
 
+import calendar
 import re
 import shutil
 import time
@@ -25,11 +29,35 @@ LIMIT = 256 * 1024
 _ARRAY = re.compile(r"^md(\d{1,6}|_[A-Za-z0-9_.-]{1,32})$")
 _SBIN = "/usr/sbin:/sbin:/usr/bin:/bin"
 _MAX_MEMBERS = 64
+_ENV = {"PATH": _SBIN, "TZ": "UTC0", "LC_ALL": "C"}
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_CREATION = re.compile(
+    r"^ {0,24}Creation Time : (?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<mon>[A-Z][a-z]{2}) {1,2}(?P<day>\d{1,2}) "
+    r"(?P<h>\d\d):(?P<m>\d\d):(?P<s>\d\d) (?P<year>\d{4})\s*$",
+    re.MULTILINE,
+)
 Runner = Callable[[list[str]], Ran]
 
 
 def _run(argv: list[str]) -> Ran:
-    return run_bounded(argv, timeout_s=TIMEOUT_S, limit=LIMIT, keep_stderr=True)
+    return run_bounded(argv, timeout_s=TIMEOUT_S, limit=LIMIT, keep_stderr=True, env=_ENV)
+
+
+def parse_creation_time(text: str) -> int | None:
+    """Unix time of ``mdadm --detail``'s ``Creation Time :`` line (printed in UTC), or ``None``.
+
+    The text is untrusted: only a well-formed ctime() line with a real date
+    between 1970 and 9999 is taken.
+    """
+    match = _CREATION.search(text)
+    if match is None or match["mon"] not in _MONTHS:
+        return None
+    year, day = int(match["year"]), int(match["day"])
+    hour, minute, second = int(match["h"]), int(match["m"]), int(match["s"])
+    month = _MONTHS.index(match["mon"]) + 1
+    if year < 1970 or not 1 <= day <= calendar.monthrange(year, month)[1] or hour > 23 or minute > 59 or second > 60:
+        return None
+    return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
 
 
 def md_members(root: Root, array: str) -> list[str]:
@@ -76,6 +104,9 @@ def read_mdadm_detail(root: Root, array: str, run: Runner | None = None, mdadm: 
             )
         )
         creation = creation or _int(keys.get("MD_CREATION_TIME"))
+    if creation is None:
+        plain = _export(run, [exe, "--detail", f"/dev/{array}"], notes)
+        creation = parse_creation_time(plain) if plain else None
     events = [m.events for m in members if m.events is not None]
     updates = [m.update_time for m in members if m.update_time is not None]
     return MdadmDetail(
@@ -92,7 +123,7 @@ def read_mdadm_detail(root: Root, array: str, run: Runner | None = None, mdadm: 
 
 
 def _export(run: Runner, argv: list[str], notes: list[str]) -> str | None:
-    what = " ".join(argv[1:3]) + " " + argv[-1]
+    what = " ".join(argv[1:])
     try:
         ran = run(argv)
     except OSError as exc:

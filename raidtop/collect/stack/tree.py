@@ -22,6 +22,7 @@ MAX_DEVICES = 4096
 """Devices read at most per pass (a bound on one sample's work)."""
 _MAX_DEPTH = 16
 _IDLE = ("loop", "ram", "zram", "nbd")
+_DM_KINDS = ("lvm", "crypt", "mpath", "dm")
 
 Usage = Callable[[str], "tuple[int, ...] | None"]
 """``mountpoint -> (size_bytes, used_bytes[, avail_bytes])`` or ``None`` when unknown."""
@@ -116,6 +117,8 @@ def _read_node(root: Root, name: str, mounts: dict[str, list[Mount]], usage: Usa
     else:
         under = _list(root, f"{base}/slaves")
         kind, label = _kind(root, base, name)
+    # Only a dm device's offset is kept: the LV check needs it, and a disk's is the drive's own.
+    offset = _offset(root.read_optional(f"{base}/alignment_offset")) if kind in _DM_KINDS else None
     dev = (root.read_optional(f"{base}/dev") or "").strip()
     mine = mounts.get(dev, [])
     fs = None
@@ -136,6 +139,7 @@ def _read_node(root: Root, name: str, mounts: dict[str, list[Mount]], usage: Usa
         fs_options=mine[0].options if mine else None,
         mountpoints=tuple(dict.fromkeys(m.mountpoint for m in mine)),
         usage=fs,
+        alignment_offset=offset,
     )
 
 
@@ -158,6 +162,12 @@ def _list(root: Root, path: str) -> tuple[str, ...]:
         return tuple(n for n in root.listdir(path) if valid_name(n))
     except SourceError:
         return ()
+
+
+def _offset(text: str | None) -> int | None:
+    """``alignment_offset``: bytes, or -1 for the kernel's "misaligned"; bounded like any outside number."""
+    value = _int(text)
+    return -1 if value is None and (text or "").strip() == "-1" else value
 
 
 def _int(text: str | None) -> int | None:

@@ -114,6 +114,11 @@ def main() -> dict:
         for knob in ("sync_speed_min", "sync_speed_max"):
             Path(f"/sys/block/{MD}/md/{knob}").write_text("2000")
         subprocess.run([MDADM, f"/dev/{MD}", "--add", b], check=True, capture_output=True)
+        # Each dd writes the whole array and exits; a dd that starts and ends between two samples is
+        # never seen, and its parent shell, reaping it, shows its bytes (the kernel adds a reaped
+        # child's counters to the parent's /proc/PID/io). Throttled to 4 MiB/s, each dd lives for
+        # about 12 s, across the samples.
+        (UNIT / "io.max").write_text(f"9:50 wbps={4 << 20}\n")
         writer = subprocess.Popen(
             [
                 "sh",

@@ -26,9 +26,9 @@ run: $(STAMP)
 	$(BIN)/raidtop $(ARGS)
 
 # The whole suite: unit, UI, live (root + loop devices) and, when qemu is
-# installed, the real-md VM scenarios.
+# installed, the real-md VM scenarios, run beside the rest (tests/run_tiers.sh).
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -q --durations=15
+	PYTHON=$(BIN)/python bash tests/run_tiers.sh $(ARGS)
 
 test-fast: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q -m "not realmd and not live and not wheel"

@@ -107,7 +107,7 @@ class FormDialog(ModalScreen[Any]):
     FormDialog > Vertical {
         width: 70; max-width: 100%; height: auto; border: round $primary; background: $surface; padding: 0 1;
     }
-    FormDialog Label { color: $text-muted; }
+    FormDialog Label { color: $text-muted; width: 100%; }
     FormDialog Label.-spaced { margin-top: 1; }
     """
 

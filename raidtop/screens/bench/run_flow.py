@@ -168,7 +168,7 @@ class BenchRun(Widget):
                 preset,
                 prefs.target or "",
                 presets=presets,
-                runtime_s=prefs.runtime_s,
+                default_runtime_s=prefs.runtime_s,
                 allow_raw_device=override or None,
                 fio=fio,
             )

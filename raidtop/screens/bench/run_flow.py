@@ -121,6 +121,7 @@ class BenchRun(Widget):
                 "Stop the running benchmark and go back?",
                 self.job.plan.command.display,
                 "fio gets SIGINT; its partial result is stored and marked.",
+                go="Stop fio",
             ),
             answered,
         )

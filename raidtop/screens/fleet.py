@@ -37,7 +37,10 @@ class FleetScreen(Screen):
         yield Static(
             Text(f"raidtop fleet · {plain(self.source_label)} · waiting for the first answer…"), id="fleet-status"
         )
-        yield FleetTable(FLEET_COLUMNS, id="fleet-table")
+        table = FleetTable(FLEET_COLUMNS, id="fleet-table")
+        # Not drawn before the first answer: its first paint is sized from the rows it shows.
+        table.display = False
+        yield table
         yield KeyFooter()
 
     def show(self, reading: FleetReading) -> None:
@@ -47,9 +50,11 @@ class FleetScreen(Screen):
         if reading.problem is not None:
             status.update(Text(f"raidtop fleet · {plain(reading.problem)}"))
             table.show([])
+            table.display = False
             return
         status.update(Text(f"raidtop fleet · {plain(self.source_label)} · {summary(reading.hosts)}"))
         table.show(fleet_rows(reading.hosts))
+        table.display = True
 
     @on(DataTable.RowSelected, "#fleet-table")
     def _row_selected(self, _message: DataTable.RowSelected) -> None:

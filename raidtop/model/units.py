@@ -14,9 +14,15 @@ timeline, fio's refusals, tuning's predictions) write sentences too.
 
 from __future__ import annotations
 
+import math
+import re
+
 DASH = "—"
 DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 """Suffixes a typed duration may carry, in seconds: options (``--duration 5m``) and the replay's jump (``+30s``)."""
+MAX_DURATION_CHARS = 32
+"""Longer typed durations are refused before any conversion."""
+_TYPED_DURATION = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([smhd]?)", re.ASCII)
 _BINARY = (("P", 1 << 50), ("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10))
 
 
@@ -44,6 +50,23 @@ def duration(seconds: float | None, *, coarse: bool = False, spoken: bool = Fals
     if s < 86400:
         return f"{s // 3600}h{s % 3600 // 60:02d}m"
     return f"{s // 86400}d{s % 86400 // 3600:02d}h"
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds from a duration a user typed, or ``None`` when it is not one.
+
+    The one grammar for every typed duration, options (``--duration 5s``,
+    ``--interval 0.5``) and the replay's jump (``+30s``) alike: a decimal
+    number and at most one unit of :data:`DURATION_UNITS` (``30``, ``0.5``,
+    ``5s``, ``2m``, ``1h``, ``1d``). No sign, exponent, ``inf`` or ``nan``;
+    the caller says what range it takes.
+    """
+    stripped = text.strip()
+    match = _TYPED_DURATION.fullmatch(stripped) if len(stripped) <= MAX_DURATION_CHARS else None
+    if match is None:
+        return None
+    value = float(match.group(1)) * DURATION_UNITS[match.group(2)]
+    return value if math.isfinite(value) else None
 
 
 def _spoken(seconds: float, resolution_s: float) -> str:

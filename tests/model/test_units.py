@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.model.units import DASH, duration, size
+from raidtop.model.units import DASH, duration, parse_duration, size
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,30 @@ def test_a_coarse_measurement_says_so():
 def test_size_in_both_registers(n_bytes, cell, spoken):
     assert size(n_bytes) == cell
     assert size(n_bytes, spoken=True) == spoken
+
+
+@pytest.mark.parametrize(
+    ("typed", "seconds"),
+    [("30", 30.0), ("0.5", 0.5), (".5", 0.5), ("5s", 5.0), ("2m", 120.0), ("1.5h", 5400.0), ("1d", 86400.0)],
+)
+def test_one_duration_grammar_for_options_and_the_replays_jump(typed: str, seconds: float):
+    from raidtop.cli.options import seconds as option_seconds
+    from raidtop.live.replay_position import parse_jump
+
+    assert parse_duration(typed) == seconds
+    assert option_seconds(0, 10**6)(typed) == seconds  # record --duration, --interval, ...
+    assert parse_jump(f"+{typed}", 0.0, 10.0**6, 100.0) == 100.0 + seconds  # the replay's j
+    assert parse_jump(typed, 50.0, 10.0**6, 500.0) == 50.0 + seconds  # j without a sign: from the start
+
+
+@pytest.mark.parametrize("typed", ["", "5x", "5 s s", "inf", "nan", "1e3", "-5", "+5", "5S", "٥", "9" * 40, "5ms"])
+def test_what_is_no_duration_is_refused_by_every_path(typed: str):
+    import argparse
+
+    from raidtop.cli.options import seconds as option_seconds
+    from raidtop.live.replay_position import parse_jump
+
+    assert parse_duration(typed) is None
+    with pytest.raises(argparse.ArgumentTypeError):
+        option_seconds(0, 10**6)(typed)
+    assert parse_jump(f"+{typed}", 0.0, 10.0**6, 100.0) is None

@@ -101,3 +101,11 @@ def size(n_bytes: float | None, *, spoken: bool = False) -> str:
             return f"{scaled:.0f}{unit}" if unit == "K" else f"{scaled:.1f}{unit}"
         scaled /= 1024
     return DASH  # unreachable: the loop returns at "P"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 array``, ``2 arrays``, ``0 arrays``: a count with its noun, singular only for one.
+
+    ``plural`` for nouns that do not just take an ``s`` (``1 pass``, ``2 passes``).
+    """
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

@@ -15,6 +15,7 @@ from raidtop.fleet.rows import FLEET_COLUMNS, HOST_COLUMNS, alert_text, fleet_ro
 from raidtop.untrusted import plain
 from raidtop.widgets.fleet_table import FleetTable
 from raidtop.widgets.key_footer import KeyFooter
+from raidtop.model.units import counted
 
 
 class FleetScreen(Screen):
@@ -118,7 +119,7 @@ class HostScreen(Screen):
 def _host_line(host: FleetHost) -> str:
     if host.problem is not None:
         return f"{_who(host)} · {plain(host.problem)}"
-    line = f"{_who(host)} · {len(host.arrays)} array{'s' if len(host.arrays) != 1 else ''}"
+    line = f"{_who(host)} · {counted(len(host.arrays), 'array')}"
     return line + (f" · firing: {alert_text(host)}" if host.alerts else "")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.model.units import DASH, duration, parse_duration, size
+from raidtop.model.units import DASH, counted, duration, parse_duration, size
 
 
 @pytest.mark.parametrize(
@@ -74,3 +74,28 @@ def test_what_is_no_duration_is_refused_by_every_path(typed: str):
     with pytest.raises(argparse.ArgumentTypeError):
         option_seconds(0, 10**6)(typed)
     assert parse_jump(f"+{typed}", 0.0, 10.0**6, 100.0) is None
+
+
+def test_a_count_takes_the_singular_only_for_one():
+    assert [counted(n, "array") for n in (0, 1, 2)] == ["0 arrays", "1 array", "2 arrays"]
+    assert counted(1, "pass", "passes") == "1 pass" and counted(3, "pass", "passes") == "3 passes"
+
+
+def test_no_module_makes_a_plural_by_hand():
+    # "1 arrays", "Results history (1 runs)": every count goes through counted().
+    import re
+    from pathlib import Path
+
+    import raidtop
+
+    package = Path(raidtop.__file__).parent
+    by_hand = re.compile(
+        r"""\{['"]s['"] if |['"]{2} if [^}]*else ['"]s['"]\}|\{(len\([^()]*\)|[a-z_.]+)\} (runs|readings|steps|passes|arrays|disks)\b"""
+    )
+    found = [
+        f"{path.relative_to(package)}:{number}"
+        for path in sorted(package.rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if by_hand.search(line)
+    ]
+    assert found == []

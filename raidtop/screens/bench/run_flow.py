@@ -26,6 +26,7 @@ from raidtop.actions.fio.session import BenchPlan, Batch, FioMissing, RunRecord,
 from raidtop.actions.fio.store import RunStore
 from raidtop.screens.bench.job import Job
 from raidtop.screens.dialogs import ConfirmDialog, SweepDialog
+from raidtop.model.units import counted
 
 
 class BenchRun(Widget):
@@ -213,7 +214,7 @@ class BenchRun(Widget):
         plan = job.plan
         details = plan.details
         if job.mode == "repeat":
-            details += f"\nRepeat: {job.passes} passes, then mean ± stddev"
+            details += f"\nRepeat: {counted(job.passes, 'pass', 'passes')}, then mean ± stddev"
         elif job.mode == "sweep":
             files = ", ".join(f"/sys/block/{d}/queue/{job.knob}" for d in job.devices)
             details += (

@@ -17,6 +17,7 @@ from raidtop.widgets.panel import Panel
 from textual.binding import Binding
 
 from tests.hostile import terminal_bytes
+from tests.fio_samples import fio_json, md_tuning
 from tests.screens.bench.bench_pilot import Bench, make_app, open_screen, table_rows, wait_for_screen
 
 
@@ -92,3 +93,20 @@ def test_the_readme_names_the_same_preset_keys():
 
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     assert f"each one key ({preset_keys()} or Enter;" in readme
+
+
+async def test_one_stored_run_is_one_run(bench: Bench):
+    bench.history.add(
+        preset="seq-read",
+        target=str(bench.target),
+        started=1700000000,
+        runtime_s=15,
+        fio_json=fio_json(900, bs=1 << 20),
+        tuning=md_tuning(),
+        fio_version="fio-3.33",
+        kernel="6.1.0",
+    )
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(app, pilot, bench.screen())
+        assert screen.query_one("#bench-table-panel", Panel).border_title == "Results history (1 run)"

@@ -87,6 +87,10 @@ async def test_member_grid_health_and_the_banner_shown_then_hidden(tmp_path):
         assert isinstance(app.screen, ExplainScreen)
         names = [line.name for line in app.screen.explanation.lines]
         assert "sdb URE" in names and "sdb left" in names
+        # 488383936 KiB as a size, never the raw 500105150464 bytes.
+        left = next(line for line in app.screen.explanation.lines if line.name == "sdb left")
+        assert left.result == "465.8 GiB"
+        assert "500105150464" not in app.export_screenshot()
         assert any("errors are independent" in c for c in app.screen.explanation.caveats)
         await pilot.press("escape")
         _root, healthy = degraded_raid5(tmp_path / "again", sda="ok", sdb="ok", sdd="ok")

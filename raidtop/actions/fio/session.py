@@ -98,12 +98,12 @@ class BenchPlan:
         shown = target.shown_filename
         if target.kind == "directory":
             fio_name = f"/proc/self/fd/N/{os.path.basename(shown)}"
-            how = f"N is raidtop's locked descriptor on {os.path.dirname(shown)}, the private directory it makes"
+            how = f"N is raidtop's locked descriptor on the private {os.path.basename(os.path.dirname(shown))}"
         else:
-            fio_name, how = "/proc/self/fd/N", f"N is raidtop's exclusive descriptor on {shown}"
+            fio_name, how = "/proc/self/fd/N", "N is raidtop's exclusive descriptor on the device"
         return (
-            f"fio runs this command with --filename={fio_name} in place of --filename={shown}; "
-            f"{how}, so a link planted since cannot redirect it"
+            f"fio runs the command above with --filename={fio_name} in place of the --filename shown; "
+            f"{how}: the same file, and a link planted since cannot redirect it"
         )
 
     @property

@@ -219,8 +219,10 @@ def test_the_handoff_line_says_exactly_how_the_shown_command_becomes_the_one_run
     planned = plan(target, fio, "seq-read", default_runtime_s=1)
     shown_file = f"{target}/{PRIVATE_DIR_NAME}/raidtop-bench.dat"
     assert f"--filename={shown_file}" in planned.command.display
-    handoff = "Handoff: fio runs this command with --filename=/proc/self/fd/N/raidtop-bench.dat in place of "
-    assert f"{handoff}--filename={shown_file};" in planned.details
+    assert (
+        "Handoff: fio runs the command above with --filename=/proc/self/fd/N/raidtop-bench.dat in place of the "
+        f"--filename shown; N is raidtop's locked descriptor on the private {PRIVATE_DIR_NAME}:"
+    ) in planned.details
     record = execute(planned, RunStore(tmp_path / "h.sqlite"), log=ActionLog(tmp_path / "a.log"))
     assert record.outcome.ok, record.message
     logged = ActionLog(tmp_path / "a.log").read("fio")[0]

@@ -296,7 +296,7 @@ class LabScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("create", "study"):
             # Where the lab cannot run the key stays live to say why (the action refuses).
-            return not self.read_only and self._environment is not None and self._tables.busy is None
+            return (self.read_only or self._environment is not None) and self._tables.busy is None
         if action == "teardown":
             return not self.read_only and self._tables.busy is None and bool(self._tables.views)
         if action == "member":

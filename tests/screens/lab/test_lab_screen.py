@@ -282,3 +282,17 @@ def test_degraded_lab_array_with_its_timeline(snap_compare, degraded_lab: Lab):
         await pilot.pause()
 
     assert snap_compare(app_on(degraded_lab.root.path), terminal_size=(120, 40), run_before=open_it)
+
+
+async def test_a_read_only_lab_says_why_n_creates_nothing(degraded_lab: Lab):
+    app = app_on(degraded_lab.root.path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_lab(pilot, degraded_lab, environment=READY, read_only=True)
+        assert screen.query_one(LabForm).disabled
+        app.clear_notifications()
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen
+        assert [n.message for n in app._notifications] == [
+            "the lab acts on the live system only (not on --root or a replay)"
+        ]

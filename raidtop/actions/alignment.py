@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from raidtop.model.md import MdArray
+from raidtop.model.units import counted
 
 EXT4_BLOCK_KIB = 4
 
@@ -91,11 +92,11 @@ def data_disks(level: str | None, raid_disks: int | None, layout: str | None = N
     if raid_disks is None or raid_disks <= 0:
         return None, "the number of disks is unknown"
     if level == "raid0":
-        return raid_disks, f"raid0: all {raid_disks} disks hold data"
+        return raid_disks, f"raid0: all {counted(raid_disks, 'disk')} hold data"
     if level in ("raid4", "raid5"):
-        return max(1, raid_disks - 1), f"{level}: {raid_disks} disks − 1 parity"
+        return max(1, raid_disks - 1), f"{level}: {counted(raid_disks, 'disk')} − 1 parity"
     if level == "raid6":
-        return max(1, raid_disks - 2), f"raid6: {raid_disks} disks − 2 parity"
+        return max(1, raid_disks - 2), f"raid6: {counted(raid_disks, 'disk')} − 2 parity"
     if level == "raid10":
         near = near_copies(layout)
         if near is None:
@@ -106,10 +107,10 @@ def data_disks(level: str | None, raid_disks: int | None, layout: str | None = N
         if raid_disks % near:
             return (
                 raid_disks,
-                f"raid10 ({how}): {raid_disks} disks not a multiple of {near} near copies, "
+                f"raid10 ({how}): {counted(raid_disks, 'disk')} not a multiple of {near} near copies, "
                 f"so the kernel uses {raid_disks}",
             )
-        return raid_disks // near, f"raid10 ({how}): {raid_disks} disks / {near} near copies"
+        return raid_disks // near, f"raid10 ({how}): {counted(raid_disks, 'disk')} / {near} near copies"
     return None, f"no striping rule for level {level or 'unknown'}"
 
 

@@ -24,6 +24,7 @@ from textual.screen import ModalScreen
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.md_announcements import announcements
 from raidtop.untrusted import plain
+from raidtop.model.units import counted
 
 MAX_VISIBLE = 2
 
@@ -52,7 +53,9 @@ def grouped(notices: list[Notice], array_of: Callable[[Notice], str]) -> list[No
         lines = "\n".join(f"{n.title.partition(': ')[2] or n.title}: {n.message}" for n in group)
         timeouts = [n.timeout for n in group if n.timeout is not None]
         out.append(
-            Notice(lines, f"{len(group)} events on {array}", worst.severity, max(timeouts) if timeouts else None)
+            Notice(
+                lines, f"{counted(len(group), 'event')} on {array}", worst.severity, max(timeouts) if timeouts else None
+            )
         )
     return out
 

@@ -311,6 +311,7 @@ class RaidtopApp(App[None]):
                 "Quit raidtop while this runs?",
                 "\n".join(running),
                 "fio is stopped (its partial result is kept); an mdadm command already sent finishes in the kernel.",
+                go="Quit",
             ),
             answered,
         )

@@ -149,4 +149,4 @@ class ReplayPlayer:
             self._seek_to = recording.index_at(target)
             self._wake.set()
 
-        self.app.push_screen(AskDialog("Jump to (+30s, -2m, 50%, 14:05, or seconds from start):", "+60s"), jump)
+        self.app.push_screen(AskDialog("Jump to (+30s, -2m, 50%, 14:05, or from the start: 90, 5m):", "+60s"), jump)

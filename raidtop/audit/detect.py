@@ -15,6 +15,7 @@ from raidtop.audit.model import AuditFacts, Finding, MemberFacts, worst_first
 from raidtop.audit.rules import RULES
 from raidtop.model.md import MdArray
 from raidtop.model.smart import RebuildRisk, SmartHealth
+from raidtop.model.units import counted
 
 REDUNDANT = frozenset({"raid1", "raid4", "raid5", "raid6", "raid10"})
 PARITY = frozenset({"raid4", "raid5", "raid6"})
@@ -139,8 +140,7 @@ def bad_blocks(ctx: Context) -> list[Finding]:
         out.append(
             ctx.finding(
                 "bad-blocks",
-                f"{f.name}: {entries} bad-block range{'s' if entries != 1 else ''}, "
-                f"{sectors} sector{'s' if sectors != 1 else ''}",
+                f"{f.name}: {counted(entries, 'bad-block range')}, {counted(sectors, 'sector')}",
                 evidence,
                 member=f.name,
             )

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from raidtop.cli import options
+from raidtop.model.units import counted
 
 REFRESH = options.seconds(1, 3600)
 
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"raidtop fleet: --ssh {problem}", file=sys.stderr)
                 return 2
         source = SshSource(args.ssh, ssh_config=args.ssh_config, remote_command=args.remote_command or REMOTE_COMMAND)
-        label = f"ssh: {len(args.ssh)} host{'s' if len(args.ssh) != 1 else ''}"
+        label = f"ssh: {counted(len(args.ssh), 'host')}"
     app = FleetApp(source, label, args.refresh)
     app.run()
     # 129/130/143 after SIGHUP/SIGINT/SIGTERM: a script sees how it ended.

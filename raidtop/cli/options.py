@@ -10,7 +10,6 @@ runs, never as an OverflowError, a busy loop or a traceback.
 from __future__ import annotations
 
 import argparse
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
@@ -19,12 +18,11 @@ from typing import Any, NoReturn
 
 from raidtop.config import Config
 from raidtop.model.md_events import EVENT_KINDS
-from raidtop.presentation.format import DURATION_UNITS
+from raidtop.model.units import parse_duration
 
 MAX_NUMBER_CHARS = 32
 """Longer option values are refused before any conversion (int() has a digit limit)."""
 
-_DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", re.ASCII)
 _INTEGER = re.compile(r"[0-9]+", re.ASCII)
 
 
@@ -53,19 +51,14 @@ def _number(text: str, pattern: re.Pattern[str], what: str) -> str:
 def seconds(minimum: float, maximum: float) -> Callable[[str], float]:
     """Finite seconds in ``[minimum, maximum]`` (``0.5``, ``30``, ``5s``, ``2m``, ``1h``, ``1d``).
 
-    The suffixes are the replay's jump's own (:data:`raidtop.presentation.format.DURATION_UNITS`);
-    no ``inf``, ``nan`` or exponents.
+    Parsed by :func:`raidtop.model.units.parse_duration`, the replay's jump's
+    own grammar; no ``inf``, ``nan`` or exponents.
     """
     what = f"expected seconds from {minimum:g} to {maximum:g} (or with a unit: 5s, 2m, 1h, 1d)"
 
     def parse(text: str) -> float:
-        stripped = str(text).strip()
-        unit = stripped[-1:] if stripped[-1:] in DURATION_UNITS else ""
-        digits = stripped[: len(stripped) - len(unit)]
-        if len(stripped) > MAX_NUMBER_CHARS or not _DECIMAL.fullmatch(digits):
-            raise argparse.ArgumentTypeError(f"{what}, not {_short(text)}")
-        value = float(digits) * DURATION_UNITS[unit]
-        if not (math.isfinite(value) and minimum <= value <= maximum):
+        value = parse_duration(str(text))
+        if value is None or not minimum <= value <= maximum:
             raise argparse.ArgumentTypeError(f"{what}, not {_short(text)}")
         return value
 

@@ -55,8 +55,10 @@ def run(args: argparse.Namespace) -> int:
     if args.from_json is not None and args.devices:
         print("raidtop: smart: name devices or --from-json files, not both", file=sys.stderr)
         return 2
+    files: list[str] | None = None
     if args.from_json is not None:
-        healths, errors = judge_files(args.from_json)
+        judged, errors = judge_files(args.from_json)
+        files, healths = [file for file, _ in judged], [health for _, health in judged]
     else:
         found = _disks_named(args.devices)
         if isinstance(found, str):
@@ -65,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
         healths, errors = read_disks(found, args.timeout)
     try:
         if args.json:
-            _print_json(healths, errors)
+            _print_json(healths, errors, files)
         else:
-            _print_text(healths, errors)
+            _print_text(healths, errors, files)
     except BrokenPipeError:
         sys.stderr.close()
     if any(h.verdict == "failing" for h in healths):
@@ -77,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def judge_files(paths: list[str]) -> tuple[list, list[dict[str, str]]]:
-    """Judge each saved smartctl JSON file; (judged disks, one error per bad file)."""
+def judge_files(paths: list[str]) -> tuple[list[tuple[str, Any]], list[dict[str, str]]]:
+    """Judge each saved smartctl JSON file; ((file shown, judged disk) per good file, one error per bad file)."""
     from raidtop.collect.smart.parse import is_smartctl_document, parse_smartctl
     from raidtop.safeio import read_bounded
     from raidtop.presentation.smart_rules import judge
@@ -105,7 +107,7 @@ def judge_files(paths: list[str]) -> tuple[list, list[dict[str, str]]]:
         name: str = device["name"] if isinstance(device.get("name"), str) else ""
         disk = plain(os.path.basename(name) or os.path.basename(path))[:64]
         mtime = _mtime(path)
-        healths.append(judge(parse_smartctl(doc, disk, mtime)))
+        healths.append((plain(path), judge(parse_smartctl(doc, disk, mtime))))
     return healths, errors
 
 
@@ -152,25 +154,29 @@ def _mtime(path: str) -> float:
         return 0.0
 
 
-def _print_json(healths: list, errors: list[dict[str, str]]) -> None:
+def _print_json(healths: list, errors: list[dict[str, str]], files: list[str] | None = None) -> None:
     from raidtop.output.snapshot_json import smart_json
 
-    json.dump({"disks": [smart_json(h) for h in healths], "errors": errors}, sys.stdout, indent=1)
+    disks = [smart_json(h) for h in healths]
+    if files is not None:  # several files often hold the same disk name (sdb): say which file each came from
+        disks = [{"file": file, **disk} for file, disk in zip(files, disks)]
+    json.dump({"disks": disks, "errors": errors}, sys.stdout, indent=1)
     sys.stdout.write("\n")
     sys.stdout.flush()
 
 
-def _print_text(healths: list, errors: list[dict[str, str]]) -> None:
+def _print_text(healths: list, errors: list[dict[str, str]], files: list[str] | None = None) -> None:
     from raidtop.untrusted import plain
 
     notes_said: set[str] = set()
-    for h in healths:
+    for index, h in enumerate(healths):
         if h.state in ("not_root", "no_smartctl"):
             if h.message not in notes_said:
                 print(f"raidtop: {h.message}", file=sys.stderr)
                 notes_said.add(h.message or "")
             continue
-        print(_headline(h))
+        # Saved files from many machines all say "sdb": each line names its file first.
+        print((f"{files[index]}: " if files is not None else "") + _headline(h))
         for line in _details(h):
             print(f"    {plain(line)}")
     for error in errors:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from raidtop.fleet.model import FleetArray, FleetHost
 from raidtop.presentation.md import duration, progress_bar, speed
 from raidtop.untrusted import plain
+from raidtop.model.units import counted
 
 BAR_WIDTH = 16
 FLEET_COLUMNS = ("Host", "Array", "Level", "State", "Disks", "Progress", "Speed", "ETA", "Alerts firing")
@@ -103,8 +104,8 @@ def summary(hosts: tuple[FleetHost, ...]) -> str:
     parts = [f"{n} {plain(state)}" for state, n in sorted(counts.items())]
     firing = sum(len(h.alerts) for h in hosts)
     if firing:
-        parts.append(f"{firing} alert{'s' if firing != 1 else ''} firing")
+        parts.append(f"{counted(firing, 'alert')} firing")
     if bad_hosts:
-        parts.append(f"{bad_hosts} unreadable host{'s' if bad_hosts != 1 else ''}")
-    head = f"{len(hosts)} host{'s' if len(hosts) != 1 else ''}, {len(arrays)} array{'s' if len(arrays) != 1 else ''}"
+        parts.append(counted(bad_hosts, "unreadable host"))
+    head = f"{counted(len(hosts), 'host')}, {counted(len(arrays), 'array')}"
     return head + (": " + ", ".join(parts) if parts else ": all clean")

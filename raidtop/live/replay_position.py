@@ -6,7 +6,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from raidtop.presentation.format import DURATION_UNITS
+from raidtop.model.units import parse_duration
 
 SPEEDS = (1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 
@@ -32,15 +32,16 @@ def parse_jump(text: str, start: float, end: float, current: float) -> float | N
     """A time to jump to from what a user typed, or ``None`` if it makes no sense.
 
     Accepts ``+30s``/``-2m``/``+1h`` (relative), ``50%`` (of the recording),
-    ``HH:MM[:SS]`` (clock time on the recording's day) and ``90`` (seconds
-    from the start).
+    ``HH:MM[:SS]`` (clock time on the recording's day) and ``90`` or ``5m``
+    (from the start); durations in :func:`~raidtop.model.units.parse_duration`'s
+    grammar, the one ``--duration`` takes.
     """
     text = text.strip()
-    match = re.fullmatch(r"([+-])(\d+(?:\.\d+)?)([smhd]?)", text)
-    if match:
-        sign = 1 if match.group(1) == "+" else -1
-        seconds = float(match.group(2)) * DURATION_UNITS[match.group(3)]
-        return _clamp(current + sign * seconds, start, end)
+    if text[:1] in ("+", "-"):
+        seconds = parse_duration(text[1:])
+        if seconds is None:
+            return None
+        return _clamp(current + (seconds if text[0] == "+" else -seconds), start, end)
     match = re.fullmatch(r"(\d+(?:\.\d+)?)%", text)
     if match:
         return _clamp(start + (end - start) * float(match.group(1)) / 100.0, start, end)
@@ -61,10 +62,8 @@ def parse_jump(text: str, start: float, end: float, current: float) -> float | N
             )
         )
         return _clamp(target, start, end)
-    match = re.fullmatch(r"\d+(?:\.\d+)?", text)
-    if match:
-        return _clamp(start + float(text), start, end)
-    return None
+    seconds = parse_duration(text)
+    return None if seconds is None else _clamp(start + seconds, start, end)
 
 
 def _clamp(value: float, low: float, high: float) -> float:

@@ -14,9 +14,15 @@ timeline, fio's refusals, tuning's predictions) write sentences too.
 
 from __future__ import annotations
 
+import math
+import re
+
 DASH = "—"
 DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 """Suffixes a typed duration may carry, in seconds: options (``--duration 5m``) and the replay's jump (``+30s``)."""
+MAX_DURATION_CHARS = 32
+"""Longer typed durations are refused before any conversion."""
+_TYPED_DURATION = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([smhd]?)", re.ASCII)
 _BINARY = (("P", 1 << 50), ("T", 1 << 40), ("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10))
 
 
@@ -44,6 +50,23 @@ def duration(seconds: float | None, *, coarse: bool = False, spoken: bool = Fals
     if s < 86400:
         return f"{s // 3600}h{s % 3600 // 60:02d}m"
     return f"{s // 86400}d{s % 86400 // 3600:02d}h"
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds from a duration a user typed, or ``None`` when it is not one.
+
+    The one grammar for every typed duration, options (``--duration 5s``,
+    ``--interval 0.5``) and the replay's jump (``+30s``) alike: a decimal
+    number and at most one unit of :data:`DURATION_UNITS` (``30``, ``0.5``,
+    ``5s``, ``2m``, ``1h``, ``1d``). No sign, exponent, ``inf`` or ``nan``;
+    the caller says what range it takes.
+    """
+    stripped = text.strip()
+    match = _TYPED_DURATION.fullmatch(stripped) if len(stripped) <= MAX_DURATION_CHARS else None
+    if match is None:
+        return None
+    value = float(match.group(1)) * DURATION_UNITS[match.group(2)]
+    return value if math.isfinite(value) else None
 
 
 def _spoken(seconds: float, resolution_s: float) -> str:
@@ -78,3 +101,11 @@ def size(n_bytes: float | None, *, spoken: bool = False) -> str:
             return f"{scaled:.0f}{unit}" if unit == "K" else f"{scaled:.1f}{unit}"
         scaled /= 1024
     return DASH  # unreachable: the loop returns at "P"
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 array``, ``2 arrays``, ``0 arrays``: a count with its noun, singular only for one.
+
+    ``plural`` for nouns that do not just take an ``s`` (``1 pass``, ``2 passes``).
+    """
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

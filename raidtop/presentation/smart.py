@@ -108,7 +108,15 @@ def state_words(health: SmartHealth) -> str:
         return "read"
     if health.state == "standby":
         return "standby, not read (raidtop does not wake a sleeping disk)"
+    if health.state == "unsupported":
+        # smartctl's own words say why (exit bit 0 alone would read "the command line did not parse").
+        said = f"; smartctl says: {plain(health.message)}" if health.message else ""
+        return f"unsupported: this device has no SMART to read (virtio, a RAID controller without passthrough){said}"
     return plain(health.message or health.state)
+
+
+def _read_at(health: SmartHealth) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(health.read_at)) if health.read_at else DASH
 
 
 def _val(value: object, unit: str = "") -> str:
@@ -116,8 +124,18 @@ def _val(value: object, unit: str = "") -> str:
 
 
 def summary_rows(health: SmartHealth) -> list[Row3]:
-    """The SMART screen's label/value rows: identity, verdict, reasons, health logs, when read."""
+    """The SMART screen's label/value rows: identity, verdict, reasons, health logs, when read.
+
+    A disk smartctl could not read gets its verdict, one sentence why and
+    when: not a table of dashes for fields nobody read.
+    """
     text, tone = health_cell(health)
+    if health.state != "read":
+        return [
+            ("Verdict", text, tone),
+            ("Why", state_words(health), "warn"),
+            ("Read at", _read_at(health), "dim"),
+        ]
     rows: list[Row3] = [
         ("Verdict", text, tone),
         *(("  because", plain(r.text), "crit" if r.severity == "failing" else "warn") for r in health.reasons),
@@ -166,11 +184,7 @@ def summary_rows(health: SmartHealth) -> list[Row3]:
     rows += [("  bit means", plain(m), "dim") for m in health.exit_meanings]
     rows += [
         ("State", state_words(health), "dim" if health.state == "read" else "warn"),
-        (
-            "Read at",
-            time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(health.read_at)) if health.read_at else DASH,
-            "dim",
-        ),
+        ("Read at", _read_at(health), "dim"),
     ]
     if health.unrecoverable_error_bits is not None or health.unrecoverable_error_basis:
         rate = DASH if health.unrecoverable_error_bits is None else rate_text(health.unrecoverable_error_bits, False)

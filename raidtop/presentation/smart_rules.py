@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from raidtop.collect.smart.parse import NVME_CRITICAL_WARNING_BITS
 from raidtop.model.smart import VERDICT_RANK, SmartHealth, SmartReason
+from raidtop.model.units import counted
 
 BACKBLAZE_2016 = (
     "Backblaze, \"What SMART Stats Tell Us About Hard Drives\" (2016): attributes 5, 187, 188, 197 "
@@ -199,33 +200,33 @@ def _reasons(h: SmartHealth):
         yield SmartReason("failing", f"last self-test failed{where}", "self-test-failed")
     yield from _nvme(h)
     if h.grown_defects:
-        yield SmartReason("watch", _count(h.grown_defects, "grown defect"), "scsi-grown-defects")
+        yield SmartReason("watch", counted(h.grown_defects, "grown defect"), "scsi-grown-defects")
     if h.scsi_uncorrected_errors:
-        yield SmartReason("watch", _count(h.scsi_uncorrected_errors, "uncorrected error"), "scsi-uncorrected")
+        yield SmartReason("watch", counted(h.scsi_uncorrected_errors, "uncorrected error"), "scsi-uncorrected")
 
 
 def _ata(h: SmartHealth):
     if h.pending_sectors:
-        yield SmartReason("failing", _count(h.pending_sectors, "pending sector"), "ata-pending")
+        yield SmartReason("failing", counted(h.pending_sectors, "pending sector"), "ata-pending")
     if h.offline_uncorrectable:
         yield SmartReason(
-            "failing", _count(h.offline_uncorrectable, "offline uncorrectable sector"), "ata-offline-uncorrectable"
+            "failing", counted(h.offline_uncorrectable, "offline uncorrectable sector"), "ata-offline-uncorrectable"
         )
     if h.reallocated_sectors:
         many = h.reallocated_sectors >= REALLOCATED_FAILING
         yield SmartReason(
             "failing" if many else "watch",
-            _count(h.reallocated_sectors, "reallocated sector"),
+            counted(h.reallocated_sectors, "reallocated sector"),
             "ata-reallocated-many" if many else "ata-reallocated",
         )
     if h.reported_uncorrect:
         yield SmartReason(
-            "watch", _count(h.reported_uncorrect, "reported uncorrectable error"), "ata-reported-uncorrect"
+            "watch", counted(h.reported_uncorrect, "reported uncorrectable error"), "ata-reported-uncorrect"
         )
     if h.command_timeouts and h.rotation_rate != 0:
-        yield SmartReason("watch", _count(h.command_timeouts, "command timeout"), "ata-command-timeout")
+        yield SmartReason("watch", counted(h.command_timeouts, "command timeout"), "ata-command-timeout")
     if h.udma_crc_errors:
-        yield SmartReason("watch", _count(h.udma_crc_errors, "interface CRC error") + " (check the cable)", "ata-crc")
+        yield SmartReason("watch", counted(h.udma_crc_errors, "interface CRC error") + " (check the cable)", "ata-crc")
 
 
 def _nvme(h: SmartHealth):
@@ -246,8 +247,4 @@ def _nvme(h: SmartHealth):
     if h.percentage_used is not None and h.percentage_used >= 100:
         yield SmartReason("watch", f"{h.percentage_used} % of rated endurance used", "nvme-worn-out")
     if h.media_errors:
-        yield SmartReason("watch", _count(h.media_errors, "NVMe media error"), "nvme-media-errors")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+        yield SmartReason("watch", counted(h.media_errors, "NVMe media error"), "nvme-media-errors")

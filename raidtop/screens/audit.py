@@ -24,6 +24,7 @@ from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
 from raidtop.live.state import live_state
+from raidtop.model.units import counted
 
 if TYPE_CHECKING:
     from raidtop.audit.periodic import PeriodicAudit
@@ -113,7 +114,7 @@ class AuditScreen(Screen[None]):
         empty = "no findings" + (f" ({'; '.join(message.notes)})" if message.notes else "")
         table.set_rows(finding_rows(message.findings), empty)
         worst = max(message.findings, key=lambda f: f.rank).severity if message.findings else None
-        counts = f"{len(message.findings)} finding{'s' if len(message.findings) != 1 else ''}"
+        counts = counted(len(message.findings), "finding")
         self.query_one("#audit-title", Static).update(
             content(f" Audit: will the next rebuild succeed?  {counts}" + (f", worst {worst}" if worst else ""))
         )

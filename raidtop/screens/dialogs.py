@@ -25,16 +25,38 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 from raidtop.widgets.shown_text import PlainStatic, content
 
 
+CANCEL_KEYS = "n,escape"
+"""Keys that answer no in every confirmation (a dialog with a text field keeps only Esc)."""
+CONFIRM_KEYS = "y,enter"
+"""Keys that answer yes in every confirmation (a dialog with a text field keeps only Enter)."""
+
+
+def answer_buttons(go: str, *, letters: bool = True, prefix: str = "confirm") -> Horizontal:
+    """The one row of answer buttons every question ends with: Cancel, then ``go``, each naming its keys.
+
+    ``letters`` is False where a text field takes typed letters: only Esc and
+    Enter answer there. The buttons are ``#{prefix}-no`` and ``#{prefix}-run``.
+    """
+    cancel_keys, go_keys = ("n/Esc", "y/Enter") if letters else ("Esc", "Enter")
+    return Horizontal(
+        Button(f"Cancel ({cancel_keys})", id=f"{prefix}-no", variant="default"),
+        Button(f"{go} ({go_keys})", id=f"{prefix}-run", variant="warning"),
+        classes="answer-buttons",
+    )
+
+
 class ConfirmDialog(ModalScreen[bool]):
-    """Asks before a change; ``True`` only when the user chooses to run it.
+    """Asks before a change; ``True`` only when the user chooses to go ahead.
 
     ``command`` is shown verbatim so the user sees exactly what will run;
-    ``warning`` (data loss, a raw device) is shown in the error colour.
+    ``warning`` (data loss, a raw device) is shown in the error colour; ``go``
+    names the button that goes ahead ("Run it", "Quit", "Write it"). y or
+    Enter goes ahead, n or Esc cancels, in every confirmation raidtop shows.
     """
 
     BINDINGS = [
-        Binding("escape,n", "answer(False)", "Cancel", id="confirm-cancel"),
-        Binding("y", "answer(True)", "Run it", id="confirm-yes"),
+        Binding(CANCEL_KEYS, "answer(False)", "Cancel", id="confirm-cancel"),
+        Binding(CONFIRM_KEYS, "answer(True)", "Go ahead", id="confirm-yes"),
     ]
     DEFAULT_CSS = """
     ConfirmDialog { align: center middle; }
@@ -45,16 +67,17 @@ class ConfirmDialog(ModalScreen[bool]):
     ConfirmDialog #confirm-command { background: $panel; color: $text-primary; padding: 0 1; margin: 1 0; }
     ConfirmDialog #confirm-details { color: $text-muted; }
     ConfirmDialog #confirm-warning { color: $text-error; text-style: bold; margin-top: 1; }
-    ConfirmDialog Horizontal { height: auto; margin-top: 1; align-horizontal: right; }
+    ConfirmDialog .answer-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     ConfirmDialog Button { margin-left: 2; }
     """
 
-    def __init__(self, title: str, command: str, details: str = "", warning: str = "") -> None:
+    def __init__(self, title: str, command: str, details: str = "", warning: str = "", *, go: str = "Run it") -> None:
         super().__init__()
         self._title = title
         self._command = command
         self._details = details
         self._warning = warning
+        self._go = go
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -65,15 +88,14 @@ class ConfirmDialog(ModalScreen[bool]):
                 yield Static(content(self._details, multiline=True), id="confirm-details")
             if self._warning:
                 yield Static(content(self._warning, multiline=True), id="confirm-warning")
-            with Horizontal():
-                yield Button("Cancel (n)", id="confirm-no", variant="default")
-                yield Button("Run it (y)", id="confirm-run", variant="warning")
+            yield answer_buttons(self._go)
 
     def on_mount(self) -> None:
-        # Cancel has focus: Enter alone never changes the system.
-        self.query_one("#confirm-no", Button).focus()
+        # Enter goes ahead as the button says; Tab to Cancel and Enter cancels, as a button does.
+        self.query_one("#confirm-run", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
         self.dismiss(event.button.id == "confirm-run")
 
     def action_answer(self, answer: bool) -> None:
@@ -107,7 +129,7 @@ class FormDialog(ModalScreen[Any]):
     FormDialog > Vertical {
         width: 70; max-width: 100%; height: auto; border: round $primary; background: $surface; padding: 0 1;
     }
-    FormDialog Label { color: $text-muted; }
+    FormDialog Label { color: $text-muted; width: 100%; }
     FormDialog Label.-spaced { margin-top: 1; }
     """
 

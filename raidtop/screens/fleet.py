@@ -15,6 +15,7 @@ from raidtop.fleet.rows import FLEET_COLUMNS, HOST_COLUMNS, alert_text, fleet_ro
 from raidtop.untrusted import plain
 from raidtop.widgets.fleet_table import FleetTable
 from raidtop.widgets.key_footer import KeyFooter
+from raidtop.model.units import counted
 
 
 class FleetScreen(Screen):
@@ -37,7 +38,10 @@ class FleetScreen(Screen):
         yield Static(
             Text(f"raidtop fleet · {plain(self.source_label)} · waiting for the first answer…"), id="fleet-status"
         )
-        yield FleetTable(FLEET_COLUMNS, id="fleet-table")
+        table = FleetTable(FLEET_COLUMNS, id="fleet-table")
+        # Not drawn before the first answer: its first paint is sized from the rows it shows.
+        table.display = False
+        yield table
         yield KeyFooter()
 
     def show(self, reading: FleetReading) -> None:
@@ -47,9 +51,11 @@ class FleetScreen(Screen):
         if reading.problem is not None:
             status.update(Text(f"raidtop fleet · {plain(reading.problem)}"))
             table.show([])
+            table.display = False
             return
         status.update(Text(f"raidtop fleet · {plain(self.source_label)} · {summary(reading.hosts)}"))
         table.show(fleet_rows(reading.hosts))
+        table.display = True
 
     @on(DataTable.RowSelected, "#fleet-table")
     def _row_selected(self, _message: DataTable.RowSelected) -> None:
@@ -113,7 +119,7 @@ class HostScreen(Screen):
 def _host_line(host: FleetHost) -> str:
     if host.problem is not None:
         return f"{_who(host)} · {plain(host.problem)}"
-    line = f"{_who(host)} · {len(host.arrays)} array{'s' if len(host.arrays) != 1 else ''}"
+    line = f"{_who(host)} · {counted(len(host.arrays), 'array')}"
     return line + (f" · firing: {alert_text(host)}" if host.alerts else "")
 
 

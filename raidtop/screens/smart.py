@@ -100,7 +100,8 @@ class SmartScreen(Screen[None]):
             return
         verdict, _tone = health_cell(health)
         model = f"  {health.model}" if health.model else ""
-        title.update(content(f" SMART {self.disk}  {verdict}{model}"))
+        state = "" if health.state == "read" else f"  {health.state.replace('_', ' ')}"
+        title.update(content(f" SMART {self.disk}  {verdict}{state}{model}"))
         rows = [
             Row(f"{i}", (label, value), ("dim", tone)) for i, (label, value, tone) in enumerate(summary_rows(health))
         ]
@@ -114,5 +115,5 @@ class SmartScreen(Screen[None]):
             ],
             "no ATA attributes (NVMe and SCSI drives report the health log fields above)"
             if health.state == "read"
-            else "nothing read",
+            else "none: smartctl read nothing from this disk (see Why above)",
         )

@@ -25,6 +25,7 @@ from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.risk_banner import RiskBanner
 from raidtop.widgets.text_table import Row, TextTable
+from raidtop.model.units import counted
 
 
 class ArraysPanel(Panel):
@@ -274,8 +275,7 @@ class ArraysPanel(Panel):
             )
         elif snap.arrays:
             self.set_subtitle(
-                " · ".join(loading)
-                or f"{len(snap.arrays)} array{'' if len(snap.arrays) == 1 else 's'} · Enter: members · d: detail"
+                " · ".join(loading) or f"{counted(len(snap.arrays), 'array')} · Enter: members · d: detail"
             )
         else:
             self.set_subtitle("")

@@ -51,7 +51,17 @@ def _ticks(values: list[float], count: int = 3) -> tuple[list[float], list[str]]
     return ticks, [short_number(t) for t in ticks]
 
 
-def progress_plot(points: Sequence[ProgressSample], width: int, height: int, colours: tuple[RGB, RGB, RGB]) -> Text:
+NO_RUN = "no run yet: pick a preset and press Enter"
+"""What the plot says before any run."""
+
+
+def progress_plot(
+    points: Sequence[ProgressSample],
+    width: int,
+    height: int,
+    colours: tuple[RGB, RGB, RGB],
+    empty: str = NO_RUN,
+) -> Text:
     """Throughput (IOPS on the left axis, MB/s on the right) over read and write latency, per second.
 
     A job's block size is fixed, so IOPS and MB/s trace the same line: one
@@ -63,9 +73,7 @@ def progress_plot(points: Sequence[ProgressSample], width: int, height: int, col
     """
     if len(points) < 2:
         return Text(
-            "the plot starts after fio's second status report"
-            if points
-            else "no run yet: pick a preset and press Enter",
+            "the plot starts after fio's second status report" if points else empty,
             style="italic",
         )
     iops_rgb, write_rgb, read_rgb = colours
@@ -107,8 +115,8 @@ def progress_plot(points: Sequence[ProgressSample], width: int, height: int, col
 class FioProgressPlot(Static):
     """Shows :func:`progress_plot` of the points it is given, in the current theme's colours."""
 
-    def show_points(self, points: Sequence[ProgressSample]) -> None:
-        """Redraw from ``points`` (a live run's so far, or a stored run's)."""
+    def show_points(self, points: Sequence[ProgressSample], empty: str = NO_RUN) -> None:
+        """Redraw from ``points`` (a live run's so far, or a stored run's); ``empty`` is said when there are none."""
         theme = self.app.current_theme
         # Throughput in the primary colour; write and read latency in two others every theme defines.
         colours = (
@@ -117,4 +125,4 @@ class FioProgressPlot(Static):
             Color.parse(theme.warning or theme.primary).rgb,
         )
         width, height = self.size
-        self.update(progress_plot(points, width or 60, height or 10, colours))
+        self.update(progress_plot(points, width or 60, height or 10, colours, empty))

@@ -7,6 +7,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from raidtop.untrusted import plain
+from raidtop.model.units import counted
 
 
 class NotesBar(Widget):
@@ -29,8 +30,6 @@ class NotesBar(Widget):
         text = Text(no_wrap=True, overflow="ellipsis")
         if self.notes:
             count = len(self.notes)
-            text.append(
-                f" {count} note{'s' if count > 1 else ''} (n) ", self.get_component_rich_style("notes-bar--count")
-            )
+            text.append(f" {counted(count, 'note')} (n) ", self.get_component_rich_style("notes-bar--count"))
             text.append(plain(self.notes[-1]))
         return text

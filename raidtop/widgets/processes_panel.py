@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from textual.app import ComposeResult
 
-from raidtop.model.units import size
+from raidtop.model.units import counted, size
 from raidtop.presentation.format import DASH
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.processes import ProcessIO
@@ -197,4 +197,4 @@ class ProcessesPanel(Panel):
         )
         label = attribution_label(snap)
         count = snap.io.process_count if snap.io is not None else 0
-        self.set_subtitle(f"{label} · {len(rows)} of {count} processes" if label else "")
+        self.set_subtitle(f"{label} · {len(rows)} of {counted(count, 'process', 'processes')}" if label else "")

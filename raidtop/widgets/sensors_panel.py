@@ -8,6 +8,7 @@ from raidtop.presentation.format import DASH
 from raidtop.model.snapshot import Sensor, Snapshot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.model.units import counted
 
 SENSOR_COLUMNS = [
     Column("chip", "Chip", 12, "left", min_width=10),
@@ -63,4 +64,4 @@ class SensorsPanel(Panel):
         keys = [f"{s.chip}/{s.label}/{i}" for i, s in enumerate(sensors)]
         self.query_one(TextTable).set_row_source(keys, lambda i: sensor_row(i, sensors[i]), NO_SENSORS)
         hot = sum(1 for s in sensors if s.level != "ok")
-        self.set_subtitle(f"{len(keys)} readings" + (f" · {hot} past limit" if hot else "") if keys else "")
+        self.set_subtitle(counted(len(keys), "reading") + (f" · {hot} past limit" if hot else "") if keys else "")

@@ -46,7 +46,7 @@ def test_saved_files_are_judged_and_a_bad_one_is_one_line(tmp_path) -> None:
         f"raidtop: {other_json}: not smartctl JSON output (no \"smartctl\" object)",
         f"raidtop: {fifo}: is a FIFO, not a regular file; not read",
     ]
-    assert "sdb: OK  WDC WD20EFRX-68EUZN0" in result.stdout and "nvme1: OK" in result.stdout
+    assert f"{OK}: sdb: OK  WDC WD20EFRX-68EUZN0" in result.stdout and f"{NVME}: nvme1: OK" in result.stdout
     assert "Traceback" not in result.stderr
     assert OK.read_bytes() == sentinel and fifo.exists()
 
@@ -60,10 +60,26 @@ def test_a_failing_disk_exits_3_and_json_has_the_documented_shape(tmp_path) -> N
     assert set(doc) == {"disks", "errors"}
     assert doc["errors"] == [{"file": str(bad), "error": "not JSON"}]
     failing, ok = doc["disks"]
+    assert (failing["file"], ok["file"]) == (str(FAILING), str(OK))
     assert failing["verdict"] == "failing" and failing["pending_sectors"] == 8 and failing["passed"] is False
     assert {"severity": "failing", "text": "8 pending sectors", "rule": "ata-pending"} in failing["reasons"]
     assert ok["verdict"] == "ok" and ok["reasons"] == []
     assert ok["unrecoverable_error_bits"] == 1e14
+
+
+def test_many_files_naming_the_same_disk_say_which_file_each_line_is(tmp_path) -> None:
+    # Saved from two machines, both disks are "sdb": without the file the lines cannot be told apart.
+    other = tmp_path / "host2-sdb.json"
+    shutil.copy(FAILING, other)
+    doc = json.loads(other.read_text())
+    doc["device"]["name"] = "/dev/sdb"
+    other.write_text(json.dumps(doc))
+    result = raidtop("--from-json", str(OK), str(other))
+    lines = [line for line in result.stdout.splitlines() if not line.startswith(" ")]
+    assert lines == [
+        f"{OK}: sdb: OK  WDC WD20EFRX-68EUZN0 serial REDACTED",
+        f"{other}: sdb: FAILING  ST3500418AS serial REDACTED",
+    ]
 
 
 def test_escape_sequences_from_a_drive_never_reach_the_terminal() -> None:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
+import threading
+
 from raidtop.fleet.model import FleetArray, FleetHost, FleetMember, FleetReading
 from raidtop.app.fleet_app import FleetApp
 from raidtop.widgets.fleet_table import FleetTable
 from tests.fleet.fleet_data import StaticSource, sample_fleet
+from tests.hostile import terminal_bytes
+
+
+def painted(app) -> str:
+    """The painted screen without styling: what a reader sees."""
+    return re.sub(r"\x1b\[[0-9;:]*[A-Za-z]", "", terminal_bytes(app).decode())
 
 
 def cells(table: FleetTable) -> list[list[str]]:
@@ -49,3 +58,42 @@ async def test_names_from_hosts_are_shown_as_text_never_markup() -> None:
         await pilot.pause(0.3)
         shown = cells(app.screen.query_one(FleetTable))[0][0]
         assert shown.startswith("[b]evil[/b]") and "\x1b" not in shown
+
+
+class HeldSource:
+    """Answers only once released, as a slow Prometheus or ssh does on the first refresh."""
+
+    def __init__(self, reading: FleetReading) -> None:
+        self.reading = reading
+        self.released = threading.Event()
+
+    def read(self) -> FleetReading:
+        self.released.wait(10)
+        return self.reading
+
+
+async def test_the_first_frame_with_data_shows_every_cell_whole() -> None:
+    # Columns used to keep the width of their labels until the second refresh: `127.  md6 raid5 recov 2/3`.
+    rebuilding = FleetArray("md6", "recovering", "raid5", 3, 1, "recover", 4.0e9, 1.0e10, 1.1e6, 5400.0)
+    hosts = (
+        FleetHost("127.0.0.1:10719", (rebuilding,)),
+        FleetHost("storage-node-07.example.net:10719", (FleetArray("md127", "degraded", "raid6", 8, 1),)),
+    )
+    source = HeldSource(FleetReading(hosts=hosts, time=1_600_000_000.0))
+    app = FleetApp(source, "http://prometheus:9090", interval_s=60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        before = painted(app)
+        assert "waiting for the first answer" in before
+        assert "Host" not in before, "no table is drawn before the first answer"
+        source.released.set()
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if app.reading is not None:
+                break
+        await pilot.pause()
+        lines = painted(app).splitlines()
+        first = next(line for line in lines if "md6" in line).split()
+        second = next(line for line in lines if "md127" in line).split()
+        assert first[:5] == ["127.0.0.1:10719", "md6", "raid5", "recovering", "2/3"]
+        assert second[:5] == ["storage-node-07.example.net:10719", "md127", "raid6", "degraded", "7/8"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.model.units import DASH, duration, size
+from raidtop.model.units import DASH, counted, duration, parse_duration, size
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,55 @@ def test_a_coarse_measurement_says_so():
 def test_size_in_both_registers(n_bytes, cell, spoken):
     assert size(n_bytes) == cell
     assert size(n_bytes, spoken=True) == spoken
+
+
+@pytest.mark.parametrize(
+    ("typed", "seconds"),
+    [("30", 30.0), ("0.5", 0.5), (".5", 0.5), ("5s", 5.0), ("2m", 120.0), ("1.5h", 5400.0), ("1d", 86400.0)],
+)
+def test_one_duration_grammar_for_options_and_the_replays_jump(typed: str, seconds: float):
+    from raidtop.cli.options import seconds as option_seconds
+    from raidtop.live.replay_position import parse_jump
+
+    assert parse_duration(typed) == seconds
+    assert option_seconds(0, 10**6)(typed) == seconds  # record --duration, --interval, ...
+    assert parse_jump(f"+{typed}", 0.0, 10.0**6, 100.0) == 100.0 + seconds  # the replay's j
+    assert parse_jump(typed, 50.0, 10.0**6, 500.0) == 50.0 + seconds  # j without a sign: from the start
+
+
+@pytest.mark.parametrize("typed", ["", "5x", "5 s s", "inf", "nan", "1e3", "-5", "+5", "5S", "٥", "9" * 40, "5ms"])
+def test_what_is_no_duration_is_refused_by_every_path(typed: str):
+    import argparse
+
+    from raidtop.cli.options import seconds as option_seconds
+    from raidtop.live.replay_position import parse_jump
+
+    assert parse_duration(typed) is None
+    with pytest.raises(argparse.ArgumentTypeError):
+        option_seconds(0, 10**6)(typed)
+    assert parse_jump(f"+{typed}", 0.0, 10.0**6, 100.0) is None
+
+
+def test_a_count_takes_the_singular_only_for_one():
+    assert [counted(n, "array") for n in (0, 1, 2)] == ["0 arrays", "1 array", "2 arrays"]
+    assert counted(1, "pass", "passes") == "1 pass" and counted(3, "pass", "passes") == "3 passes"
+
+
+def test_no_module_makes_a_plural_by_hand():
+    # "1 arrays", "Results history (1 runs)": every count goes through counted().
+    import re
+    from pathlib import Path
+
+    import raidtop
+
+    package = Path(raidtop.__file__).parent
+    by_hand = re.compile(
+        r"""\{['"]s['"] if |['"]{2} if [^}]*else ['"]s['"]\}|\{(len\([^()]*\)|[a-z_.]+)\} (runs|readings|steps|passes|arrays|disks)\b"""
+    )
+    found = [
+        f"{path.relative_to(package)}:{number}"
+        for path in sorted(package.rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if by_hand.search(line)
+    ]
+    assert found == []

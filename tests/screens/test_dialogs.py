@@ -5,9 +5,14 @@ Driven through the screens that use them (the Benchmarks keys) and directly.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+from textual.widgets import Button
+
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
-from raidtop.screens.dialogs import AskDialog, FormDialog, InputLine
+from raidtop.screens.dialogs import AskDialog, ConfirmDialog, FormDialog, InputLine
 from raidtop.screens.bench.dialogs import target_dialog
 
 from tests.conftest import DATA
@@ -77,3 +82,50 @@ async def test_form_labels_and_values_are_literal_text():
         label = str(form.query_one("Label").render())
         assert "[/]" in label and "\x1b" not in label and "\x07" not in label
         assert form.query_one("Input").value == f"/srv/[b]x{ESC_TITLE}"  # the value is edited as given
+
+
+async def test_every_confirmation_goes_ahead_on_y_or_enter_and_cancels_on_n_or_escape():
+    answers: list = []
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key in ("y", "enter", "n", "escape"):
+            app.push_screen(ConfirmDialog("Fail sdb in md0?", "mdadm /dev/md0 --fail /dev/sdb"), answers.append)
+            await pilot.pause()
+            labels = [str(button.label) for button in app.screen.query(Button)]
+            assert labels == ["Cancel (n/Esc)", "Run it (y/Enter)"]
+            await pilot.press(key)
+            await pilot.pause()
+        # Tab to Cancel, then Enter: the button with the focus answers, as buttons do.
+        app.push_screen(ConfirmDialog("Quit raidtop while this runs?", "fio …", go="Quit"), answers.append)
+        await pilot.pause()
+        assert [str(b.label) for b in app.screen.query(Button)][1] == "Quit (y/Enter)"
+        await pilot.press("shift+tab", "enter")
+        await pilot.pause()
+    assert answers == [True, True, False, False, False]
+
+
+async def test_the_value_dialog_names_the_same_answers_where_letters_are_typed(tmp_path: Path):
+    from raidtop.actions.tuning import read_knobs
+    from raidtop.screens.tuning.dialogs import ChangeDialog
+    from tests.actions.tuning.test_tuning_validation import tuning_root
+
+    knob = next(k for k in read_knobs(tuning_root(tmp_path), "sda") if k.attr == "read_ahead_kb")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.push_screen(ChangeDialog(knob, lambda text: (None, [])))
+        await pilot.pause()
+        assert [str(b.label) for b in app.screen.query(Button)] == ["Cancel (Esc)", "Continue (Enter)"]
+
+
+def test_no_dialog_draws_its_own_answer_buttons():
+    # One confirmation style: every Cancel/go pair comes from dialogs.answer_buttons.
+    import raidtop
+
+    package = Path(raidtop.__file__).parent
+    own = [
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if path.name != "dialogs.py" or path.parent.name != "screens"
+        if re.search(r"Button\(\s*f?\"Cancel", path.read_text())
+    ]
+    assert own == []

@@ -87,6 +87,10 @@ async def test_member_grid_health_and_the_banner_shown_then_hidden(tmp_path):
         assert isinstance(app.screen, ExplainScreen)
         names = [line.name for line in app.screen.explanation.lines]
         assert "sdb URE" in names and "sdb left" in names
+        # 488383936 KiB as a size, never the raw 500105150464 bytes.
+        left = next(line for line in app.screen.explanation.lines if line.name == "sdb left")
+        assert left.result == "465.8 GiB"
+        assert "500105150464" not in app.export_screenshot()
         assert any("errors are independent" in c for c in app.screen.explanation.caveats)
         await pilot.press("escape")
         _root, healthy = degraded_raid5(tmp_path / "again", sda="ok", sdb="ok", sdd="ok")
@@ -194,3 +198,26 @@ async def test_demo_key_is_only_offered_in_the_demo(static_config):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(120, 40)):
         assert not app.dashboard.check_action("demo_disk_bad", ())
+
+
+async def test_a_disk_smartctl_cannot_read_says_why_in_one_sentence(static_config, sample_snapshot):
+    # The real smartctl on a virtio disk: exit 1 (bit 0) with "Unable to detect device type". The screen
+    # was a wall of "—" and "the command line did not parse"; the README calls such a disk "unsupported".
+    from raidtop.collect.smart.smartctl import health_from_output
+
+    data = Path(__file__).resolve().parent.parent / "data" / "smartctl" / "real-vda-virtio.json"
+    vda = health_from_output("vda", 1_700_000_000.0, data.read_bytes())
+    app = RaidtopApp(static_config)
+    async with app.run_test(size=(160, 40)) as pilot:
+        app.apply_snapshot(replace(sample_snapshot, smart={"vda": vda}))
+        app.push_screen(SmartScreen("vda"))
+        await pilot.pause()
+        summary = [r.cells for r in app.screen.query_one("#smart-summary", TextTable).rows]
+        assert [label for label, _ in summary] == ["Verdict", "Why", "Read at"]
+        why = dict(summary)["Why"]
+        assert why.startswith("unsupported: this device has no SMART to read")
+        assert why.endswith("smartctl says: /dev/vda: Unable to detect device type")
+        shown = app.export_screenshot()
+        assert "did not parse" not in shown and "unsupported" in str(app.screen.query_one("#smart-title").render())
+        attributes = app.screen.query_one("#smart-attributes", TextTable)
+        assert attributes.rows == [] and attributes.placeholder.startswith("none: smartctl read nothing")

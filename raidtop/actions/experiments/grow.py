@@ -27,6 +27,7 @@ from raidtop.actions.experiments.results import ExperimentResult, GrowRow, store
 from raidtop.actions.lab.spec import MAX_DISKS, MIN_DISKS, SpecError, level_name
 from raidtop.actions.lab.timeline import format_seconds
 from raidtop.actions.member_actions import ActionRefused
+from raidtop.model.units import counted
 
 CONVERSIONS = {
     ("raid1", "raid5"),
@@ -63,14 +64,14 @@ def plan_grow(lab: Lab, array: str, disks: int | None = None, level: str | None 
     target_level = level_name(level) if level else current
     target_disks = raid_disks if disks is None else disks
     if target_level == current and target_disks == raid_disks:
-        raise SpecError(f"{name} already is {current} on {raid_disks} disks: nothing to change")
+        raise SpecError(f"{name} already is {current} on {counted(raid_disks, 'disk')}: nothing to change")
     if target_level != current and (current, target_level) not in CONVERSIONS:
         raise SpecError(
             f"the lab converts {', '.join(f'{a} → {b}' for a, b in sorted(CONVERSIONS))}; "
             f"not {current} → {target_level}"
         )
     if target_disks < raid_disks:
-        raise SpecError(f"the lab only grows: {name} has {raid_disks} disks, not fewer")
+        raise SpecError(f"the lab only grows: {name} has {counted(raid_disks, 'disk')}, not fewer")
     if not max(MIN_DISKS.get(target_level, 2), 2) <= target_disks <= MAX_DISKS and target_disks != raid_disks:
         raise SpecError(f"{target_level} in the lab takes {MIN_DISKS.get(target_level, 2)} to {MAX_DISKS} disks")
     commands = []
@@ -126,7 +127,7 @@ def run_grow(lab: Lab, plan: GrowPlan, control: Control | None = None, timeout: 
             # On record before mdadm makes it: a teardown after a crash deletes it (mdadm creates it O_EXCL).
             with lab.registry.edit() as draft:
                 draft.put_image(ImageRecord(backup, 0, time.time(), name, "planned"))
-            control.step(f"{name}: reshape onto {plan.disks_to} disks")
+            control.step(f"{name}: reshape onto {counted(plan.disks_to, 'disk')}")
             rows.append(
                 _reshape(
                     lab,

@@ -14,6 +14,7 @@ import csv
 import io
 import statistics
 from dataclasses import dataclass, field, fields
+from raidtop.model.units import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +188,7 @@ def study_table(summary, params: dict[str, str] | None = None) -> str:
     runs = max((r.runs for r in summary), default=0)
     resolution = max((r.rebuild_resolution_s for r in summary), default=0.0)
     lines.append(
-        f"mean ± sample sd over {runs} run{'s' if runs != 1 else ''}; MB/s = 10^6 bytes/s; "
-        f"rebuild times to ±{resolution:.2f} s"
+        f"mean ± sample sd over {counted(runs, 'run')}; MB/s = 10^6 bytes/s; rebuild times to ±{resolution:.2f} s"
     )
     if params:
         lines.append(

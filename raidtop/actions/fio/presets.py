@@ -147,6 +147,14 @@ BUILTIN_PRESETS: tuple[Preset, ...] = (
 )
 """The presets every raidtop has, in the order the screen lists them."""
 
+KEYED_PRESETS = len(BUILTIN_PRESETS)
+"""Presets a digit key runs (1 to this): one per built-in; presets a user adds run with Enter."""
+
+
+def preset_keys() -> str:
+    """The digit keys that run presets, as the screen, help and README name them: ``1–6``."""
+    return f"1–{KEYED_PRESETS}"
+
 
 @dataclass(frozen=True, slots=True)
 class PresetSet:
@@ -168,11 +176,17 @@ class PresetSet:
         """Every preset name, in list order."""
         return tuple(p.name for p in self.presets)
 
-    def runtime_of(self, preset: Preset, override: int | None = None) -> int:
-        """Seconds ``preset`` runs: an explicit override, its own runtime, or the default."""
+    def runtime_of(self, preset: Preset, override: int | None = None, *, default: int | None = None) -> int:
+        """Seconds ``preset`` runs: an explicit ``override``, else its own runtime, else ``default``.
+
+        ``default`` (the Benchmarks screen's ``u``) only stands in for presets
+        without a runtime of their own; ``None`` takes the presets file's.
+        """
         if override is not None:
             return override
-        return preset.runtime_s if preset.runtime_s is not None else self.default_runtime_s
+        if preset.runtime_s is not None:
+            return preset.runtime_s
+        return default if default is not None else self.default_runtime_s
 
     def size_of(self, preset: Preset, override: str | None = None) -> str:
         """The test-file size for a directory target."""
@@ -344,6 +358,7 @@ __all__ = [
     "BUILTIN_PRESETS",
     "DEFAULT_RUNTIME_S",
     "DEFAULT_SIZE",
+    "KEYED_PRESETS",
     "MAX_IODEPTH",
     "MAX_NUMJOBS",
     "MAX_RUNTIME_S",
@@ -353,6 +368,7 @@ __all__ = [
     "load_presets",
     "next_runtime",
     "parse_presets_toml",
+    "preset_keys",
     "presets_path",
 ]
 

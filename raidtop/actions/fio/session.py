@@ -74,13 +74,10 @@ class BenchPlan:
             why = "created by raidtop's lab" if target.lab else "allowed by your override"
             where = f"raw device {target.device}, {why}"
         stack = " → ".join(f"{d.name} [{d.scheduler or '-'}]" for d in self.tuning.devices) or "unknown"
-        directory = target.kind == "directory"
-        test_file = "/" + os.path.basename(target.test_file or "") if directory else ""
         lines = [
             f"Preset:  {self.preset.name}: {self.preset.description or self.preset.summary} ({self.preset.summary})",
             f"Target:  {target.path} ({where})",
-            f"fio gets: /proc/self/fd/N{test_file}, "
-            f"the {'directory' if directory else 'device'} raidtop opens and locks, never a path to reread",
+            f"Handoff: {self.handoff}",
             f"Stack:   {stack}",
             f"Runtime: {self.command.runtime_s} s, engine {self.command.engine}, {self.fio_version or 'fio'}",
         ]
@@ -89,6 +86,25 @@ class BenchPlan:
         if any(a.sync_running for a in self.tuning.arrays):
             lines.append("Note:    an md sync is running: results will differ from an idle array")
         return "\n".join(lines)
+
+    @property
+    def handoff(self) -> str:
+        """How the command above reaches fio: the one argument raidtop swaps, and for what.
+
+        fio runs exactly the command shown except ``--filename``, which names
+        a descriptor raidtop holds (its number is known only once opened).
+        """
+        target = self.target
+        shown = target.shown_filename
+        if target.kind == "directory":
+            fio_name = f"/proc/self/fd/N/{os.path.basename(shown)}"
+            how = f"N is raidtop's locked descriptor on the private {os.path.basename(os.path.dirname(shown))}"
+        else:
+            fio_name, how = "/proc/self/fd/N", "N is raidtop's exclusive descriptor on the device"
+        return (
+            f"fio runs the command above with --filename={fio_name} in place of the --filename shown; "
+            f"{how}: the same file, and a link planted since cannot redirect it"
+        )
 
     @property
     def warning(self) -> str:
@@ -166,15 +182,20 @@ def plan_run(
     *,
     presets: PresetSet,
     runtime_s: int | None = None,
+    default_runtime_s: int | None = None,
     size: str | None = None,
     allow_raw_device: str | None = None,
     fio: str | None = None,
     root: Root | str = "/",
     registry: Path | None = None,
 ) -> BenchPlan:
-    """Check the target and build the command; raises TargetRefused or FioMissing."""
+    """Check the target and build the command; raises TargetRefused or FioMissing.
+
+    ``runtime_s`` overrides every preset's runtime (``bench --runtime``);
+    ``default_runtime_s`` only stands in for presets without their own (the screen's ``u``).
+    """
     file_size = presets.size_of(preset, size)
-    runtime = presets.runtime_of(preset, runtime_s)
+    runtime = presets.runtime_of(preset, runtime_s, default=default_runtime_s)
     problem = check_job(preset, runtime)
     if problem:
         raise TargetRefused(problem)

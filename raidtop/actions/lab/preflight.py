@@ -78,6 +78,16 @@ class LabEnvironment:
         """Every problem on its own line (empty when ready)."""
         return "\n".join(f"- {p.text}" for p in self.problems)
 
+    @property
+    def refusal(self) -> str:
+        """Why nothing can be created here, in one sentence (empty when ready): what the Lab screen's keys say."""
+        if self.ready:
+            return ""
+        missing = "; ".join(p.message for p in self.problems)
+        return (
+            f"the lab cannot run here: {missing} (raidtop lab doctor says what to do; raidtop --demo works meanwhile)"
+        )
+
 
 def check_environment(
     root: Root | str = "/",

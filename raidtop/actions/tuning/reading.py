@@ -33,6 +33,7 @@ from raidtop.actions.tuning.knobs import (
 )
 from raidtop.collect.md.level import natural_key
 from raidtop.collect.queue_settings import read_queue_settings
+from raidtop.model.units import counted
 from raidtop.collect.source import Root, SourceError, as_root
 
 
@@ -98,8 +99,8 @@ def _describe(root: Root, name: str) -> Target | None:
     detail = kind
     if kind == "md":
         level = (root.read_optional(f"/sys/block/{sname}/md/level") or "").strip() or None
-        disks = (root.read_optional(f"/sys/block/{sname}/md/raid_disks") or "").strip().split(" ")[0]
-        detail = " ".join(part for part in (level or "md", f"{disks} disks" if disks else "") if part)
+        disks = first_int(root.read_optional(f"/sys/block/{sname}/md/raid_disks"))
+        detail = " ".join(part for part in (level or "md", counted(disks, "disk") if disks else "") if part)
     return Target(name, kind, detail, level)
 
 

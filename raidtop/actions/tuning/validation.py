@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from raidtop.actions.tuning.knobs import INT_MAX, PAGE_KB, SPEED_KNOBS, WRITE_THROUGH_WARNING, Knob
 from raidtop.untrusted import plain
+from raidtop.model.units import counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,9 @@ def change_warnings(knob: Knob, new: str, *, other: Knob | None = None, disks: i
     elif knob.attr == "nr_requests" and knob.allowed.note:
         notes.append(f"nr_requests {knob.allowed.note}; the kernel refuses more with EINVAL.")
     elif knob.attr == "stripe_cache_size" and disks:
-        notes.append(f"Uses about {mib(int(new) * PAGE_KB * disks)} of RAM ({new} × {PAGE_KB} KiB × {disks} disks).")
+        notes.append(
+            f"Uses about {mib(int(new) * PAGE_KB * disks)} of RAM ({new} × {PAGE_KB} KiB × {counted(disks, 'disk')})."
+        )
     elif knob.attr == "read_ahead_kb":
         notes.append(f"raidtop writes {new} to {knob.path}; blockdev --setra counts 512-byte sectors.")
     if knob.attr in SPEED_KNOBS and new.isdigit() and other is not None and other.effective is not None:

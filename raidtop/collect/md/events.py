@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from raidtop.collect.md.level import NO_REDUNDANCY, natural_key
 from raidtop.model.md import MdArray, MdEvent, MdMember, MdSync, MismatchVerdict
 from raidtop.model.md_events import BELL_EVENTS, REBUILD_MILESTONES, rings_bell
+from raidtop.model.units import counted
 
 MILESTONES = REBUILD_MILESTONES
 _BAD = ("degraded", "failed")
@@ -259,7 +260,7 @@ def mismatch_verdict(
         after = f" (counted during a {last_sync_action}; a check gives a meaningful count)"
     if mismatch_cnt == 0:
         return MismatchVerdict("ok", f"No mismatches{after}.")
-    sectors = f"{mismatch_cnt} sector{'s' if mismatch_cnt != 1 else ''}"
+    sectors = counted(mismatch_cnt, "sector")
     differ = "differ" if mismatch_cnt != 1 else "differs"
     if level in ("raid1", "raid10", "multipath"):
         large = size_kib is not None and mismatch_cnt / 2 > size_kib * _MIRROR_NOTABLE_FRACTION

@@ -31,6 +31,7 @@ from typing import Any
 from raidtop.collect.recording.lines import FORMAT, VERSION, Frame, parse_frame, parse_header
 from raidtop.safeio import read_bounded
 from raidtop.untrusted import plain
+from raidtop.model.units import counted
 
 __all__ = ["FORMAT", "VERSION", "Frame", "Recording", "RecordingError", "read_recording"]
 
@@ -295,7 +296,7 @@ class _Reader:
             more = ", …" if self.bad_count > len(self.bad_first) else ""
             count = self.bad_count
             self.notes.append(
-                f"{self.name}: {count} damaged sample{'s' if count != 1 else ''} skipped "
+                f"{self.name}: {counted(count, 'damaged sample')} skipped "
                 f"({where}{more}; the first: {self.bad_first[0][1]})"
             )
         if not self.frames:

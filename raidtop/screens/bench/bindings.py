@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+from raidtop.actions.fio.presets import KEYED_PRESETS
+
 BENCH_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
     Binding(
         "enter",
@@ -21,7 +23,7 @@ BENCH_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
             id=f"bench-run-{n}",
             tooltip=f"Run the preset listed as {n}",
         )
-        for n in range(1, 10)
+        for n in range(1, KEYED_PRESETS + 1)
     ),
     Binding(
         "t",
@@ -36,7 +38,7 @@ BENCH_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "Runtime",
         show=False,
         id="bench-runtime",
-        tooltip="Cycle the default runtime: 5, 10, 15, 30, 60, 120 s",
+        tooltip="Cycle the runtime of presets without their own: 5, 10, 15, 30, 60, 120 s",
     ),
     Binding(
         "r",

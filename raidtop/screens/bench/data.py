@@ -24,6 +24,7 @@ from raidtop.actions.fio.presets import PresetSet, load_presets
 from raidtop.actions.fio.stack import TuningState, capture_tuning
 from raidtop.actions.fio.store import RunStore, StoredRun
 from raidtop.config import xdg_dir
+from raidtop.model.units import counted
 
 AUTO: Any = object()
 """Sentinel: find fio on PATH."""
@@ -151,7 +152,7 @@ class BenchData(Widget):
         except OSError as exc:
             self.post_message(self._Notice(f"export failed: {exc}", "error"))
             return
-        self.post_message(self._Notice(f"exported {len(runs)} runs to {csv_path} and {json_path.name}"))
+        self.post_message(self._Notice(f"exported {counted(len(runs), 'run')} to {csv_path} and {json_path.name}"))
 
     @work(thread=True, exit_on_error=False, group="bench-prefs")
     def save_prefs(self, prefs: BenchPrefs) -> None:

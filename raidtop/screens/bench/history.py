@@ -28,6 +28,7 @@ from raidtop.widgets.fio_plot import FioProgressPlot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import TextTable
+from raidtop.model.units import counted
 
 
 class ResultsView:
@@ -107,7 +108,7 @@ class ResultsView:
                 comparisons = compare_with_baseline(baseline, self.runs)
                 panel.border_title = content(
                     f"Compare {baseline.preset}: baseline #{baseline.id} ({baseline.display_label})"
-                    f" vs {len(comparisons)} runs"
+                    f" vs {counted(len(comparisons), 'run')}"
                 )
                 table.set_rows(compare_rows(baseline, comparisons))
         elif self.view == "group":
@@ -119,13 +120,12 @@ class ResultsView:
             else:
                 kind = runs[0].group_kind or "group"
                 summary = summarise_passes(runs) if kind == "repeat" else None
-                panel.border_title = content(
-                    f"{kind.capitalize()} of {runs[0].preset} on {runs[0].target}: {len(runs)} passes"
-                )
+                passes = counted(len(runs), "pass", "passes")
+                panel.border_title = content(f"{kind.capitalize()} of {runs[0].preset} on {runs[0].target}: {passes}")
                 table.set_rows(group_rows(runs, summary))
         else:
             table.set_columns(RESULT_COLUMNS)
-            panel.border_title = f"Results history ({len(self.runs)} runs)"
+            panel.border_title = f"Results history ({counted(len(self.runs), 'run')})"
             table.set_rows(results_rows(self.runs), "no runs stored yet: pick a preset and press Enter")
         if select is not None:
             table.move_cursor_to_key(str(select))

@@ -18,7 +18,7 @@ from raidtop.actions.fio.compare import (
     settings_text,
     summarise_passes,
 )
-from raidtop.actions.fio.presets import PresetSet
+from raidtop.actions.fio.presets import KEYED_PRESETS, PresetSet
 from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.store import StoredRun
 from raidtop.presentation.disk_fields import DISK_FIELDS
@@ -82,14 +82,14 @@ PRESET_COLUMNS = [
 
 
 def preset_rows(presets: PresetSet, runtime_s: int | None) -> list[Row]:
-    """One row per preset; the first nine carry the digit that runs them."""
+    """One row per preset; the first :data:`KEYED_PRESETS` carry the digit that runs them."""
     rows = []
     for index, preset in enumerate(presets.presets):
-        key = str(index + 1) if index < 9 else ""
+        key = str(index + 1) if index < KEYED_PRESETS else ""
         rows.append(
             Row(
                 preset.name,
-                (key, preset.name, preset.summary, f"{presets.runtime_of(preset, runtime_s)}s"),
+                (key, preset.name, preset.summary, f"{presets.runtime_of(preset, default=runtime_s)}s"),
                 ("accent", None, "dim", "dim"),
             )
         )

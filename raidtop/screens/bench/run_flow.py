@@ -26,6 +26,7 @@ from raidtop.actions.fio.session import BenchPlan, Batch, FioMissing, RunRecord,
 from raidtop.actions.fio.store import RunStore
 from raidtop.screens.bench.job import Job
 from raidtop.screens.dialogs import ConfirmDialog, SweepDialog
+from raidtop.model.units import counted
 
 
 class BenchRun(Widget):
@@ -121,6 +122,7 @@ class BenchRun(Widget):
                 "Stop the running benchmark and go back?",
                 self.job.plan.command.display,
                 "fio gets SIGINT; its partial result is stored and marked.",
+                go="Stop fio",
             ),
             answered,
         )
@@ -168,7 +170,7 @@ class BenchRun(Widget):
                 preset,
                 prefs.target or "",
                 presets=presets,
-                runtime_s=prefs.runtime_s,
+                default_runtime_s=prefs.runtime_s,
                 allow_raw_device=override or None,
                 fio=fio,
             )
@@ -212,7 +214,7 @@ class BenchRun(Widget):
         plan = job.plan
         details = plan.details
         if job.mode == "repeat":
-            details += f"\nRepeat: {job.passes} passes, then mean ± stddev"
+            details += f"\nRepeat: {counted(job.passes, 'pass', 'passes')}, then mean ± stddev"
         elif job.mode == "sweep":
             files = ", ".join(f"/sys/block/{d}/queue/{job.knob}" for d in job.devices)
             details += (

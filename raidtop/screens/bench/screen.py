@@ -20,7 +20,7 @@ from textual.screen import Screen
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import fio_missing_message
 from raidtop.actions.fio.prefs import BenchPrefs
-from raidtop.actions.fio.presets import PresetSet, next_runtime
+from raidtop.actions.fio.presets import PresetSet, next_runtime, preset_keys
 from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.store import RunStore, StoredRun
 from raidtop.model.snapshot import Snapshot
@@ -115,7 +115,7 @@ class BenchScreen(Screen[None]):
         with Horizontal(id="bench-top"):
             presets = Panel(id="bench-presets-panel")
             presets.border_title = "Presets"
-            presets.border_subtitle = "Enter or 1–9 runs"
+            presets.border_subtitle = f"Enter or {preset_keys()} runs"
             with presets:
                 table = TextTable(PRESET_COLUMNS, id="bench-presets")
                 table.placeholder = "loading presets…"
@@ -188,6 +188,7 @@ class BenchScreen(Screen[None]):
         self._pass_index = 0
         self._new_pass = True
         self.live_points.clear()
+        self.query_one(FioProgressPlot).show_points([], "waiting for fio's first report")  # not the last run's chart
         self.query_one("#bench-now", PlainStatic).update("starting fio…")
         self._update_title()
         self._update_live_title()
@@ -313,12 +314,12 @@ class BenchScreen(Screen[None]):
         self.app.push_screen(target_dialog(self.prefs.target or "", self.override), chosen)
 
     def action_runtime(self) -> None:
-        """Cycle the default runtime (presets with their own runtime keep it)."""
+        """Cycle the runtime of presets without their own (certification keeps its 30 s)."""
         current = self.prefs.runtime_s or (self.presets.default_runtime_s if self.presets else 15)
         self.prefs = BenchPrefs(self.prefs.target, next_runtime(current))
         self._data.save_prefs(self.prefs)
         self._show_presets()
-        self.notify(f"runs last {self.prefs.runtime_s} s (an explicit preset runtime wins)", timeout=3)
+        self.notify(f"presets without their own runtime now run {self.prefs.runtime_s} s", timeout=3)
 
     def action_mark_baseline(self) -> None:
         """Make the highlighted run its preset's baseline and show the comparison."""
@@ -370,9 +371,8 @@ class BenchScreen(Screen[None]):
     def _show_presets(self) -> None:
         if self.presets is None:
             return
-        self.query_one("#bench-presets", TextTable).set_rows(
-            preset_rows(self.presets, self.prefs.runtime_s), "no presets"
-        )
+        rows = preset_rows(self.presets, self.prefs.runtime_s)
+        self.query_one("#bench-presets", TextTable).set_rows(rows, "no presets")
         self._update_title()
 
     def _table_cursor_moved(self, _row: int) -> None:
@@ -385,7 +385,7 @@ class BenchScreen(Screen[None]):
             title.add_class("-warning")
             return
         title.remove_class("-warning")
-        target = self.prefs.target or "none (press t)"
+        target = self.prefs.target or "none yet"
         runtime = self.prefs.runtime_s or (self.presets.default_runtime_s if self.presets else 15)
         running = f" · running {self.job.plan.preset.name}" if self.job else ""
         title.update(f" Benchmarks · target {target} (t) · default runtime {runtime} s (u){running}")

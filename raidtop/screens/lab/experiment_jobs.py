@@ -23,6 +23,7 @@ from raidtop.actions.experiments.experiment import Control, ProgressEvent
 from raidtop.actions.experiments.results import ExperimentResult
 from raidtop.actions.lab.spec import SpecError, human_size
 from raidtop.screens.dialogs import ConfirmDialog
+from raidtop.model.units import counted
 
 KINDS = ("sweep", "tradeoff", "bitmap")
 
@@ -35,7 +36,7 @@ def experiment_plan(kind: str) -> tuple[Any, str, str]:
         p = chunk_sweep.SweepParams()
         return (
             p,
-            f"Run the chunk × block-size sweep ({p.steps} steps)?",
+            f"Run the chunk × block-size sweep ({counted(p.steps, 'step')})?",
             (
                 f"for chunk in {', '.join(f'{c}K' for c in p.chunks_kib)}:\n"
                 f"  mdadm --create /dev/md1NN --level={p.level.removeprefix('raid')} "

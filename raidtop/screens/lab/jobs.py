@@ -27,6 +27,7 @@ from raidtop.actions.experiments.study import StudyParams, run_study
 from raidtop.model.md import MdArray
 from raidtop.screens.dialogs import ConfirmDialog
 from raidtop.screens.lab.rows import LOG_ROWS, logged_to_event
+from raidtop.model.units import counted
 
 CHECKED_LEVELS = ["raid0", "raid1", "raid5", "raid6", "raid10"]
 """The md personalities the environment check asks the kernel about."""
@@ -35,9 +36,9 @@ CHECKED_LEVELS = ["raid0", "raid1", "raid5", "raid6", "raid10"]
 def study_plan(params: StudyParams) -> str:
     """What the study will do, in commands, for its confirmation."""
     size = human_size(params.disk_size_bytes)
-    disks = f"{params.disks} disks" if params.disks is not None else "the level's minimum of disks"
+    disks = counted(params.disks, "disk") if params.disks is not None else "the level's minimum of disks"
     return (
-        f"{params.runs} runs; in each, for level in {', '.join(params.levels)}:\n"
+        f"{counted(params.runs, 'run')}; in each, for level in {', '.join(params.levels)}:\n"
         f"  create the array ({disks} × {size}), wait for its initial sync\n"
         + ("  fill it: dd if=/dev/urandom of=/dev/md1NN bs=1M\n" if params.fill else "")
         + f"  fio --name=rand-read … --filename=/dev/md1NN --runtime={params.runtime_s}\n"
@@ -271,6 +272,8 @@ class LabJobs(Widget):
             self.post_message(self.JobDone("Teardown failed", str(exc), "error"))
             return
         if report.clean:
-            self.post_message(self.JobDone("Teardown done", f"{len(report.done)} steps; nothing left behind"))
+            self.post_message(
+                self.JobDone("Teardown done", f"{counted(len(report.done), 'step')}; nothing left behind")
+            )
         else:
             self.post_message(self.JobDone("Teardown left things", "\n".join(report.kept), "warning"))

@@ -229,7 +229,7 @@ class LabScreen(Screen[None]):
         self._jobs.read_views(self._last_arrays)
 
     def _render_all(self) -> None:
-        self._tables.render_all(self.read_only)
+        self._tables.render_all(self.read_only, self._environment)
         self.refresh_bindings()
 
     def _set_busy(self, text: str | None) -> None:
@@ -254,7 +254,9 @@ class LabScreen(Screen[None]):
         else:
             banner.update(environment_banner(environment))
             self.set_class(True, "-unavailable")
-        self.refresh_bindings()
+        # A form that cannot be used must not invite: it stays visible, greyed, and n says why.
+        self.query_one(LabForm).disabled = not self.ready
+        self._render_all()
 
     @on(LabJobs.Refreshed)
     def _refreshed(self, message: LabJobs.Refreshed) -> None:
@@ -293,7 +295,8 @@ class LabScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("create", "study"):
-            return self.ready and self._tables.busy is None
+            # Where the lab cannot run the key stays live to say why (the action refuses).
+            return (self.read_only or self._environment is not None) and self._tables.busy is None
         if action == "teardown":
             return not self.read_only and self._tables.busy is None and bool(self._tables.views)
         if action == "member":
@@ -313,12 +316,16 @@ class LabScreen(Screen[None]):
 
     def action_create(self) -> None:
         """Confirm the form's array with its commands, then create it in a worker."""
+        if self._refused():
+            return
         spec = self.query_one(LabForm).spec()
         if spec is not None:
             self._jobs.ask_create(spec)
 
     def action_study(self) -> None:
         """Confirm and run the RAID-level study (levels 0, 1, 5, its defaults) with the form's disk size."""
+        if self._refused():
+            return
         size = self.query_one(LabForm).disk_size()
         if size is not None:
             self._jobs.ask_study(StudyParams(disk_size_bytes=size))
@@ -376,10 +383,16 @@ class LabScreen(Screen[None]):
 
         self.app.push_screen(LabResultsScreen(self.lab))
 
+    def _refused(self) -> bool:
+        """True (and the reason told) when nothing can be created here."""
+        if not self.ready:
+            self._explain_unavailable()
+        return not self.ready
+
     def _explain_unavailable(self) -> None:
         if self.read_only:
             self.notify("the lab acts on the live system only (not on --root or a replay)", severity="warning")
         elif self._environment is not None and not self._environment.ready:
-            self.notify(self._environment.describe(), title="The lab cannot run here", severity="warning", timeout=10)
+            self.notify(self._environment.refusal, title="The lab cannot run here", severity="warning", timeout=10)
         elif self._tables.busy:
             self.notify(f"busy: {self._tables.busy}", severity="warning")

@@ -14,6 +14,7 @@ from textual.dom import DOMNode
 
 from raidtop.actions.lab.commands import CommandEvent
 from raidtop.actions.lab.core import LabArrayView
+from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.lab.timeline import format_rebuild
 from raidtop.screens.lab.rows import LOG_ROWS, array_row, log_command, log_row, member_rows, timeline_rows
 from raidtop.widgets.panel import Panel
@@ -55,10 +56,15 @@ class LabTables:
         log_command(self.log, event)
         self.render_log()
 
-    def render_all(self, read_only: bool) -> None:
-        """Redraw every table."""
+    def render_all(self, read_only: bool, environment: LabEnvironment | None) -> None:
+        """Redraw every table; with no arrays, say whether one can be made here."""
         arrays = self._host.query_one("#lab-arrays", TextTable)
-        placeholder = "no lab arrays yet: fill in the form and press n" if not read_only else "no lab arrays"
+        if read_only:
+            placeholder = "no lab arrays"
+        elif environment is not None and not environment.ready:
+            placeholder = "no lab arrays: this machine cannot run the lab (see above)"
+        else:
+            placeholder = "no lab arrays yet: fill in the form and press n"
         arrays.set_rows([array_row(v) for v in self.views], placeholder)
         if self.selected:
             arrays.move_cursor_to_key(self.selected)

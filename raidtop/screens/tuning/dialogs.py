@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from raidtop.actions.tuning import CHOICE_MEANINGS, Knob
 from raidtop.actions.tuning.rules import SaveResult, install_command, save_question, save_text
-from raidtop.screens.dialogs import ConfirmDialog
+from raidtop.screens.dialogs import ConfirmDialog, answer_buttons
 from raidtop.screens.tuning.rows import LOG_COLUMNS
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
@@ -85,9 +85,7 @@ class ChangeDialog(ModalScreen[str | None]):
                 yield Input(value=knob.value or "", placeholder=hint, id="change-input")
             yield PlainStatic("", id="change-error")
             yield PlainStatic("", id="change-preview")
-            with Horizontal():
-                yield Button("Cancel (Esc)", id="change-cancel-button", variant="default")
-                yield Button("Continue (Enter)", id="change-continue", variant="primary")
+            yield answer_buttons("Continue", letters=False, prefix="change")
 
     def on_mount(self) -> None:
         if self.knob.allowed.choices:
@@ -144,11 +142,11 @@ class ChangeDialog(ModalScreen[str | None]):
     def _submitted(self) -> None:
         self._finish()
 
-    @on(Button.Pressed, "#change-continue")
+    @on(Button.Pressed, "#change-run")
     def _continue(self) -> None:
         self._finish()
 
-    @on(Button.Pressed, "#change-cancel-button")
+    @on(Button.Pressed, "#change-no")
     def _cancel_button(self) -> None:
         self.dismiss(None)
 
@@ -245,7 +243,9 @@ class PersistDialog(ModalScreen[None]):
             if yes:
                 self._write(kind, path, True)
 
-        self.app.push_screen(ConfirmDialog(f"Write {path}?", f"write {path}", details=question), callback=answered)
+        self.app.push_screen(
+            ConfirmDialog(f"Write {path}?", f"write {path}", details=question, go="Write it"), callback=answered
+        )
 
     @work(thread=True, group="tuning-save", exit_on_error=False)
     def _write(self, kind: str, path: str, confirmed: bool) -> None:

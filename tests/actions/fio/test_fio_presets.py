@@ -40,6 +40,13 @@ def test_default_runtime_is_short_and_a_preset_runtime_wins():
     assert presets.runtime_of(presets.get("certification"), override=2) == 2
 
 
+def test_the_screens_default_runtime_leaves_a_presets_own_runtime_alone():
+    # `u` on the Benchmarks screen is a default: certification keeps its 30 s, as the pop-up says.
+    presets = load_presets(Path("/nonexistent/presets.toml"))
+    assert presets.runtime_of(presets.get("certification"), default=5) == 30
+    assert presets.runtime_of(presets.get("rand-read"), default=5) == 5
+
+
 def test_the_file_lives_in_the_xdg_config_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert presets_path() == tmp_path / "raidtop" / "presets.toml"

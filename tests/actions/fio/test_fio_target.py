@@ -209,3 +209,28 @@ def test_a_test_file_that_is_no_size_is_refused(tmp_path: Path, fio: str, size: 
     target.mkdir()
     with pytest.raises(TargetRefused, match="test-file size must"):
         plan(target, fio, size=size)
+
+
+def test_the_handoff_line_says_exactly_how_the_shown_command_becomes_the_one_run(tmp_path: Path, fio: str):
+    target = tmp_path / "bench"
+    target.mkdir()
+    planned = plan(target, fio, "certification", default_runtime_s=1)
+    assert planned.command.runtime_s == 30, "a preset's own runtime wins over the screen's default"
+    planned = plan(target, fio, "seq-read", default_runtime_s=1)
+    shown_file = f"{target}/{PRIVATE_DIR_NAME}/raidtop-bench.dat"
+    assert f"--filename={shown_file}" in planned.command.display
+    assert (
+        "Handoff: fio runs the command above with --filename=/proc/self/fd/N/raidtop-bench.dat in place of the "
+        f"--filename shown; N is raidtop's locked descriptor on the private {PRIVATE_DIR_NAME}:"
+    ) in planned.details
+    record = execute(planned, RunStore(tmp_path / "h.sqlite"), log=ActionLog(tmp_path / "a.log"))
+    assert record.outcome.ok, record.message
+    logged = ActionLog(tmp_path / "a.log").read("fio")[0]
+    ran = logged.details["fio_filename"]
+    number = ran.split("/")[4]
+    assert number.isdigit() and ran == f"/proc/self/fd/{number}/raidtop-bench.dat"
+    # The command shown, with the one argument the handoff names swapped, is the argv fio got.
+    assert planned.command.argv_for(ran) == tuple(
+        f"--filename={ran}" if arg == f"--filename={shown_file}" else arg for arg in planned.command.argv
+    )
+    assert logged.command == planned.command.display

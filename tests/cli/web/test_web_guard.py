@@ -143,6 +143,8 @@ def test_the_token_is_printed_once_and_never_logged():
         assert asyncio.run(get(f"{server.url}static/js/textual.js"))[0] == 200
         assert asyncio.run(get(f"{server.url}nothing-here"))[0] == 404
         assert asyncio.run(get(server.url, Host="evil.example"))[0] == 403
+        # A session too: the WebSocket's path holds the token as well.
+        assert asyncio.run(handshake(ws_url(server), Origin=own_origin(server))) == 101
     finally:
         server.stop_and_read()
     printed = server.output + server.rest

@@ -39,7 +39,7 @@ async def test_the_target_dialog_remembers_the_choice(bench: Bench):
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_screen(app, pilot, bench.screen())
-        assert "target none (press t)" in str(screen.query_one("#bench-title").render())
+        assert "target none yet (t)" in str(screen.query_one("#bench-title").render())
         await pilot.press("t")
         await wait_for_screen(pilot, FormDialog)
         app.screen.query_one("#bench-target-input").value = str(bench.target)

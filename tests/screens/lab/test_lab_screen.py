@@ -22,6 +22,7 @@ from raidtop.actions.lab.commands import CommandEvent, CommandRunner
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.screens.dialogs import ConfirmDialog
+from raidtop.screens.lab.form import LabForm
 from raidtop.screens.lab.screen import LabScreen
 from raidtop.widgets.text_table import TextTable
 
@@ -142,14 +143,23 @@ async def test_without_md_it_says_what_is_missing_and_offers_the_demo(tmp_path: 
         assert "the lab needs root" in banner and "sudo raidtop" in banner
         assert "raidtop --demo" in banner
         assert screen.has_class("-unavailable")
-        for action in ("create", "study", "member"):
-            assert not screen.check_action(action, ())
-        await pilot.press("n")
-        await pilot.pause()
-        assert app.screen is screen  # no dialog: nothing can be created here
-        await pilot.click("#lab-create-button")
-        await pilot.pause()
-        assert any("has no md driver" in n.message for n in app._notifications)
+        assert not screen.check_action("member", ())
+        # Nothing invites: the form is greyed out and the empty table says why, not "fill in the form".
+        assert screen.query_one(LabForm).disabled
+        arrays = screen.query_one("#lab-arrays", TextTable)
+        assert arrays.placeholder == "no lab arrays: this machine cannot run the lab (see above)"
+        for key in ("n", "S"):
+            app.clear_notifications()
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is screen  # no dialog: nothing can be created here
+            # The key answers with the preflight's own sentence.
+            assert [n.message for n in app._notifications] == [
+                "the lab cannot run here: this kernel (6.18.44-fc-v669) has no md driver: /proc/mdstat is absent "
+                "and /lib/modules/6.18.44-fc-v669 has no md_mod module; mdadm is not installed; losetup is not "
+                "installed; the loop driver is not loaded; the lab needs root to attach loop devices and create md "
+                "arrays (you are uid 1000) (raidtop lab doctor says what to do; raidtop --demo works meanwhile)"
+            ]
 
 
 async def test_the_degraded_array_shows_its_members_and_timeline(degraded_lab: Lab):
@@ -272,3 +282,17 @@ def test_degraded_lab_array_with_its_timeline(snap_compare, degraded_lab: Lab):
         await pilot.pause()
 
     assert snap_compare(app_on(degraded_lab.root.path), terminal_size=(120, 40), run_before=open_it)
+
+
+async def test_a_read_only_lab_says_why_n_creates_nothing(degraded_lab: Lab):
+    app = app_on(degraded_lab.root.path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_lab(pilot, degraded_lab, environment=READY, read_only=True)
+        assert screen.query_one(LabForm).disabled
+        app.clear_notifications()
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.screen is screen
+        assert [n.message for n in app._notifications] == [
+            "the lab acts on the live system only (not on --root or a replay)"
+        ]

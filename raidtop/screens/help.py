@@ -2,7 +2,7 @@
 
 Keys are shown as Textual shows them in the footer (``.`` not ``full_stop``):
 both come from :meth:`App.get_key_display`. The sections flow into as many
-columns as the terminal is wide (two from 160 columns), their widths computed
+columns as the terminal is wide (two from about 170 columns), their widths computed
 from the texts; a description longer than its column wraps onto the next line,
 and the page scrolls with ↓/↑/PgDn/PgUp/Home/End when it does not fit.
 """

@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
+from raidtop.screens.copying import copy_binding, copy_shown
 from raidtop.widgets.shown_text import PlainStatic, content
 
 
@@ -35,6 +36,7 @@ class ConfirmDialog(ModalScreen[bool]):
     BINDINGS = [
         Binding("escape,n", "answer(False)", "Cancel", id="confirm-cancel"),
         Binding("y", "answer(True)", "Run it", id="confirm-yes"),
+        copy_binding("confirm-copy", "the exact command"),
     ]
     DEFAULT_CSS = """
     ConfirmDialog { align: center middle; }
@@ -66,6 +68,7 @@ class ConfirmDialog(ModalScreen[bool]):
             if self._warning:
                 yield Static(content(self._warning, multiline=True), id="confirm-warning")
             with Horizontal():
+                yield Button("Copy command (C)", id="confirm-copy", variant="default")
                 yield Button("Cancel (n)", id="confirm-no", variant="default")
                 yield Button("Run it (y)", id="confirm-run", variant="warning")
 
@@ -74,11 +77,18 @@ class ConfirmDialog(ModalScreen[bool]):
         self.query_one("#confirm-no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "confirm-copy":
+            self.action_copy_shown()
+            return
         self.dismiss(event.button.id == "confirm-run")
 
     def action_answer(self, answer: bool) -> None:
         """Close with the user's answer."""
         self.dismiss(answer)
+
+    def action_copy_shown(self) -> None:
+        """Copy the exact command to the clipboard (the dialog stays open)."""
+        copy_shown(self.app, "the command", self._command, multiline=True)
 
 
 @dataclass(frozen=True)
@@ -259,7 +269,10 @@ class SweepDialog(ModalScreen[tuple[str, list[str]] | None]):
 class CommandDialog(ModalScreen[None]):
     """Shows commands to run by hand (without root), with why."""
 
-    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="command-close", tooltip="Close this message")]
+    BINDINGS = [
+        Binding("escape,enter,q", "close", "Close", id="command-close", tooltip="Close this message"),
+        copy_binding("command-copy", "the commands"),
+    ]
     DEFAULT_CSS = """
     CommandDialog { align: center middle; }
     CommandDialog > Vertical {
@@ -282,7 +295,7 @@ class CommandDialog(ModalScreen[None]):
             yield PlainStatic("\n".join(self._commands), id="command-text")
             if self._details:
                 yield PlainStatic(self._details, id="command-details")
-            yield Button("Close (Esc)", id="command-close-button")
+            yield Button("Close (Esc) · C copies the commands", id="command-close-button")
 
     def on_button_pressed(self) -> None:
         self.dismiss(None)
@@ -290,6 +303,10 @@ class CommandDialog(ModalScreen[None]):
     def action_close(self) -> None:
         """Close the message."""
         self.dismiss(None)
+
+    def action_copy_shown(self) -> None:
+        """Copy the commands, one a line, to run them by hand."""
+        copy_shown(self.app, "the commands", "\n".join(self._commands), multiline=True)
 
 
 class ReportDialog(ModalScreen[None]):

@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 
+from raidtop.screens.copying import COPY_KEY
 from raidtop.widgets.key_list import GAP, KeyList, KeyRow, KeyWidths
 from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import TextTable
@@ -32,6 +33,13 @@ BACK = Binding(
     tooltip="On every other screen: back (q quits only from the dashboard)",
 )
 BACK_ACTIONS = {"back", "app.pop_screen", "dismiss"}
+COPY = Binding(
+    COPY_KEY,
+    "copy_shown",
+    "Copy",
+    id="copy-shown",
+    tooltip="Copy the shown command, serial or details (OSC 52)",
+)
 
 
 def context_sections(app_bindings: list[Binding]) -> list[Section]:
@@ -51,7 +59,7 @@ def context_sections(app_bindings: list[Binding]) -> list[Section]:
         (
             "Global",
             [b for b in app_bindings if b not in replay]
-            + [BACK]
+            + [BACK, COPY]
             + [_one_row(_keys(TextTable.BINDINGS), "Move, Home/End", "↑ ↓ PgUp PgDn"), ENTER_OPENS],
         ),
         ("Dashboard", _one_row_for_digits(DASHBOARD_BINDINGS, "Focus panel")),

@@ -240,15 +240,19 @@ DASHBOARD_OPTIONS = (
 written again by :func:`dashboard_argv` (``--web`` starts each visitor's raidtop with them)."""
 
 
-def add_dashboard_options(parser: argparse.ArgumentParser) -> None:
-    """Declare every :data:`DASHBOARD_OPTIONS` on ``parser``."""
+def add_dashboard_options(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None = None) -> None:
+    """Declare the :data:`DASHBOARD_OPTIONS` setting ``fields`` (all of them by default) on ``parser``."""
     for option in DASHBOARD_OPTIONS:
-        option.add_to(parser)
+        if fields is None or option.field in fields:
+            option.add_to(parser)
 
 
 def dashboard_config(args: argparse.Namespace, **overrides: Any) -> Config:
-    """The Config the parsed options describe (``overrides`` win: the theme chosen for the terminal)."""
-    values = {option.field: getattr(args, option.field) for option in DASHBOARD_OPTIONS}
+    """The Config the parsed options describe (``overrides`` win: the theme chosen for the terminal).
+
+    Options a command does not take (``raidtop watch`` has no ``--demo``) keep the Config's defaults.
+    """
+    values = {option.field: getattr(args, option.field) for option in DASHBOARD_OPTIONS if hasattr(args, option.field)}
     return Config(**{**values, **overrides})
 
 

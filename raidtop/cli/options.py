@@ -12,14 +12,18 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from raidtop.config import Config
 from raidtop.model.md_events import EVENT_KINDS
 from raidtop.presentation.format import DURATION_UNITS
+
+if TYPE_CHECKING:  # read only when --replay is given
+    from raidtop.collect.recording.read import Recording
 
 MAX_NUMBER_CHARS = 32
 """Longer option values are refused before any conversion (int() has a digit limit)."""
@@ -259,3 +263,22 @@ def dashboard_config(args: argparse.Namespace, **overrides: Any) -> Config:
 def dashboard_argv(config: Config) -> list[str]:
     """``config`` as ``raidtop`` arguments again: every option it was given survives the round trip."""
     return [word for option in DASHBOARD_OPTIONS for word in option.argv(getattr(config, option.field))]
+
+
+def read_inputs(args: argparse.Namespace) -> tuple[bool, Recording | None]:
+    """Check ``--root`` is a directory and read ``--replay``'s recording once (the app is handed it).
+
+    Returns whether to go on (``False``: the reason is said on stderr; exit 2) and the recording, if any.
+    """
+    if not args.root.is_dir():
+        print(f"raidtop: --root {args.root}: not a directory", file=sys.stderr)
+        return False, None
+    if args.replay is None:
+        return True, None
+    from raidtop.collect.recording.roots import RecordingError, read_recording
+
+    try:
+        return True, read_recording(args.replay)
+    except RecordingError as exc:
+        print(f"raidtop: {exc}", file=sys.stderr)
+        return False, None

@@ -27,18 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Watch until q, Ctrl+C or a hang-up; 0, or 128+signal after SIGHUP/SIGTERM, 2 for bad input."""
-    if not args.root.is_dir():
-        print(f"raidtop: --root {args.root}: not a directory", file=sys.stderr)
+    go_on, recording = options.read_inputs(args)
+    if not go_on:
         return 2
-    recording = None
-    if args.replay is not None:
-        from raidtop.collect.recording.roots import RecordingError, read_recording
-
-        try:
-            recording = read_recording(args.replay)
-        except RecordingError as exc:
-            print(f"raidtop: {exc}", file=sys.stderr)
-            return 2
     if not sys.stdout.isatty():
         print("raidtop: watch draws on a terminal; for a script use raidtop snapshot --json", file=sys.stderr)
         return 2

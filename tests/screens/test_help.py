@@ -127,6 +127,9 @@ async def test_help_at_80x24_scrolls_to_its_last_line(static_config):
         last_row = last.rows[-1]
         final_words = last_row.details.split()[-1]
         assert any(final_words in line for line in painted_lines(app)[-4:])
+        await pilot.press("home", "down")
+        await pilot.pause()
+        assert scroll.scroll_y == 1
 
 
 def test_every_context_has_its_section():

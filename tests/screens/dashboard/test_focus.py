@@ -283,7 +283,7 @@ async def test_help_at_120x40_shows_key_glyphs(static_config):
             assert any(shown.startswith(title) for shown in titles)
 
 
-async def test_help_widens_with_the_terminal_and_scrolls_when_short(static_config):
+async def test_help_widens_with_the_terminal(static_config):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(200, 30)) as pilot:
         await pilot.press("question_mark")
@@ -291,18 +291,7 @@ async def test_help_widens_with_the_terminal_and_scrolls_when_short(static_confi
         assert len({table.region.x for table in app.screen.query(KeyList)}) == 2
         scroll = app.screen.query_one("#help-scroll")
         assert scroll.region.width > 190
-    app = RaidtopApp(static_config)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("question_mark")
-        await pilot.pause()
-        scroll = app.screen.query_one("#help-scroll")
-        assert scroll.max_scroll_y > 0
-        await pilot.press("end")
-        await pilot.pause()
-        assert scroll.scroll_y == scroll.max_scroll_y
-        await pilot.press("home", "down")
-        await pilot.pause()
-        assert scroll.scroll_y == 1
+    # Scrolling at 80×24: tests/screens/test_help.py.
 
 
 def test_several_events_of_one_array_are_one_toast():

@@ -125,3 +125,14 @@ async def test_names_from_the_system_are_shown_as_text(static_config):
         assert b"\x1b[2J" not in painted
         text = re.sub(r"\x1b\[[0-9;:]*[A-Za-z]", "", painted.decode())
         assert "[bold]EVIL[/bold]" in text and "$accent" in text
+
+
+async def test_before_anything_is_typed_the_palette_offers_degraded_arrays_first(static_config):
+    app = RaidtopApp(static_config)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.apply_snapshot(found_snapshot())
+        hits = await palette_hits(app, pilot, "")
+        arrays = [hit.split(" · ")[0] for hit in hits if re.match(r"md\d+ · ", hit)]
+        assert arrays[:3] == ["md5", "md6", "md42"]  # degraded, then the clean ones in the kernel's order
+        assert len(arrays) == len(found_snapshot().arrays)  # each array once (its detail), not its Explain too
+        assert any(hit.startswith("sdq · disk · ") and "→ SMART" in hit for hit in hits)

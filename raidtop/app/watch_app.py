@@ -14,7 +14,6 @@ import asyncio
 import os
 import socket
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -47,6 +46,8 @@ class WatchApp(App[None]):
     Args:
         config: the root, interval, theme and ``--replay`` recording to watch.
         recording: the parsed ``config.replay`` when the caller has read it already.
+        md_loaded: the md driver is there; without it and without any array (LVM RAID) the watch
+            says so and ends, instead of watching for arrays that cannot appear.
     """
 
     INLINE_PADDING = 0
@@ -63,9 +64,11 @@ class WatchApp(App[None]):
         )
     ]
 
-    def __init__(self, config: Config, recording: Recording | None = None) -> None:
+    def __init__(self, config: Config, recording: Recording | None = None, *, md_loaded: bool = True) -> None:
         super().__init__()
         self.config = config
+        self.md_loaded = md_loaded
+        """The root has a /proc/mdstat (checked by the caller: no file I/O on the event loop)."""
         self.live = LiveState()
         """The latest snapshot (what the rows show) and its history."""
         self.exit_signal: int | None = None
@@ -124,7 +127,7 @@ class WatchApp(App[None]):
     def _show(self, message: SnapshotReady) -> None:
         snap = message.snapshot
         self.live.add(snap)
-        if not snap.arrays and self._player is None and not (Path(self.config.root) / "proc" / "mdstat").exists():
+        if not snap.arrays and self._player is None and not self.md_loaded:
             self.exit(return_code=0, message=f"raidtop watch: {NO_MD}")
             return
         self.show(snap)

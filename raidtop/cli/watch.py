@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from raidtop.themes import theme_for_terminal
 
     theme = args.theme or theme_for_terminal(dict(os.environ))
-    app = WatchApp(options.dashboard_config(args, theme=theme), recording=recording)
+    md_loaded = (args.root / "proc" / "mdstat").exists()
+    app = WatchApp(options.dashboard_config(args, theme=theme), recording=recording, md_loaded=md_loaded)
     # On exit Textual prints the last frame, colours and all, to sys.stdout: the terminal itself, not the
     # wrapper that turns escape sequences into U+FFFD (every text in the frame is already plain).
     with contextlib.redirect_stdout(getattr(sys.stdout, "inner", sys.stdout)):

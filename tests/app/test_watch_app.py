@@ -73,7 +73,7 @@ async def test_watch_follows_each_sample(tmp_path):
 
 async def test_without_md_it_says_so_and_ends_cleanly(tmp_path, capsys):
     (tmp_path / "proc").mkdir()
-    app = WatchApp(Config(root=tmp_path, interval=0.1, smart_interval=0))
+    app = WatchApp(Config(root=tmp_path, interval=0.1, smart_interval=0), md_loaded=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await _wait(pilot, lambda: not app.is_running)
     assert app.return_code == 0

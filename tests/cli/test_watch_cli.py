@@ -108,3 +108,18 @@ def test_without_a_terminal_it_points_to_the_json_command(tmp_path):
     )
     assert done.returncode == 2
     assert "raidtop: watch draws on a terminal; for a script use raidtop snapshot --json" in done.stderr
+
+
+@needs_tmux
+def test_without_md_it_says_so_and_exits_0(tmp_path):
+    (tmp_path / "root" / "proc").mkdir(parents=True)
+    pane = Pane(f"env PS1={shlex.quote(PROMPT + ' ')} bash --norc --noprofile")
+    try:
+        pane.wait_for(lambda lines: any(line.startswith(PROMPT) for line in lines), "the shell's prompt")
+        pane.send(watch_command(tmp_path / "root") + "; echo rc=$?", "Enter")
+        lines = pane.wait_for(lambda lines: any(line.startswith("rc=") for line in lines), "the exit status")
+        said = " ".join(" ".join(lines).split())
+        assert "raidtop watch: no md arrays on this machine" in said
+        assert "rc=0" in said
+    finally:
+        pane.close()

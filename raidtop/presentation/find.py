@@ -130,7 +130,10 @@ def _disks(snap: Snapshot) -> Iterator[Findable]:
         health = snap.smart.get(disk.name)
         model = disk.model or (health.model if health is not None else None)
         serial = disk.serial or (health.serial if health is not None else None)
-        what = _joined(disk.name, "disk", model, serial and f"serial {serial}", disk.by_id and f"by-id {disk.by_id}")
+        # The shortest by-id name in words, the others (wwn-…, nvme-eui.…) after it, so each finds the disk.
+        links = [disk.by_id] if disk.by_id else []
+        links += [link for link in disk.by_id_links if link != disk.by_id]
+        what = _joined(disk.name, "disk", model, serial and f"serial {serial}", links and "by-id " + " ".join(links))
         verdict = f"SMART {health.verdict}" if health is not None else "no SMART reading yet"
         held = "holds " + ", ".join(holders[disk.name]) if disk.name in holders else "in no md array"
         says = _joined(f"disk {disk.name}", verdict, held)

@@ -136,3 +136,21 @@ async def test_before_anything_is_typed_the_palette_offers_degraded_arrays_first
         assert arrays[:3] == ["md5", "md6", "md42"]  # degraded, then the clean ones in the kernel's order
         assert len(arrays) == len(found_snapshot().arrays)  # each array once (its detail), not its Explain too
         assert any(hit.startswith("sdq · disk · ") and "→ SMART" in hit for hit in hits)
+
+
+def test_a_disk_is_found_by_each_of_its_by_id_links_as_udev_lists_them(tmp_path):
+    """A root tree read by the real Sampler: the udev database entry names two links."""
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "diskstats").write_text("8 16 sdb 100 0 800 10 0 0 0 0 0 10 10 0 0 0 0 0 0\n")
+    (tmp_path / "sys" / "block" / "sdb" / "device").mkdir(parents=True)
+    udev = tmp_path / "run" / "udev" / "data"
+    udev.mkdir(parents=True)
+    (udev / "b8:16").write_text(
+        f"S:disk/by-id/{BY_ID}\nS:disk/by-id/wwn-0x50014ee2b5d3c2a1\nE:ID_MODEL={MODEL.replace(' ', '_')}\n"
+        f"E:ID_SERIAL_SHORT={SERIAL}\n"
+    )
+    snap = Sampler(tmp_path).sample()
+    disk = [f for f in findables(snap) if f.kind == "disk" and f.opens == "smart"]
+    assert [f.name for f in disk] == ["sdb"]
+    for name in (BY_ID, "wwn-0x50014ee2b5d3c2a1", SERIAL, MODEL):
+        assert name in disk[0].text

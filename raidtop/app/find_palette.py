@@ -20,13 +20,17 @@ from raidtop.live.state import live_state
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.find import Findable, findables
 
-URGENT_FLOOR = 0.5
-"""A degraded or failed array's hits score at least this much higher than their match, so they sort first."""
+URGENT_BOOST = 1.25
+"""How much higher a degraded or failed array's hits (and a faulty member's) score than their match."""
 
 
 def ranked(score: float, urgent: bool) -> float:
-    """The palette's score: an urgent hit is lifted into the upper half, above every equal or weaker plain match."""
-    return URGENT_FLOOR + score * (1 - URGENT_FLOOR) if urgent else score * URGENT_FLOOR
+    """The palette's score: an urgent hit above every plain hit that matches as well (Textual's fuzzy
+    scores are not bounded to 1: they grow with the letters matched, at word starts, in one run).
+
+    A plain hit keeps the matcher's score, so it competes with the palette's key commands on equal terms.
+    """
+    return score * URGENT_BOOST if urgent else score
 
 
 class FindProvider(Provider):

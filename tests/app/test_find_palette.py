@@ -83,10 +83,11 @@ def test_every_disk_is_found_by_every_name_and_degraded_arrays_come_first():
     assert "\x1b" not in evil.text and "\x1b" not in evil.says and "[bold]EVIL[/bold]" in evil.text
 
 
-def test_an_urgent_hit_outranks_a_better_plain_match():
-    assert ranked(0.1, urgent=True) > ranked(1.0, urgent=False)
-    assert ranked(0.9, urgent=True) > ranked(0.2, urgent=True)
-    assert ranked(0.9, urgent=False) > ranked(0.2, urgent=False)
+def test_an_urgent_hit_outranks_a_plain_one_matching_as_well():
+    for score in (0.1, 0.4, 0.9, 9.0):  # Textual's fuzzy scores go beyond 1
+        assert ranked(score, urgent=True) > ranked(score, urgent=False) == score
+    assert ranked(9.0, urgent=True) > ranked(10.0, urgent=False)
+    assert ranked(9.0, urgent=True) > ranked(2.0, urgent=True)
 
 
 async def test_typing_a_serial_model_or_by_id_opens_the_disks_smart(static_config):

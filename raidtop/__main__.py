@@ -37,19 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is not None:
         return args.func(args)
-    if not args.root.is_dir():
-        print(f"raidtop: --root {args.root}: not a directory", file=sys.stderr)
+    go_on, recording = options.read_inputs(args)
+    if not go_on:
         return 2
-    recording = None
-    if args.replay is not None:
-        from raidtop.collect.recording.roots import RecordingError, read_recording
-
-        try:
-            # Read once, here; the app is handed what was read.
-            recording = read_recording(args.replay)
-        except RecordingError as exc:
-            print(f"raidtop: {exc}", file=sys.stderr)
-            return 2
     if args.web:
         return serve_web(args)
     from raidtop.app import startup_gc

@@ -1,4 +1,8 @@
-"""The command palette's entries: every key of the app and of the screen on top, by its description."""
+"""The command palette's entries: every key of the app and of the screen on top, by its description.
+
+Its providers: Textual's own (the keys come through ``get_system_commands``) and
+:class:`~raidtop.app.find_palette.FindProvider`, which finds arrays, members and disks.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,11 @@ from typing import Any
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
+
+from raidtop.app.find_palette import FindProvider
+
+PROVIDERS = App.COMMANDS | {FindProvider}
+"""The app's command-palette providers."""
 
 
 def key_commands(app: App[Any], screen: DOMNode) -> Iterator[SystemCommand]:

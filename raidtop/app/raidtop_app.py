@@ -26,7 +26,7 @@ from raidtop.app.hangup import catch_exit_signals, leave_on_signal
 from raidtop.app.keys import APP_BINDINGS, DEMO_ACTIONS, REPLAY_ACTIONS
 from raidtop.app.messages import SamplingFailed, SnapshotReady
 from raidtop.app.notices import Notice, NoticeDesk
-from raidtop.app.palette import key_commands
+from raidtop.app.palette import PROVIDERS, key_commands
 from raidtop.app.recorder import Recorder
 from raidtop.app.replay_player import ReplayPlayer
 from raidtop.app.sampling import Sampling, sampler_for
@@ -66,6 +66,7 @@ class RaidtopApp(App[None]):
 
     TITLE = "raidtop"
     BINDINGS: ClassVar[list[BindingType]] = [*APP_BINDINGS]
+    COMMANDS = PROVIDERS
     # Textual's toast has a blank line above and below its text: two of them took 10 of 24 lines.
     CSS = """
     Toast { padding: 0 1; margin-top: 0; max-width: 50%; }

@@ -6,5 +6,5 @@ Each module defines ``register(subparsers)`` (adds its parser and sets
 
 from __future__ import annotations
 
-SUBCOMMANDS = ("snapshot", "smart", "audit", "record", "tune", "bench", "lab", "exporter", "fleet")
+SUBCOMMANDS = ("watch", "snapshot", "smart", "audit", "record", "tune", "bench", "lab", "exporter", "fleet")
 """Modules under raidtop.cli, in the order ``--help`` lists them."""

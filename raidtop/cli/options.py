@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from raidtop.config import Config
 from raidtop.model.md_events import EVENT_KINDS
 from raidtop.model.units import parse_duration
+
+if TYPE_CHECKING:  # read only when --replay is given
+    from raidtop.collect.recording.read import Recording
 
 MAX_NUMBER_CHARS = 32
 """Longer option values are refused before any conversion (int() has a digit limit)."""
@@ -233,18 +237,41 @@ DASHBOARD_OPTIONS = (
 written again by :func:`dashboard_argv` (``--web`` starts each visitor's raidtop with them)."""
 
 
-def add_dashboard_options(parser: argparse.ArgumentParser) -> None:
-    """Declare every :data:`DASHBOARD_OPTIONS` on ``parser``."""
+def add_dashboard_options(parser: argparse.ArgumentParser, fields: tuple[str, ...] | None = None) -> None:
+    """Declare the :data:`DASHBOARD_OPTIONS` setting ``fields`` (all of them by default) on ``parser``."""
     for option in DASHBOARD_OPTIONS:
-        option.add_to(parser)
+        if fields is None or option.field in fields:
+            option.add_to(parser)
 
 
 def dashboard_config(args: argparse.Namespace, **overrides: Any) -> Config:
-    """The Config the parsed options describe (``overrides`` win: the theme chosen for the terminal)."""
-    values = {option.field: getattr(args, option.field) for option in DASHBOARD_OPTIONS}
+    """The Config the parsed options describe (``overrides`` win: the theme chosen for the terminal).
+
+    Options a command does not take (``raidtop watch`` has no ``--demo``) keep the Config's defaults.
+    """
+    values = {option.field: getattr(args, option.field) for option in DASHBOARD_OPTIONS if hasattr(args, option.field)}
     return Config(**{**values, **overrides})
 
 
 def dashboard_argv(config: Config) -> list[str]:
     """``config`` as ``raidtop`` arguments again: every option it was given survives the round trip."""
     return [word for option in DASHBOARD_OPTIONS for word in option.argv(getattr(config, option.field))]
+
+
+def read_inputs(args: argparse.Namespace) -> tuple[bool, Recording | None]:
+    """Check ``--root`` is a directory and read ``--replay``'s recording once (the app is handed it).
+
+    Returns whether to go on (``False``: the reason is said on stderr; exit 2) and the recording, if any.
+    """
+    if not args.root.is_dir():
+        print(f"raidtop: --root {args.root}: not a directory", file=sys.stderr)
+        return False, None
+    if args.replay is None:
+        return True, None
+    from raidtop.collect.recording.roots import RecordingError, read_recording
+
+    try:
+        return True, read_recording(args.replay)
+    except RecordingError as exc:
+        print(f"raidtop: {exc}", file=sys.stderr)
+        return False, None

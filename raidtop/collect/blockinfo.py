@@ -37,6 +37,7 @@ def identify(root: Root, name: str, major: int, minor: int) -> DiskIdentity:
         model=model or None,
         serial=serial or None,
         by_id=_shortest_by_id(props.get("_links", ())),
+        by_id_links=props.get("_links", ()),
     )
 
 

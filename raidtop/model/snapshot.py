@@ -66,6 +66,8 @@ class DiskIdentity:
     serial: str | None = None
     by_id: str | None = None
     """The shortest /dev/disk/by-id name, without the directory."""
+    by_id_links: tuple[str, ...] = ()
+    """Every /dev/disk/by-id name of the device (ata-…, wwn-…, nvme-eui.…), without the directory."""
 
     @property
     def is_partition(self) -> bool:
@@ -247,6 +249,8 @@ class DiskIO:
     model: str | None = None
     serial: str | None = None
     by_id: str | None = None
+    by_id_links: tuple[str, ...] = ()
+    """Every /dev/disk/by-id name (the palette finds a disk by any of them)."""
 
     @property
     def is_partition(self) -> bool:

@@ -33,11 +33,11 @@ from raidtop.presentation.md import (
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.screens.events import event_keys, show_newest_first
-from raidtop.presentation.smart import member_health_rows
 from raidtop.widgets.array_load_panel import ArrayLoadPanel
-from raidtop.presentation.stack import below_text, tree_rows
 from raidtop.presentation.mdadm import mdadm_pairs
 from raidtop.widgets.panel import Panel
+from raidtop.screens.array_detail_panels import smart_panel, smart_rows, stack_panel, stack_rows
+from raidtop.screens.copying import copy_binding, copy_shown
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
 from raidtop.widgets.key_footer import KeyFooter
@@ -184,6 +184,7 @@ class ArrayDetailScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back", id="detail-back", tooltip="Return to the dashboard"),
+        copy_binding("detail-copy", "the array's details as text (label: value lines, for a ticket)"),
     ]
     DEFAULT_CSS = """
     ArrayDetailScreen #detail-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
@@ -218,8 +219,8 @@ class ArrayDetailScreen(Screen[None]):
                     yield TextTable(
                         [Column("k", "", 20, "left"), Column("v", "", 40, "left")], id="detail-attrs", show_header=False
                     )
-                yield _smart_panel()
-                yield _stack_panel()
+                yield smart_panel()
+                yield stack_panel()
             with Vertical(id="detail-right"):
                 plot_panel = Panel(id="sync-plot-panel")
                 plot_panel.border_title = "Sync speed and progress"
@@ -293,6 +294,12 @@ class ArrayDetailScreen(Screen[None]):
         if snap is not None and self.is_mounted:
             self.apply_snapshot(snap)
 
+    def action_copy_shown(self) -> None:
+        """Copy the details table (mdadm --detail's figures from sysfs, then mdadm's own) as text."""
+        rows = self.query_one("#detail-attrs", TextTable).rows
+        text = "\n".join(f"{label}: {value}" if label else f"  {value}" for label, value in (r.cells[:2] for r in rows))
+        copy_shown(self.app, f"{self.array_name}'s details", f"{self.array_name}\n{text}", multiline=True)
+
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the latest state of this array."""
         history: History = live_state(self.app).history
@@ -339,61 +346,3 @@ class ArrayDetailScreen(Screen[None]):
         marker_rgb = Color.parse(theme.error or "red").rgb
         width, height = plot.size
         plot.update(sync_plot(points, width or 60, height or 10, speed_rgb, progress_rgb, events, marker_rgb))
-
-
-def _smart_panel() -> Panel:
-    table = TextTable(
-        [
-            Column("member", "Member", 10, "left"),
-            Column("disk", "Disk", 9, "left"),
-            Column("health", "Health", 9, "left"),
-            Column("why", "Why · key numbers", 60, "left"),
-        ],
-        id="detail-smart",
-    )
-    panel = Panel(table, id="detail-smart-panel")
-    panel.border_title = "SMART of the members' disks"
-    return panel
-
-
-def _stack_panel() -> Panel:
-    table = TextTable(
-        [
-            Column("name", "On it", 22, "left"),
-            Column("fs", "FS", 6, "left"),
-            Column("used", "Used ", 15),
-            Column("mount", "Mountpoint", 18, "left"),
-        ],
-        id="detail-stack",
-    )
-    panel = Panel(table, id="detail-stack-panel")
-    panel.border_title = "Stack"
-    return panel
-
-
-def stack_rows(array: MdArray, snap: Snapshot) -> list[Row]:
-    """What sits on the array up to mountpoints, then one line of what it sits on."""
-    if snap.stack is None:
-        return []
-    # "Used" is right-aligned: its trailing space keeps it off the mountpoint.
-    rows = [
-        Row(r.key, (r.name, r.fs, r.used + " " if r.used else "", r.mount), (r.state_tone, None, r.used_tone, None))
-        for r in tree_rows(snap.stack, {array.name: array}, roots=[array.name])[1:]
-    ]
-    if not rows:
-        rows.append(Row("nothing", ("nothing on it", "", "", ""), ("dim", None, None, None)))
-    rows.append(Row("under", ("on " + below_text(snap.stack, array.name), "", "", ""), ("dim", None, None, None)))
-    return rows
-
-
-def smart_rows(array: MdArray, snap: Snapshot) -> list[Row]:
-    """Each member's disk: verdict, reasons and the key numbers."""
-    members = [(m.name, snap.smart_disk_of.get(m.name, ())) for m in array.members]
-    return [
-        Row(
-            f"{member}/{disk}",
-            (member, disk, verdict, why),
-            (None, "dim", tone, tone if tone in ("warn", "crit") else None),
-        )
-        for member, disk, verdict, why, tone in member_health_rows(members, snap.smart)
-    ]

@@ -22,6 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
+from raidtop.screens.copying import copy_binding, copy_shown
 from raidtop.widgets.shown_text import PlainStatic, content
 
 
@@ -31,7 +32,9 @@ CONFIRM_KEYS = "y,enter"
 """Keys that answer yes in every confirmation (a dialog with a text field keeps only Enter)."""
 
 
-def answer_buttons(go: str, *, letters: bool = True, prefix: str = "confirm") -> Horizontal:
+def answer_buttons(
+    go: str, *, letters: bool = True, prefix: str = "confirm", extra: Sequence[Button] = ()
+) -> Horizontal:
     """The one row of answer buttons every question ends with: Cancel, then ``go``, each naming its keys.
 
     ``letters`` is False where a text field takes typed letters: only Esc and
@@ -39,6 +42,7 @@ def answer_buttons(go: str, *, letters: bool = True, prefix: str = "confirm") ->
     """
     cancel_keys, go_keys = ("n/Esc", "y/Enter") if letters else ("Esc", "Enter")
     return Horizontal(
+        *extra,
         Button(f"Cancel ({cancel_keys})", id=f"{prefix}-no", variant="default"),
         Button(f"{go} ({go_keys})", id=f"{prefix}-run", variant="warning"),
         classes="answer-buttons",
@@ -57,6 +61,7 @@ class ConfirmDialog(ModalScreen[bool]):
     BINDINGS = [
         Binding(CANCEL_KEYS, "answer(False)", "Cancel", id="confirm-cancel"),
         Binding(CONFIRM_KEYS, "answer(True)", "Go ahead", id="confirm-yes"),
+        copy_binding("confirm-copy", "the exact command"),
     ]
     DEFAULT_CSS = """
     ConfirmDialog { align: center middle; }
@@ -88,7 +93,7 @@ class ConfirmDialog(ModalScreen[bool]):
                 yield Static(content(self._details, multiline=True), id="confirm-details")
             if self._warning:
                 yield Static(content(self._warning, multiline=True), id="confirm-warning")
-            yield answer_buttons(self._go)
+            yield answer_buttons(self._go, extra=(Button("Copy command (C)", id="confirm-copy", variant="default"),))
 
     def on_mount(self) -> None:
         # Enter goes ahead as the button says; Tab to Cancel and Enter cancels, as a button does.
@@ -96,11 +101,18 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
+        if event.button.id == "confirm-copy":
+            self.action_copy_shown()
+            return
         self.dismiss(event.button.id == "confirm-run")
 
     def action_answer(self, answer: bool) -> None:
         """Close with the user's answer."""
         self.dismiss(answer)
+
+    def action_copy_shown(self) -> None:
+        """Copy the exact command to the clipboard (the dialog stays open)."""
+        copy_shown(self.app, "the command", self._command, multiline=True)
 
 
 @dataclass(frozen=True)
@@ -281,7 +293,10 @@ class SweepDialog(ModalScreen[tuple[str, list[str]] | None]):
 class CommandDialog(ModalScreen[None]):
     """Shows commands to run by hand (without root), with why."""
 
-    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="command-close", tooltip="Close this message")]
+    BINDINGS = [
+        Binding("escape,enter,q", "close", "Close", id="command-close", tooltip="Close this message"),
+        copy_binding("command-copy", "the commands"),
+    ]
     DEFAULT_CSS = """
     CommandDialog { align: center middle; }
     CommandDialog > Vertical {
@@ -304,7 +319,7 @@ class CommandDialog(ModalScreen[None]):
             yield PlainStatic("\n".join(self._commands), id="command-text")
             if self._details:
                 yield PlainStatic(self._details, id="command-details")
-            yield Button("Close (Esc)", id="command-close-button")
+            yield Button("Close (Esc) · C copies the commands", id="command-close-button")
 
     def on_button_pressed(self) -> None:
         self.dismiss(None)
@@ -312,6 +327,10 @@ class CommandDialog(ModalScreen[None]):
     def action_close(self) -> None:
         """Close the message."""
         self.dismiss(None)
+
+    def action_copy_shown(self) -> None:
+        """Copy the commands, one a line, to run them by hand."""
+        copy_shown(self.app, "the commands", "\n".join(self._commands), multiline=True)
 
 
 class ReportDialog(ModalScreen[None]):

@@ -19,6 +19,7 @@ from textual.widgets import Static
 from raidtop.widgets.shown_text import content
 
 from raidtop.presentation.explain import Explanation
+from raidtop.screens.copying import copy_binding, copy_shown, explanation_text
 from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.text_table import Column, Row, TextTable
 
@@ -51,7 +52,10 @@ def explanation_for(panel: str | None, table: str | None, key: str | None) -> Bu
 class ExplainScreen(ModalScreen[None]):
     """Shows one :class:`~raidtop.presentation.explain.Explanation`."""
 
-    BINDINGS = [Binding("escape,x,q", "dismiss", "Close", id="explain-close")]
+    BINDINGS = [
+        Binding("escape,x,q", "dismiss", "Close", id="explain-close"),
+        copy_binding("explain-copy", "the formulas and their numbers, as text"),
+    ]
     DEFAULT_CSS = """
     ExplainScreen { align: center middle; }
     ExplainScreen > VerticalScroll {
@@ -85,7 +89,8 @@ class ExplainScreen(ModalScreen[None]):
         return f"{self.explanation.title} · figures of {when}{live}"
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
+        with VerticalScroll() as frame:
+            frame.border_subtitle = "C copies as text · Esc closes"
             yield Static(content(self._title()), id="explain-title")
             yield TextTable(
                 # Formula and deltas give up width on narrow terminals, so the result stays in view.
@@ -123,6 +128,10 @@ class ExplainScreen(ModalScreen[None]):
             self.explanation, self.taken_at = fresh, snap.time
             self._show_rows()
         self.query_one("#explain-title", Static).update(content(self._title()))
+
+    def action_copy_shown(self) -> None:
+        """Copy what the dialog shows, as text (for a ticket or a class's notes)."""
+        copy_shown(self.app, "the explanation", explanation_text(self.explanation, self._title()), multiline=True)
 
     async def action_dismiss(self, result: object = None) -> None:
         """Close (this screen returns nothing, whatever a binding passes)."""

@@ -2,27 +2,27 @@
 
 Keys are shown as Textual shows them in the footer (``.`` not ``full_stop``):
 both come from :meth:`App.get_key_display`. The sections flow into as many
-columns as the terminal is wide (two at 120 columns), and the page scrolls
-with ↓/↑/PgDn/PgUp/Home/End when it does not fit.
+columns as the terminal is wide (two from about 170 columns), their widths computed
+from the texts; a description longer than its column wraps onto the next line,
+and the page scrolls with ↓/↑/PgDn/PgUp/Home/End when it does not fit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 
+from raidtop.screens.copying import COPY_KEY
+from raidtop.widgets.key_list import GAP, KeyList, KeyRow, KeyWidths
 from raidtop.widgets.shown_text import PlainStatic
-from raidtop.widgets.text_table import Column, Row, TextTable
+from raidtop.widgets.text_table import TextTable
 
 Section = tuple[str, list[Binding]]
-KEY_WIDTH = 16
-ACTION_WIDTH = 19
-COLUMN_MIN_WIDTH = 56
-"""Narrower than this, a column of key, action and details no longer reads: one column fewer."""
 ENTER_OPENS = Binding("enter", "select", "Open row", id="table-open", tooltip="Expand or open the highlighted row")
 ENTER_FOLDS = Binding("enter", "fold", "Fold grid", id="members-fold", tooltip="Fold the grid away, back to the arrays")
 BACK = Binding(
@@ -33,6 +33,13 @@ BACK = Binding(
     tooltip="On every other screen: back (q quits only from the dashboard)",
 )
 BACK_ACTIONS = {"back", "app.pop_screen", "dismiss"}
+COPY = Binding(
+    COPY_KEY,
+    "copy_shown",
+    "Copy",
+    id="copy-shown",
+    tooltip="Copy the shown command, serial or details (OSC 52)",
+)
 
 
 def context_sections(app_bindings: list[Binding]) -> list[Section]:
@@ -52,7 +59,7 @@ def context_sections(app_bindings: list[Binding]) -> list[Section]:
         (
             "Global",
             [b for b in app_bindings if b not in replay]
-            + [BACK]
+            + [BACK, COPY]
             + [_one_row(_keys(TextTable.BINDINGS), "Move, Home/End", "↑ ↓ PgUp PgDn"), ENTER_OPENS],
         ),
         ("Dashboard", _one_row_for_digits(DASHBOARD_BINDINGS, "Focus panel")),
@@ -182,12 +189,10 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen > Vertical {
         width: 100%; height: 100%; border: round $primary; background: $surface; padding: 0 1;
     }
-    HelpScreen VerticalScroll { height: 1fr; }
+    HelpScreen VerticalScroll { height: 1fr; scrollbar-size-vertical: 1; }
     HelpScreen Horizontal { height: auto; }
-    HelpScreen .help-column { width: 1fr; height: auto; }
-    HelpScreen .help-column TextTable { scrollbar-size: 0 0; }
+    HelpScreen .help-column { width: auto; height: auto; margin-right: 2; }
     HelpScreen .help-section { color: $text-accent; text-style: bold; height: 1; }
-    HelpScreen .help-intro { color: $text-muted; height: 1; }
     """
 
     def __init__(self, sections: list[Section]) -> None:
@@ -195,66 +200,29 @@ class HelpScreen(ModalScreen[None]):
         self._sections = sections
 
     def compose(self) -> ComposeResult:
-        count = max(1, min(3, (self.app.size.width - 4) // COLUMN_MIN_WIDTH))
-        # Two cells of gap between columns, so one column's details never run into the next one's keys.
-        details = max(8, (self.app.size.width - 4) // count - KEY_WIDTH - ACTION_WIDTH - 3)
-        columns = [
-            Column("key", "Key", KEY_WIDTH, "left"),
-            Column("what", "Action", ACTION_WIDTH, "left"),
-            Column("more", "Details", details, "left"),
-        ]
+        sections = [(title, [self._row(b) for b in bindings]) for title, bindings in self._sections if bindings]
+        count, widths = _layout([row for _, rows in sections for row in rows], self.app.size.width - FRAME_WIDTH)
         with Vertical() as frame:
-            # In the border, not a line of its own: every line counts for fitting 120×40.
+            # In the border, not a line of its own: every line counts for fitting the screen.
             frame.border_title = "Every key raidtop knows · all are in the command palette (Ctrl+P)"
             frame.border_subtitle = "↓ ↑ PgDn End scroll · Esc closes"
             with VerticalScroll(id="help-scroll"), Horizontal():
-                for sections in self._deal(count):
+                for column in _deal(sections, count, widths, self.app.size.height - 2):
                     with Vertical(classes="help-column"):
-                        for title, bindings in sections:
+                        for title, rows in column:
                             yield PlainStatic(title, classes="help-section")
-                            table = TextTable(columns, show_header=False, show_cursor=False, id=_table_id(title))
-                            table.can_focus = False
-                            table.set_rows(self._rows(bindings))
-                            table.styles.height = len(bindings)
-                            yield table
+                            yield KeyList(rows, widths, id=_table_id(title))
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll", VerticalScroll).focus()
 
     @property
-    def rows(self) -> list[Row]:
+    def rows(self) -> list[KeyRow]:
         """Every key row shown, in reading order (tests read it)."""
-        return [row for table in self.query(TextTable) for row in table.rows]
+        return [row for table in self.query(KeyList) for row in table.rows]
 
-    def _deal(self, count: int) -> list[list[Section]]:
-        """The sections dealt into ``count`` columns: filled to the screen's height when that fits it all.
-
-        A section may then continue at the top of the next column ("… (cont.)");
-        when even that does not fit, columns of about equal height, each section
-        kept whole, and the page scrolls.
-        """
-        sections = [(title, bindings) for title, bindings in self._sections if bindings]
-        height = self.app.size.height - 2  # the frame's border
-        filled = _fill(sections, count, height)
-        if filled is not None:
-            return filled
-        total = sum(len(bindings) + 1 for _, bindings in sections)
-        columns: list[list[Section]] = [[] for _ in range(count)]
-        height = 0
-        current = 0
-        for title, bindings in sections:
-            lines = len(bindings) + 1
-            if current < count - 1 and columns[current] and height + lines / 2 > total / count:
-                current, height = current + 1, 0
-            columns[current].append((title, bindings))
-            height += lines
-        return [column for column in columns if column]
-
-    def _rows(self, bindings: list[Binding]) -> list[Row]:
-        return [
-            Row(b.id or b.action, (self.key_text(b), b.description, b.tooltip or ""), ("good", None, "dim"))
-            for b in bindings
-        ]
+    def _row(self, binding: Binding) -> KeyRow:
+        return KeyRow(binding.id or binding.action, self.key_text(binding), binding.description, binding.tooltip or "")
 
     def key_text(self, binding: Binding) -> str:
         """A binding's keys as the footer shows them (``full_stop`` → ``.``, ``question_mark,f1`` → ``? / f1``)."""
@@ -264,24 +232,76 @@ class HelpScreen(ModalScreen[None]):
         return " / ".join(self.app.get_key_display(Binding(key, binding.action)) for key in keys)
 
 
-def _fill(sections: list[Section], count: int, height: int) -> list[list[Section]] | None:
+FRAME_WIDTH = 4 + 1
+"""The frame's border and padding, and the scroll bar's one column."""
+COLUMN_GAP = 2
+ACTION_MAX = 20
+"""A longer action ("Slower rebuild / Faster rebuild") wraps onto a second line."""
+DETAILS_MIN = 40
+"""Narrower than this, details wrap into too many lines to read: one column fewer."""
+RowSection = tuple[str, list[KeyRow]]
+
+
+def _layout(rows: list[KeyRow], width: int) -> tuple[int, KeyWidths]:
+    """How many columns fit ``width``, and the widths inside one, computed from the rows' own texts."""
+    key = max(cell_len(row.keys) for row in rows)
+    action = min(ACTION_MAX, max(cell_len(row.action) for row in rows))
+    for count in (3, 2, 1):
+        column = (width - (count - 1) * COLUMN_GAP) // count - COLUMN_GAP
+        details = column - key - action - 2 * GAP
+        if details >= DETAILS_MIN or count == 1:
+            return count, KeyWidths(key, action, max(8, details))
+    raise AssertionError("unreachable: one column always fits")
+
+
+def _deal(sections: list[RowSection], count: int, widths: KeyWidths, height: int) -> list[list[RowSection]]:
+    """The sections dealt into ``count`` columns: filled to the screen's height when that fits it all.
+
+    A section may then continue at the top of the next column ("… (cont.)");
+    when even that does not fit, columns of about equal height, each section
+    kept whole, and the page scrolls.
+    """
+    filled = _fill(sections, count, widths, height)
+    if filled is not None:
+        return filled
+    lines = [1 + sum(row.height(widths) for row in rows) for _, rows in sections]
+    total = sum(lines)
+    columns: list[list[RowSection]] = [[] for _ in range(count)]
+    used = 0
+    current = 0
+    for section, size in zip(sections, lines):
+        if current < count - 1 and columns[current] and used + size / 2 > total / count:
+            current, used = current + 1, 0
+        columns[current].append(section)
+        used += size
+    return [column for column in columns if column]
+
+
+def _fill(sections: list[RowSection], count: int, widths: KeyWidths, height: int) -> list[list[RowSection]] | None:
     """Columns filled top to bottom to ``height`` lines, splitting a section where a column ends.
 
     ``None`` if even that overflows.
     """
-    columns: list[list[Section]] = [[]]
+    columns: list[list[RowSection]] = [[]]
     room = height
-    for title, bindings in sections:
-        rest = list(bindings)
+    for title, rows in sections:
+        rest = list(rows)
         while rest:
-            if room < 2:  # a title needs a row under it
+            take: list[KeyRow] = []
+            used = 1  # the title
+            for row in rest:
+                if used + row.height(widths) > room:
+                    break
+                take.append(row)
+                used += row.height(widths)
+            if not take:
                 if len(columns) == count:
                     return None
                 columns.append([])
                 room = height
-            take = rest[: room - 1]
+                continue
             columns[-1].append((title, take))
-            room -= len(take) + 1
+            room -= used
             rest = rest[len(take) :]
             title = title.split(" (")[0] + " (cont.)"
     return columns

@@ -11,6 +11,7 @@ from textual.widgets import Footer, Static
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.smart import SmartHealth
 from raidtop.presentation.smart import attribute_cells, health_cell, summary_rows
+from raidtop.screens.copying import copy_binding, copy_shown
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
@@ -52,6 +53,7 @@ class SmartScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back", id="smart-back", tooltip="Return to the dashboard"),
+        copy_binding("smart-copy-serial", "the disk's serial number"),
     ]
     DEFAULT_CSS = """
     SmartScreen #smart-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
@@ -84,6 +86,17 @@ class SmartScreen(Screen[None]):
         if snap is not None:
             self.apply_snapshot(snap)
         self.query_one("#smart-summary", TextTable).focus()
+
+    def action_copy_shown(self) -> None:
+        """Copy the disk's serial number (smartctl's, else udev's), e.g. for the replacement ticket."""
+        snap = live_state(self.app).latest
+        health = snap.smart.get(self.disk) if snap is not None else None
+        disk = next((d for d in snap.disks if d.name == self.disk), None) if snap is not None else None
+        serial = (health.serial if health is not None else None) or (disk.serial if disk is not None else None)
+        if not serial:
+            self.app.notify(f"no serial number known for {self.disk}: nothing copied", severity="warning", timeout=4)
+            return
+        copy_shown(self.app, f"{self.disk}'s serial", serial)
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the latest reading of this disk."""

@@ -92,13 +92,13 @@ async def test_every_confirmation_goes_ahead_on_y_or_enter_and_cancels_on_n_or_e
             app.push_screen(ConfirmDialog("Fail sdb in md0?", "mdadm /dev/md0 --fail /dev/sdb"), answers.append)
             await pilot.pause()
             labels = [str(button.label) for button in app.screen.query(Button)]
-            assert labels == ["Cancel (n/Esc)", "Run it (y/Enter)"]
+            assert labels == ["Copy command (C)", "Cancel (n/Esc)", "Run it (y/Enter)"]
             await pilot.press(key)
             await pilot.pause()
         # Tab to Cancel, then Enter: the button with the focus answers, as buttons do.
         app.push_screen(ConfirmDialog("Quit raidtop while this runs?", "fio …", go="Quit"), answers.append)
         await pilot.pause()
-        assert [str(b.label) for b in app.screen.query(Button)][1] == "Quit (y/Enter)"
+        assert [str(b.label) for b in app.screen.query(Button)][-1] == "Quit (y/Enter)"
         await pilot.press("shift+tab", "enter")
         await pilot.pause()
     assert answers == [True, True, False, False, False]

@@ -83,6 +83,7 @@ def disk_io(
         ident.model,
         ident.serial,
         ident.by_id,
+        ident.by_id_links,
     )
 
 
@@ -147,4 +148,5 @@ def _unknown_row(cur: DiskCounters, ident: DiskIdentity) -> DiskIO:
         model=ident.model,
         serial=ident.serial,
         by_id=ident.by_id,
+        by_id_links=ident.by_id_links,
     )

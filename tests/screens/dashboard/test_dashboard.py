@@ -99,7 +99,7 @@ async def test_help_lists_every_binding(static_config):
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        listed = {key for row in app.screen.rows for key in row.key.split("+")}  # pairs share a row
+        listed = {key for row in app.screen.rows for key in row.key_id.split("+")}  # pairs share a row
         for binding in [*app.BINDINGS, *app.dashboard.BINDINGS]:
             assert binding.id in listed
         await pilot.press("escape")

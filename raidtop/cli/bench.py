@@ -143,11 +143,7 @@ def _plan_and_run(args: argparse.Namespace, preset, presets, history, batch, rec
     if plan.command.engine_note:
         _err(f"raidtop bench: {plan.command.engine_note}")
     _err(f"running: {plan.command.display}")
-    _err(
-        f"  fio is given /proc/self/fd/N"
-        f"{'/' + plan.target.test_file.rsplit('/', 1)[-1] if plan.target.test_file else ''}: "
-        f"the {plan.target.kind} raidtop opened and locked, so a link or a ':' in the name cannot redirect it"
-    )
+    _err(f"  Handoff: {plan.handoff}")  # the confirmation's own sentence: how the command shown becomes the one run
     show_progress = sys.stderr.isatty() and not args.json
 
     def on_point(point) -> None:

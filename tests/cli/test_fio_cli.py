@@ -75,6 +75,8 @@ def test_repeated_runs_print_json_with_mean_and_stddev_and_are_stored(env: Path,
     assert [r["metrics"]["read_iops"] for r in doc["runs"]] == [2000.0, 2000.0]  # (1000+2000+3000)/3 s
     assert doc["summary"]["read_iops"] == {"mean": 2000.0, "stddev": 0.0, "values": [2000.0, 2000.0]}
     assert "running: " in captured.err
+    # The same handoff sentence as the screen's confirmation: which argument fio gets instead.
+    assert "  Handoff: fio runs the command above with --filename=/proc/self/fd/N/raidtop-bench.dat" in captured.err
     stored = RunStore(tmp_path / "data" / "raidtop" / "bench.sqlite").runs()
     assert [r.label for r in stored] == ["pass 1/2", "pass 2/2"]
     assert stored[0].group_id == stored[1].group_id is not None

@@ -28,8 +28,11 @@ from raidtop.widgets.shown_text import PlainStatic, content
 
 CANCEL_KEYS = "n,escape"
 """Keys that answer no in every confirmation (a dialog with a text field keeps only Esc)."""
-CONFIRM_KEYS = "y,enter"
-"""Keys that answer yes in every confirmation (a dialog with a text field keeps only Enter)."""
+CONFIRM_KEYS = "y"
+"""The key that answers yes in every confirmation (a dialog with a text field takes Enter instead).
+
+Enter is not among them: it presses the focused button, and a confirmation opens with Cancel
+focused, so an Enter meant for the previous dialog, or pressed twice, never changes the system."""
 
 
 def answer_buttons(
@@ -40,7 +43,7 @@ def answer_buttons(
     ``letters`` is False where a text field takes typed letters: only Esc and
     Enter answer there. The buttons are ``#{prefix}-no`` and ``#{prefix}-run``.
     """
-    cancel_keys, go_keys = ("n/Esc", "y/Enter") if letters else ("Esc", "Enter")
+    cancel_keys, go_keys = ("n/Esc", "y") if letters else ("Esc", "Enter")
     return Horizontal(
         *extra,
         Button(f"Cancel ({cancel_keys})", id=f"{prefix}-no", variant="default"),
@@ -54,8 +57,9 @@ class ConfirmDialog(ModalScreen[bool]):
 
     ``command`` is shown verbatim so the user sees exactly what will run;
     ``warning`` (data loss, a raw device) is shown in the error colour; ``go``
-    names the button that goes ahead ("Run it", "Quit", "Write it"). y or
-    Enter goes ahead, n or Esc cancels, in every confirmation raidtop shows.
+    names the button that goes ahead ("Run it", "Quit", "Write it"). y goes
+    ahead, n or Esc cancels, in every confirmation raidtop shows; Enter presses
+    the focused button, which is Cancel until Tab moves the focus.
     """
 
     BINDINGS = [
@@ -96,8 +100,8 @@ class ConfirmDialog(ModalScreen[bool]):
             yield answer_buttons(self._go, extra=(Button("Copy command (C)", id="confirm-copy", variant="default"),))
 
     def on_mount(self) -> None:
-        # Enter goes ahead as the button says; Tab to Cancel and Enter cancels, as a button does.
-        self.query_one("#confirm-run", Button).focus()
+        # Cancel has focus: Enter alone never changes the system; Tab to the go-ahead button and Enter does.
+        self.query_one("#confirm-no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

@@ -10,6 +10,10 @@ from raidtop.untrusted import plain
 from raidtop.model.units import counted
 
 BAR_WIDTH = 16
+PROBLEM_WIDTH = 40
+"""Widest an unreadable host's reason is in the host list: a longer one (a URL, a parse error)
+widened the Progress column until "Alerts firing" left a 120-column screen. Enter on the host
+shows the whole reason."""
 FLEET_COLUMNS = ("Host", "Array", "Level", "State", "Disks", "Progress", "Speed", "ETA", "Alerts firing")
 HOST_COLUMNS = ("Array", "Member", "Role", "Slow", "Errors")
 _TONE = {
@@ -41,7 +45,7 @@ def fleet_rows(hosts: tuple[FleetHost, ...]) -> list[Row]:
     for host in hosts:
         name, alerts = plain(host.label), alert_text(host)
         if host.problem is not None:
-            cells = (name, "—", "", "unreadable", "", plain(host.problem), "", "", alerts)
+            cells = (name, "—", "", "unreadable", "", shortened(plain(host.problem), PROBLEM_WIDTH), "", "", alerts)
             rows.append(Row(host.name, cells, "crit"))
             continue
         if not host.arrays:
@@ -51,6 +55,15 @@ def fleet_rows(hosts: tuple[FleetHost, ...]) -> list[Row]:
             tone = None if array.level == "container" else _TONE.get(array.state)
             rows.append(Row(host.name, (name, *array_cells(array), alerts), tone))
     return rows
+
+
+def shortened(text: str, width: int) -> str:
+    """``text`` if it fits in ``width``, else cut at the last word that fits, with "…" (never mid-word)."""
+    if len(text) <= width:
+        return text
+    head = text[: width - 1]
+    cut = head.rfind(" ")
+    return (head[:cut] if cut > width // 2 else head).rstrip(" ,;:") + "…"
 
 
 def array_cells(array: FleetArray) -> tuple[str, ...]:

@@ -97,3 +97,20 @@ async def test_the_first_frame_with_data_shows_every_cell_whole() -> None:
         second = next(line for line in lines if "md127" in line).split()
         assert first[:5] == ["127.0.0.1:10719", "md6", "raid5", "recovering", "2/3"]
         assert second[:5] == ["storage-node-07.example.net:10719", "md127", "raid6", "degraded", "7/8"]
+
+
+async def test_a_long_reason_for_an_unreadable_host_leaves_alerts_on_a_120_column_screen() -> None:
+    reason = "cannot parse http://web9.example.internal:10719/metrics: line 7 is not a sample, it is a comment"
+    reading = sample_fleet()
+    hosts = (FleetHost("web9:10719", problem=reason), *reading.hosts)
+    app = FleetApp(StaticSource(FleetReading(hosts=hosts, time=reading.time)), "test", interval_s=60)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        await pilot.pause(0.3)
+        table = app.screen.query_one(FleetTable)
+        shown = cells(table)[0][5]
+        assert shown.endswith("…") and len(shown) <= 40 and reason.startswith(shown[:-1])
+        assert "Alerts firing" in painted(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert reason in painted(app).replace("\n", "")

@@ -28,6 +28,7 @@ from raidtop.config import Config
 from raidtop.live.replay_position import ReplayPosition
 from raidtop.live.state import LiveState
 from raidtop.model.snapshot import Snapshot
+from raidtop.model.units import counted
 from raidtop.untrusted import plain
 from raidtop.widgets.array_rows import MARKS_WIDTH, array_columns, array_row, marks_of
 from raidtop.widgets.shown_text import ControlFilter, PlainStatic
@@ -141,7 +142,10 @@ class WatchApp(App[None]):
         disks = {d.name: d for d in snap.disks}
         alerts = snap.degraded_alerts
         marks = {a.name: marks_of(a, disks, snap) for a in snap.arrays}
-        rows = [array_row(a, a.name in alerts, columns, bar, snap.time, marks[a.name]) for a in snap.arrays]
+        # Degraded arrays first: when the terminal holds fewer lines than there are arrays, the ones cut
+        # off the bottom are healthy ones, and the title counts the degraded ones either way.
+        arrays = sorted(snap.arrays, key=lambda a: a.name not in alerts)
+        rows = [array_row(a, a.name in alerts, columns, bar, snap.time, marks[a.name]) for a in arrays]
         # The notes get lines of their own, whole: in a column they were cut ("degraded ≥…") at 80 columns.
         notes = [f"{name}: " + " · ".join(text for text, _ in shown) for name, shown in marks.items() if shown]
         self.query_one("#watch-notes", PlainStatic).update("\n".join(notes))
@@ -155,6 +159,10 @@ class WatchApp(App[None]):
         if self._player is not None:
             where = f"replay of {self.config.replay}"
         when = time.strftime("%H:%M:%S", time.localtime(snap.time)) if snap is not None else "…"
+        if snap is not None and snap.arrays:
+            when += f" · {counted(len(snap.arrays), 'array')}"
+            if snap.degraded_alerts:
+                when += f", {len(snap.degraded_alerts)} degraded"
         problems = f" · {'; '.join(self._theme_problems)}" if self._theme_problems else ""
         return f"raidtop watch · {where} · every {self.config.interval:g} s · {when} · q quits{problems}"
 

@@ -103,3 +103,19 @@ async def test_watch_plays_a_recording(tmp_path):
         await _wait(pilot, lambda: cells(app)["md6"]["state"] == "~ recovering")
         row = cells(app)["md6"]
         assert row["state"] == "~ recovering" and row["status"] == "[U_U]" and "%" in row["progress"]
+
+
+async def test_degraded_arrays_come_first_and_the_title_counts_them(tmp_path):
+    # node_exporter's fixture: 18 arrays, md6 and md7 degraded among healthy ones before and after them.
+    (tmp_path / "proc").mkdir(parents=True)
+    shutil.copy(MDSTAT / "prometheus-node_exporter__proc_mdstat", tmp_path / "proc" / "mdstat")
+    app = WatchApp(Config(root=tmp_path, interval=0.2, smart_interval=0))
+    async with app.run_test(size=(100, 12)) as pilot:
+        await _wait(pilot, lambda: bool(app.query_one("#watch-arrays", TextTable).rows))
+        keys = [row.key for row in app.query_one("#watch-arrays", TextTable).rows]
+        degraded = {k for k in keys if cells(app)[k]["name"].startswith("!")}
+        assert {"md6", "md7"} <= degraded
+        assert set(keys[: len(degraded)]) == degraded  # a short terminal cuts healthy arrays, never these
+        title = str(app.query_one("#watch-title", PlainStatic).content)
+        assert f"{len(keys)} arrays, {len(degraded)} degraded" in title
+        await pilot.press("q")

@@ -10,6 +10,12 @@ difference of two prints (:func:`raidtop.latency.histogram.delta`). Only the
 member devices asked for are traced (a filter on ``dev``), so the cost is two
 map operations per request on those devices. The tracepoints' ``dev``
 is the kernel's internal dev_t: ``major << 20 | minor``.
+
+bpftrace's own ``attached_probes`` line is written *before* it attaches
+anything (seen with strace: the line, then the program loads and
+``perf_event_open`` calls), so it cannot say tracing has begun. The ``BEGIN``
+probe's ``printf`` of :data:`ATTACHED` can: bpftrace reads its output buffer only
+once every probe is attached, so that line reaches us after the last attach.
 """
 
 from __future__ import annotations
@@ -19,6 +25,10 @@ WHAT_IT_LOADS = (
     "(block_rq_issue, block_rq_complete) on {devices}, to build each member's latency "
     "histogram (p50/p99/max); it is unloaded when the member view closes."
 )
+
+
+ATTACHED = "raidtop: probes attached"
+"""What the program's ``BEGIN`` prints; its line arrives only once every probe is attached."""
 
 
 def kernel_dev(major: int, minor: int) -> int:
@@ -37,6 +47,7 @@ def program(devs: list[tuple[str, int, int]], interval_s: int = 1) -> str:
         raise ValueError("no valid device numbers")
     cond = " || ".join(f"args->dev == {n}" for n in numbers)
     return (
+        f'BEGIN {{ printf("{ATTACHED}\\n"); }}\n'
         f"tracepoint:block:block_rq_issue /{cond}/ {{ @start[args->dev, args->sector] = nsecs; }}\n"
         f"tracepoint:block:block_rq_complete /@start[args->dev, args->sector]/ {{\n"
         f"  @us[args->dev] = hist((nsecs - @start[args->dev, args->sector]) / 1000);\n"

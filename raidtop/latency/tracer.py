@@ -4,7 +4,9 @@
 The thread resolves the device names to numbers, starts ``bpftrace`` (its
 own session, so a terminal's signals reach raidtop, which ends it), reads one
 JSON line at a time with a size cap, turns each cumulative print into the
-interval's histograms and hands them to a callback. :meth:`LatencyTracer.stop`
+interval's histograms and hands them to a callback. It is :attr:`attached`
+once bpftrace says every probe is attached (the program's ``BEGIN`` line, not
+bpftrace's ``attached_probes``, which comes before the attaching). :meth:`LatencyTracer.stop`
 ends the process group (TERM, then KILL after a grace period) and is safe to
 call from any thread, any number of times. No Textual: the screen wraps the
 callbacks in messages.
@@ -24,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from raidtop.latency.histogram import Log2Histogram, delta, parse_hist_message
-from raidtop.latency.program import argv, kernel_dev, program
+from raidtop.latency.program import ATTACHED, argv, kernel_dev, program
 from raidtop.untrusted import plain
 
 MAX_LINE = 1 << 20
@@ -84,6 +86,16 @@ class LatencyTracer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._attached = threading.Event()
+
+    @property
+    def attached(self) -> bool:
+        """Every probe is attached: a request issued from now on is counted."""
+        return self._attached.is_set()
+
+    def wait_attached(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until :attr:`attached`; False when it did not happen (yet)."""
+        return self._attached.wait(timeout)
 
     @property
     def alive(self) -> bool:
@@ -174,8 +186,9 @@ class LatencyTracer:
                 while line and not line.endswith(b"\n"):
                     line = proc.stdout.readline(MAX_LINE)
                 continue
-            if line.startswith(b'{"type": "attached_probes"'):
-                # Attached: the grid's columns appear now (dashes until the first request completes).
+            if line.startswith(b'{"type": "printf"') and ATTACHED.encode() in line:
+                # Every probe attached: the columns appear now (dashes until the first request completes).
+                self._attached.set()
                 if not self._stopping:
                     self._on_sample({})
                 continue

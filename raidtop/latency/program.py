@@ -23,7 +23,7 @@ from __future__ import annotations
 WHAT_IT_LOADS = (
     "raidtop loads a bpftrace program into the kernel: two block tracepoints "
     "(block_rq_issue, block_rq_complete) on {devices}, to build each member's latency "
-    "histogram (p50/p99/max); it is unloaded when the member view closes."
+    "histogram (p50/p99/max); it is unloaded when no latency view is open."
 )
 
 

@@ -87,6 +87,11 @@ class LatencyFeed:
         return self._tracer
 
     @property
+    def interval_s(self) -> int:
+        """Seconds per histogram (one heat-map column)."""
+        return self._interval_s
+
+    @property
     def devices(self) -> frozenset[str]:
         """What is traced now: every interested view's devices."""
         return self._traced

@@ -9,21 +9,12 @@ many intervals is forgotten.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
 from raidtop.latency.histogram import Log2Histogram
-from raidtop.latency.summary import MemberLatency, summarize
+from raidtop.latency.summary import Interval, MemberLatency, summarize
 
 INTERVALS = 240
 """Intervals kept per device: four minutes at the default 1 s, wider than any terminal's heat map."""
-
-
-@dataclass(frozen=True, slots=True)
-class Interval:
-    """One interval's histogram of a device, stamped with when it ended (seconds, the app's clock)."""
-
-    time: float
-    hist: Log2Histogram
 
 
 class LatencyHistory:

@@ -78,3 +78,16 @@ def size(n_bytes: float | None, *, spoken: bool = False) -> str:
             return f"{scaled:.0f}{unit}" if unit == "K" else f"{scaled:.1f}{unit}"
         scaled /= 1024
     return DASH  # unreachable: the loop returns at "P"
+
+
+def micros(us: float | None) -> str:
+    """A latency given in microseconds, as a cell: ``0µs``, ``512µs``, ``1.0ms``, ``16ms``, ``131ms``, ``1.0s``."""
+    if us is None:
+        return DASH
+    if us < 1000:
+        return f"{us:.0f}µs"
+    if us < 1_000_000:
+        ms = us / 1000
+        return f"{ms:.1f}ms" if ms < 10 else f"{ms:.0f}ms"
+    s = us / 1_000_000
+    return f"{s:.1f}s" if s < 10 else f"{s:.0f}s"

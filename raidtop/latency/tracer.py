@@ -25,8 +25,8 @@ import weakref
 from collections.abc import Callable
 from pathlib import Path
 
-from raidtop.latency.histogram import Log2Histogram, delta, parse_hist_message
-from raidtop.latency.program import ATTACHED, argv, kernel_dev, program
+from raidtop.latency.histogram import Log2Histogram, delta, parse_hist_maps
+from raidtop.latency.program import ATTACHED, FINER, argv, kernel_dev, program
 from raidtop.untrusted import plain
 
 MAX_LINE = 1 << 20
@@ -65,6 +65,26 @@ def device_number(name: str, sys_root: Path = Path("/sys")) -> tuple[int, int] |
     except (OSError, ValueError):
         return None
     return (major, minor) if 0 <= major < 4096 and 0 <= minor < (1 << 20) else None
+
+
+def traced_as(name: str, sys_root: Path = Path("/sys")) -> tuple[int, int, bool] | None:
+    """``major, minor, request_based`` of what to trace for member ``name``, or ``None``.
+
+    A request-based (blk-mq) disk is traced by its requests, which carry the whole
+    disk's number: a partition of one (``sdb1``) is traced as its disk. A bio-based
+    device (device-mapper, md; no ``mq`` in sysfs) is traced by its own bios.
+    """
+    own = device_number(name, sys_root)
+    if own is None:
+        return None
+    entry = sys_root / "class" / "block" / name
+    if (entry / "partition").exists():
+        disk = Path(os.path.realpath(entry)).parent.name
+        if (sys_root / "class" / "block" / disk / "mq").is_dir():
+            whole = device_number(disk, sys_root)
+            return None if whole is None else (*whole, True)
+        return (*own, False)
+    return (*own, (entry / "mq").is_dir())
 
 
 class LatencyTracer:
@@ -146,11 +166,15 @@ class LatencyTracer:
             self._on_end("" if self._stopping else reason)
 
     def _trace(self) -> str:
-        numbers = {name: device_number(name) for name in self.names}
-        by_key = {str(kernel_dev(*n)): name for name, n in numbers.items() if n is not None}
+        found = {name: traced for name in self.names if (traced := traced_as(name)) is not None}
+        by_key = {str(kernel_dev(major, minor)): name for name, (major, minor, _rq) in found.items()}
         if not by_key:
             return "none of the members is a block device here"
-        source = program([(name, *n) for name, n in numbers.items() if n is not None], self.interval_s)
+        source = program(
+            [(name, major, minor) for name, (major, minor, rq) in found.items() if rq],
+            self.interval_s,
+            [(name, major, minor) for name, (major, minor, rq) in found.items() if not rq],
+        )
         with tempfile.TemporaryFile() as errors:
             with self._lock:
                 if self._stopping:
@@ -177,6 +201,8 @@ class LatencyTracer:
     def _read(self, proc: subprocess.Popen[bytes], by_key: dict[str, str]) -> None:
         assert proc.stdout is not None
         before: dict[str, Log2Histogram] = {}
+        scales = dict(FINER)
+        finer: dict[str, dict[str, Log2Histogram]] = {}
         while True:
             line = proc.stdout.readline(MAX_LINE)
             if not line:
@@ -192,9 +218,18 @@ class LatencyTracer:
                 if not self._stopping:
                     self._on_sample({})
                 continue
-            hists = parse_hist_message(line.decode("utf-8", "replace"))
-            if not hists:
+            maps = parse_hist_maps(line.decode("utf-8", "replace"))
+            if not maps:
                 continue
+            if "@us" not in maps:
+                finer.update((name, keyed) for name, keyed in maps.items() if name in scales)
+                continue
+            # @us closes the interval: its histograms, each with the finer ones printed just before it.
+            hists = {
+                key: Log2Histogram(h.buckets, tuple((scales[m], finer[m][key]) for m in finer if key in finer[m]))
+                for key, h in maps["@us"].items()
+            }
+            finer = {}
             now = {by_key[k]: h for k, h in hists.items() if k in by_key}
             interval = {name: delta(h, before.get(name)) for name, h in now.items()}
             before = now

@@ -18,7 +18,7 @@ import pytest
 from raidtop.latency import tracer as tracer_module
 from raidtop.latency.histogram import Log2Histogram
 from raidtop.latency.program import ATTACHED, program
-from raidtop.latency.tracer import MAX_LINE, LatencyTracer, device_number, why_unavailable
+from raidtop.latency.tracer import MAX_LINE, LatencyTracer, device_number, traced_as, why_unavailable
 
 WRITES = 600
 
@@ -199,3 +199,48 @@ def test_a_tracer_that_fails_says_its_last_words_as_plain_text(monkeypatch):
     assert seen.ended.wait(30)
     assert seen.reason == "bpftrace stopped: ERROR: [b]no BPF\ufffd[2J"
     assert seen.samples == []
+
+
+def block_tree(tmp_path: Path) -> Path:
+    """A sysfs with a blk-mq disk and its partition, a dm device (bio-based) and a partition of it."""
+    sys_root = tmp_path / "sys"
+    devices = sys_root / "devices" / "virtual" / "block"
+    for disk, dev, mq in (("sdb", "8:16", True), ("dm-0", "253:0", False)):
+        (devices / disk).mkdir(parents=True)
+        (devices / disk / "dev").write_text(dev + "\n")
+        if mq:
+            (devices / disk / "mq").mkdir()
+    for disk, part, dev in (("sdb", "sdb1", "8:17"), ("dm-0", "dm-0p1", "259:3")):
+        (devices / disk / part).mkdir()
+        (devices / disk / part / "dev").write_text(dev + "\n")
+        (devices / disk / part / "partition").write_text("1\n")
+    links = sys_root / "class" / "block"
+    links.mkdir(parents=True)
+    for disk, part in (("sdb", "sdb1"), ("dm-0", "dm-0p1")):
+        (links / disk).symlink_to(devices / disk)
+        (links / part).symlink_to(devices / disk / part)
+    return sys_root
+
+
+def test_members_are_traced_by_requests_of_their_disk_or_by_their_own_bios(tmp_path):
+    sys_root = block_tree(tmp_path)
+    assert traced_as("sdb", sys_root) == (8, 16, True)
+    # A request carries the whole disk's number: a partition is traced as its disk.
+    assert traced_as("sdb1", sys_root) == (8, 16, True)
+    # Device-mapper issues no requests: its own bios, submitted to ended (dm-delay's wait included).
+    assert traced_as("dm-0", sys_root) == (253, 0, False)
+    assert traced_as("dm-0p1", sys_root) == (259, 3, False)
+    assert traced_as("nope", sys_root) is None
+
+
+def test_the_program_traces_bio_based_devices_by_their_bios_and_the_rest_by_requests():
+    source = program([("loop0", 7, 0)], 1, [("dm-0", 253, 0)])
+    rq, bio = f"args->dev == {7 << 20}", f"args->dev == {253 << 20}"
+    assert f"tracepoint:block:block_rq_issue /{rq}/" in source
+    assert f"tracepoint:block:block_bio_queue /{bio}/" in source
+    assert "block_bio_complete /@bio[args->dev, args->sector]/" in source
+    assert "END { clear(@start); clear(@bio); clear(@us); clear(@us1); clear(@us2); clear(@us3); }" in source
+    # The finer histograms print before @us, whose line closes the interval.
+    assert "interval:s:1 { print(@us1); print(@us2); print(@us3); print(@us); }" in source
+    only_bio = program([], 1, [("dm-0", 253, 0)])
+    assert "block_rq_issue" not in only_bio and "clear(@start)" not in only_bio

@@ -70,7 +70,8 @@ exit 0
 
 DELAY_MS = 150
 """The slow leg's dm-delay. Under TCG the guest's timers run late (measured in this VM at 25 ms: fio's own
-p99 was 43-57 ms); at 150 ms that lateness is a few per cent, so the set delay is a fair reference."""
+p50 33 ms, p99 43-57 ms); at 150 ms the typical read's lateness is under 10 %, so the set delay is a fair
+reference for the median; the tail stays the VM's (fio's p99: 112-203 ms), so p99 is judged against fio's."""
 
 
 @pytest.fixture(scope="module")
@@ -117,10 +118,14 @@ def test_raidtops_tracer_measures_the_delayed_leg_as_fio_does_and_marks_it_only_
     assert latency["unavailable"] is None and latency["attached"], latency
     assert latency["ended"] == ""  # stopped on request
     ours, theirs, dm = latency["raidtop_leg"], latency["fio_leg"], latency["dm"]
-    # Every read fio completed on the leg is in raidtop's histogram (dm is bio-based: traced by its bios).
+    # Every read fio completed on the leg is in raidtop's histogram (dm is bio-based: traced by its bios),
+    # and raidtop's p99 is fio's own completion-latency p99 within 20 %.
     assert ours["requests"] >= theirs["ios"] > 20, (ours, theirs)
-    assert abs(ours["p99_ms"] - DELAY_MS) <= 0.2 * DELAY_MS, (ours, theirs)
     assert abs(ours["p99_ms"] - theirs["p99_ms"]) <= 0.2 * theirs["p99_ms"], (ours, theirs)
+    # Against the delay set: no read is faster, and the typical one waits it (within 20 %). The tail is the
+    # VM's: TCG's timers fire late on a loaded host, and fio's own p99 was 35 % over 150 ms in one run.
+    assert ours["p99_ms"] >= DELAY_MS, (ours, theirs)
+    assert abs(ours["p50_ms"] - DELAY_MS) <= 0.2 * DELAY_MS, (ours, theirs)
     judged = latency["judged"]
     # Reading the leg alone (md idle): the sibling has no distribution to compare, so no mark.
     assert all(j["slow"] == [] for j in judged if j["phase"] == "leg"), judged

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.latency.histogram import from_values
+from raidtop.latency.tracer import why_unavailable
 from raidtop.live import latency_feed
 from raidtop.live.latency_feed import LatencyFeed
 from raidtop.model.md import MdArray, MdMember
@@ -157,3 +160,57 @@ def test_the_heat_map_snapshot(snap_compare, monkeypatch):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(140, 50), run_before=open_detail)
+
+
+@pytest.fixture
+def loop_device(tmp_path):
+    image = tmp_path / "member.img"
+    image.write_bytes(b"")
+    os.truncate(image, 32 << 20)
+    try:
+        path = subprocess.run(
+            ["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"no loop device: {exc}")
+    yield path
+    subprocess.run(["losetup", "-d", path], check=False)
+
+
+@pytest.mark.live
+async def test_the_real_tracer_fills_the_heat_map_and_ends_with_the_detail(loop_device):
+    reason = why_unavailable()
+    if reason:
+        pytest.skip(reason)
+    name = os.path.basename(loop_device)
+    snap = replace(
+        two_root_snapshot(),
+        arrays=(MdArray("md0", "raid1", "clean", "ok", 1, 0, members=(MdMember(name, slot=0, roles=("in_sync",)),)),),
+    )
+    app = RaidtopApp(Config(root=Path("/"), autostart_sampler=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.apply_snapshot(snap)
+        app.push_screen(ArrayDetailScreen("md0"))
+        await pilot.pause()
+        tracer = app.latency.tracer
+        assert tracer is not None
+        assert await asyncio.to_thread(tracer.wait_attached, 90), "bpftrace never attached"
+        await asyncio.to_thread(
+            subprocess.run,
+            ["dd", "if=/dev/zero", f"of={loop_device}", "bs=4k", "count=300", "oflag=direct"],
+            capture_output=True,
+            check=True,
+        )
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        while sum(i.hist.total for i in app.live.latency.series(name)) < 300:
+            assert loop.time() < deadline, "the writes never reached the history"
+            await pilot.pause(0.2)
+        app.apply_snapshot(snap)  # the detail redraws with each snapshot
+        await pilot.pause()
+        assert drawn(app).startswith(f"{name} ▸") and "█" in drawn(app)
+        pid = tracer.pid
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.latency.tracer is None
+        assert await asyncio.to_thread(tracer.join, 30) and pid is not None

@@ -55,7 +55,7 @@ APP_BINDINGS: list[Binding] = [
         "Mute notices",
         show=False,
         id="mute-notices",
-        tooltip="Stop or resume md event pop-ups (the event timeline, e, keeps every event)",
+        tooltip="Stop or resume md event pop-ups (e keeps them all)",
     ),
     Binding("T", "next_theme", "Theme", show=False, id="next-theme", tooltip="Switch to the next raidtop theme"),
     Binding(

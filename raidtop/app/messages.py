@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
+from raidtop.latency.histogram import Log2Histogram
 from raidtop.model.snapshot import Snapshot
 
 
@@ -34,3 +35,20 @@ class DeviceEvent(Message):
         super().__init__()
         self.action = action
         self.device = device
+
+
+class LatencySampled(Message):
+    """One interval's latency histograms per device from the shared tracer (``None``: none any more)."""
+
+    def __init__(self, hists: dict[str, Log2Histogram] | None) -> None:
+        super().__init__()
+        self.hists = hists
+
+
+class LatencySaid(Message):
+    """A sentence of the latency feed: what it loads into the kernel, or why nothing (a warning: it stopped)."""
+
+    def __init__(self, text: str, warning: bool) -> None:
+        super().__init__()
+        self.text = text
+        self.warning = warning

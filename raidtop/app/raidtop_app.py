@@ -6,6 +6,7 @@ import asyncio
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
@@ -23,8 +24,10 @@ from raidtop.actions.member_actions import MemberActions
 from raidtop.app import startup_gc
 from raidtop.app.demo_stage import DemoStage
 from raidtop.app.hangup import catch_exit_signals, leave_on_signal
+from raidtop.app.latency_link import latency_feed
+from raidtop.app.leaving import leave_or_ask
 from raidtop.app.keys import APP_BINDINGS, DEMO_ACTIONS, REPLAY_ACTIONS
-from raidtop.app.messages import SamplingFailed, SnapshotReady
+from raidtop.app.messages import LatencySaid, LatencySampled, SamplingFailed, SnapshotReady
 from raidtop.app.notices import Notice, NoticeDesk
 from raidtop.app.palette import PROVIDERS, key_commands
 from raidtop.app.recorder import Recorder
@@ -100,6 +103,8 @@ class RaidtopApp(App[None]):
             replayer = judged_replayer(recording if recording is not None else load_for_replay(self.config.replay))
             self.live.replay = ReplayPosition()
             self.player = ReplayPlayer(self, replayer, self.live.replay, self.sampling.wake, self._to_dashboard)
+        self.latency = latency_feed(self, self.config, demo is not None)
+        """The one latency tracer's owner; the views register what they show."""
         self.session_recorder = Recorder(self, self.sampling, self._to_dashboard)
         self.demo_stage = DemoStage(self, demo, self.sampling, self._to_dashboard) if demo is not None else None
         # The lab acts only on the live system (never on a replay or the demo).
@@ -216,6 +221,15 @@ class RaidtopApp(App[None]):
     def _sampling_failed(self, message: SamplingFailed) -> None:
         self.notify(message.text, severity="error", timeout=10)
 
+    @on(LatencySampled)
+    def _latency_sampled(self, message: LatencySampled) -> None:
+        self.live.latency.add(message.hists, time.time())
+        self._to_dashboard(dashboard_messages.LatencyChanged(self.live.latency.latest))
+
+    @on(LatencySaid)
+    def _latency_said(self, message: LatencySaid) -> None:
+        self.notify(message.text, severity="warning" if message.warning else "information", timeout=12)
+
     @on(dashboard_messages.ShowMembers)
     def _show_members(self, message: dashboard_messages.ShowMembers) -> None:
         # From another screen (the lab's "members"): the dashboard opens the grid.
@@ -242,6 +256,7 @@ class RaidtopApp(App[None]):
         if release is not None:
             release()
         self.sampling.stop()
+        self.latency.stop()
         self.session_recorder.close()
 
     def note_action(self, kind: str, command: str) -> None:
@@ -296,26 +311,7 @@ class RaidtopApp(App[None]):
 
     async def action_quit(self) -> None:
         """Leave raidtop; ask first while fio or a confirmed lab/member action is running."""
-        running = [work for screen in self.screen_stack for work in getattr(screen, "running_work", list)()]
-        if not running:
-            self.exit()
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.exit()
-
-        from raidtop.screens.dialogs import ConfirmDialog
-
-        self.push_screen(
-            ConfirmDialog(
-                "Quit raidtop while this runs?",
-                "\n".join(running),
-                "fio is stopped (its partial result is kept); an mdadm command already sent finishes in the kernel.",
-                go="Quit",
-            ),
-            answered,
-        )
+        leave_or_ask(self)
 
     def action_next_theme(self) -> None:
         """Cycle through raidtop's themes (built-in and user files)."""

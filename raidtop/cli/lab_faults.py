@@ -10,13 +10,11 @@ Every command is printed before it runs and logged (action log kind ``lab``);
 from __future__ import annotations
 
 import argparse
-import re
 import shlex
 import sys
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
-_PAIR = re.compile(r"([0-9]{1,9})[,+]([0-9]{1,12})\Z")
 
 
 def fill(sub: argparse._SubParsersAction) -> None:
@@ -44,19 +42,13 @@ def handler(command: str):
 
 def spec_from(args: argparse.Namespace):
     """The FaultSpec the options ask for, or a sentence saying what is wrong."""
-    from raidtop.actions.lab.dmtables import FaultSpec
+    from raidtop.actions.lab.dmtables import FaultRefused, parse_fault
 
-    if args.delay is not None:
-        if not args.delay.isdigit() or len(args.delay) > 9:
-            return "--delay takes whole milliseconds"
-        return FaultSpec("delay", delay_ms=int(args.delay))
-    pair = _PAIR.match(args.flakey if args.flakey is not None else args.error)
-    if pair is None:
-        return "--flakey takes UP,DOWN seconds; --error takes START+LEN sectors"
-    first, second = int(pair.group(1)), int(pair.group(2))
-    if args.flakey is not None:
-        return FaultSpec("flakey", up_s=first, down_s=second)
-    return FaultSpec("error", start=first, length=second)
+    kind = "delay" if args.delay is not None else "flakey" if args.flakey is not None else "error"
+    try:
+        return parse_fault(kind, getattr(args, kind))
+    except FaultRefused as exc:
+        return str(exc)
 
 
 def _cmd_fault(lab, args) -> int:

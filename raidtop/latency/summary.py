@@ -31,3 +31,11 @@ def summarize(hist: Log2Histogram) -> MemberLatency:
         p99_ms=None if p99 is None else p99 / 1000,
         max_ms=None if top is None else top / 1000,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """One interval's histogram of a device, stamped with when it ended (seconds, the app's clock)."""
+
+    time: float
+    hist: Log2Histogram

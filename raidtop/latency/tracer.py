@@ -4,7 +4,9 @@
 The thread resolves the device names to numbers, starts ``bpftrace`` (its
 own session, so a terminal's signals reach raidtop, which ends it), reads one
 JSON line at a time with a size cap, turns each cumulative print into the
-interval's histograms and hands them to a callback. :meth:`LatencyTracer.stop`
+interval's histograms and hands them to a callback. It is :attr:`attached`
+once bpftrace says every probe is attached (the program's ``BEGIN`` line, not
+bpftrace's ``attached_probes``, which comes before the attaching). :meth:`LatencyTracer.stop`
 ends the process group (TERM, then KILL after a grace period) and is safe to
 call from any thread, any number of times. No Textual: the screen wraps the
 callbacks in messages.
@@ -23,8 +25,8 @@ import weakref
 from collections.abc import Callable
 from pathlib import Path
 
-from raidtop.latency.histogram import Log2Histogram, delta, parse_hist_message
-from raidtop.latency.program import argv, kernel_dev, program
+from raidtop.latency.histogram import Log2Histogram, delta, parse_hist_maps
+from raidtop.latency.program import ATTACHED, FINER, argv, kernel_dev, program
 from raidtop.untrusted import plain
 
 MAX_LINE = 1 << 20
@@ -65,6 +67,26 @@ def device_number(name: str, sys_root: Path = Path("/sys")) -> tuple[int, int] |
     return (major, minor) if 0 <= major < 4096 and 0 <= minor < (1 << 20) else None
 
 
+def traced_as(name: str, sys_root: Path = Path("/sys")) -> tuple[int, int, bool] | None:
+    """``major, minor, request_based`` of what to trace for member ``name``, or ``None``.
+
+    A request-based (blk-mq) disk is traced by its requests, which carry the whole
+    disk's number: a partition of one (``sdb1``) is traced as its disk. A bio-based
+    device (device-mapper, md; no ``mq`` in sysfs) is traced by its own bios.
+    """
+    own = device_number(name, sys_root)
+    if own is None:
+        return None
+    entry = sys_root / "class" / "block" / name
+    if (entry / "partition").exists():
+        disk = Path(os.path.realpath(entry)).parent.name
+        if (sys_root / "class" / "block" / disk / "mq").is_dir():
+            whole = device_number(disk, sys_root)
+            return None if whole is None else (*whole, True)
+        return (*own, False)
+    return (*own, (entry / "mq").is_dir())
+
+
 class LatencyTracer:
     """One bpftrace histogramming block request latency for a fixed set of devices.
 
@@ -84,6 +106,16 @@ class LatencyTracer:
         self._proc: subprocess.Popen[bytes] | None = None
         self._stopping = False
         self._thread: threading.Thread | None = None
+        self._attached = threading.Event()
+
+    @property
+    def attached(self) -> bool:
+        """Every probe is attached: a request issued from now on is counted."""
+        return self._attached.is_set()
+
+    def wait_attached(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds until :attr:`attached`; False when it did not happen (yet)."""
+        return self._attached.wait(timeout)
 
     @property
     def alive(self) -> bool:
@@ -134,11 +166,15 @@ class LatencyTracer:
             self._on_end("" if self._stopping else reason)
 
     def _trace(self) -> str:
-        numbers = {name: device_number(name) for name in self.names}
-        by_key = {str(kernel_dev(*n)): name for name, n in numbers.items() if n is not None}
+        found = {name: traced for name in self.names if (traced := traced_as(name)) is not None}
+        by_key = {str(kernel_dev(major, minor)): name for name, (major, minor, _rq) in found.items()}
         if not by_key:
             return "none of the members is a block device here"
-        source = program([(name, *n) for name, n in numbers.items() if n is not None], self.interval_s)
+        source = program(
+            [(name, major, minor) for name, (major, minor, rq) in found.items() if rq],
+            self.interval_s,
+            [(name, major, minor) for name, (major, minor, rq) in found.items() if not rq],
+        )
         with tempfile.TemporaryFile() as errors:
             with self._lock:
                 if self._stopping:
@@ -165,6 +201,8 @@ class LatencyTracer:
     def _read(self, proc: subprocess.Popen[bytes], by_key: dict[str, str]) -> None:
         assert proc.stdout is not None
         before: dict[str, Log2Histogram] = {}
+        scales = dict(FINER)
+        finer: dict[str, dict[str, Log2Histogram]] = {}
         while True:
             line = proc.stdout.readline(MAX_LINE)
             if not line:
@@ -174,14 +212,24 @@ class LatencyTracer:
                 while line and not line.endswith(b"\n"):
                     line = proc.stdout.readline(MAX_LINE)
                 continue
-            if line.startswith(b'{"type": "attached_probes"'):
-                # Attached: the grid's columns appear now (dashes until the first request completes).
+            if line.startswith(b'{"type": "printf"') and ATTACHED.encode() in line:
+                # Every probe attached: the columns appear now (dashes until the first request completes).
+                self._attached.set()
                 if not self._stopping:
                     self._on_sample({})
                 continue
-            hists = parse_hist_message(line.decode("utf-8", "replace"))
-            if not hists:
+            maps = parse_hist_maps(line.decode("utf-8", "replace"))
+            if not maps:
                 continue
+            if "@us" not in maps:
+                finer.update((name, keyed) for name, keyed in maps.items() if name in scales)
+                continue
+            # @us closes the interval: its histograms, each with the finer ones printed just before it.
+            hists = {
+                key: Log2Histogram(h.buckets, tuple((scales[m], finer[m][key]) for m in finer if key in finer[m]))
+                for key, h in maps["@us"].items()
+            }
+            finer = {}
             now = {by_key[k]: h for k, h in hists.items() if k in by_key}
             interval = {name: delta(h, before.get(name)) for name, h in now.items()}
             before = now

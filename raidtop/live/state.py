@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from raidtop.live.history import History
+from raidtop.live.latency_history import LatencyHistory
 from raidtop.live.replay_position import ReplayPosition
 from raidtop.model.md import MdEvent
 from raidtop.model.snapshot import Snapshot
@@ -27,6 +28,7 @@ class LiveState:
         simulated: the numbers come from ``--demo``'s simulation (no key may act on the machine).
         show_processes: the Processes panel is shown: read every process's I/O each sample.
         units_wanted_by: what shows per-device attribution now ("detail", "members"): read the cgroup tree.
+        latency: recent latency histograms per device, while a latency view has the tracer running.
     """
 
     latest: Snapshot | None = None
@@ -35,6 +37,7 @@ class LiveState:
     simulated: bool = False
     show_processes: bool = False
     units_wanted_by: frozenset[str] = frozenset()
+    latency: LatencyHistory = field(default_factory=LatencyHistory)
 
     def add(self, snapshot: Snapshot) -> frozenset[str]:
         """Make ``snapshot`` the latest and add it to the history; the degraded alerts of the one before."""

@@ -64,6 +64,8 @@ VERB_WORDS = {
     "check": "Check",
     "repair": "Repair",
     "speed_limit": "Change the rebuild speed limit of",
+    "fault": "Put a device-mapper fault under",
+    "clear_fault": "Take out of its fault, back onto its loop device:",
 }
 """How a confirmation's title starts for each verb."""
 

@@ -109,3 +109,16 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     ``plural`` for nouns that do not just take an ``s`` (``1 pass``, ``2 passes``).
     """
     return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def micros(us: float | None) -> str:
+    """A latency given in microseconds, as a cell: ``0µs``, ``512µs``, ``1.0ms``, ``16ms``, ``131ms``, ``1.0s``."""
+    if us is None:
+        return DASH
+    if us < 1000:
+        return f"{us:.0f}µs"
+    if us < 1_000_000:
+        ms = us / 1000
+        return f"{ms:.1f}ms" if ms < 10 else f"{ms:.0f}ms"
+    s = us / 1_000_000
+    return f"{s:.1f}s" if s < 10 else f"{s:.0f}s"

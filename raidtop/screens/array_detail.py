@@ -5,10 +5,6 @@ from __future__ import annotations
 import textwrap
 import time
 
-import plotext as plt
-from rich.color import Color as RichColor
-from rich.style import Style as RichStyle
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.color import Color
@@ -35,14 +31,17 @@ from raidtop.model.md import MdArray, MdEvent, RaidSpeedLimit
 from raidtop.screens.events import event_keys, show_newest_first
 from raidtop.widgets.array_load_panel import ArrayLoadPanel
 from raidtop.presentation.mdadm import mdadm_pairs
+from raidtop.widgets.latency_heat_map import LatencyHeatMap
 from raidtop.widgets.panel import Panel
 from raidtop.screens.array_detail_panels import smart_panel, smart_rows, stack_panel, stack_rows
 from raidtop.screens.copying import copy_binding, copy_shown
+from raidtop.widgets.sync_plot import sync_plot
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
 from raidtop.widgets.key_footer import KeyFooter
 from raidtop.live.state import live_state
 from raidtop.model.mdadm import MdadmDetail
+from raidtop.screens.array_latency import heat_view, shown_member
 from raidtop.screens.host import screen_host
 
 
@@ -122,69 +121,19 @@ def detail_rows(array: MdArray, limit: RaidSpeedLimit | None, now: float | None 
     return rows
 
 
-def sync_plot(
-    points: list[SyncPoint],
-    width: int,
-    height: int,
-    speed_rgb: tuple,
-    progress_rgb: tuple,
-    events: list[MdEvent] | None = None,
-    marker_rgb: tuple = (200, 80, 80),
-) -> Text:
-    """Sync speed (MiB/s, left axis) and progress (%, right axis) over the session.
-
-    Events (a failure, an added disk, a rebuild milestone) are vertical lines,
-    so cause and effect sit on one time axis.
-    """
-    plt.clear_figure()
-    plt.theme("clear")
-    plt.frame(False)
-    running = [p for p in points if p.percent is not None]
-    if len(running) < 2:
-        return Text("no sync has run while raidtop watched this array", style="italic")
-    start = running[0].time
-    xs = [p.time - start for p in running]
-    speeds = [(p.speed_kib_s or 0) / 1024 for p in running]
-    percents = [p.percent for p in running if p.percent is not None]  # all of them: running has a percent
-    # Our own legend line and axis labels: plotext's legend marks each series'
-    # side with "L"/"⅃" glyphs, and its right-axis labels were cut to "88.".
-    plt.plotsize(max(20, width), max(6, height - 1))
-    plt.plot(xs, speeds, color=speed_rgb, marker="braille")
-    plt.plot(xs, percents, color=progress_rgb, yside="right", marker="braille")
-    for values, unit, side in ((speeds, "", "left"), (percents, "%", "right")):
-        ticks, labels = _axis(values, unit)
-        # plotext cuts the last character of right-side labels: give it a space to cut.
-        plt.yticks(ticks, [label + " " if side == "right" else label for label in labels], yside=side)
-    for event in events or ():
-        at = event.time - start
-        if xs[0] <= at <= xs[-1] and not event.event.startswith("Rebuild"):
-            plt.vline(at, color=marker_rgb)
-    plt.xlabel("seconds  (| marks an md event)" if events else "seconds")
-    # A Style object, not "rgb(78, 161, 211)": Rich splits a style string at its spaces.
-    legend = Text.assemble(
-        ("━ speed MiB/s (left axis)", RichStyle(color=RichColor.from_rgb(*speed_rgb))),
-        "   ",
-        ("━ progress % (right axis)", RichStyle(color=RichColor.from_rgb(*progress_rgb))),
-    )
-    return Text("\n").join([legend, Text.from_ansi(plt.build())])
-
-
-def _axis(values: list[float], unit: str) -> tuple[list[float], list[str]]:
-    """Five evenly spaced ticks over ``values`` with labels of at most six characters."""
-    low, high = min(values), max(values)
-    if high - low < 1e-9:
-        high = low + 1
-    ticks = [low + (high - low) * i / 4 for i in range(5)]
-    decimals = 0 if high - low >= 10 else 1
-    return ticks, [f"{tick:.{decimals}f}{unit}" for tick in ticks]
-
-
 class ArrayDetailScreen(Screen[None]):
     """One array in depth; it follows live snapshots while open."""
 
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back", id="detail-back", tooltip="Return to the dashboard"),
         copy_binding("detail-copy", "the array's details as text (label: value lines, for a ticket)"),
+        Binding(
+            "m",
+            "next_latency_member",
+            "Next latency",
+            id="detail-latency-member",
+            tooltip="Show the next member's latency heat map (it starts on the slowest at p99)",
+        ),
     ]
     DEFAULT_CSS = """
     ArrayDetailScreen #detail-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
@@ -198,6 +147,7 @@ class ArrayDetailScreen(Screen[None]):
     ArrayDetailScreen #sync-plot-panel { height: 1fr; min-height: 10; }
     ArrayDetailScreen #sync-plot { height: 1fr; background: $surface; }
     ArrayDetailScreen #threads-panel { height: 7; }
+    ArrayDetailScreen #latency-heat-panel { height: auto; max-height: 16; }
     ArrayDetailScreen #detail-events-panel { height: 1fr; }
     """
 
@@ -208,6 +158,9 @@ class ArrayDetailScreen(Screen[None]):
         super().__init__()
         self.array_name = array
         self._mdadm: MdadmDetail | None = None
+        self._latency_member: str | None = None
+        """The member the heat map shows, once chosen with the key (None: the slowest at p99)."""
+        self._members: frozenset[str] = frozenset()
 
     def compose(self) -> ComposeResult:
         yield Static(content(f" {self.array_name}"), id="detail-title")
@@ -235,6 +188,10 @@ class ArrayDetailScreen(Screen[None]):
                     )
                     table.placeholder = "no md kernel threads visible in /proc"
                     yield table
+                heat = Panel(id="latency-heat-panel")
+                heat.border_title = "Latency over time (bpftrace, each request, per interval)"
+                with heat:
+                    yield LatencyHeatMap(id="latency-heat")
                 yield ArrayLoadPanel(id="detail-load")
                 events = Panel(id="detail-events-panel")
                 events.border_title = "Events"
@@ -265,8 +222,37 @@ class ArrayDetailScreen(Screen[None]):
         self.query_one("#detail-attrs", TextTable).focus()
 
     def on_unmount(self) -> None:
+        screen_host(self).latency.release("detail")  # no view of the map, no bpftrace for it
         live_state(self.app).want_units("detail", False)
         screen_host(self).sampler.stack.view_closed()
+
+    def on_screen_suspend(self) -> None:
+        screen_host(self).latency.release("detail")  # covered (help, a dialog): the map is not seen
+
+    def on_screen_resume(self) -> None:
+        screen_host(self).latency.want("detail", self._members)
+
+    def action_next_latency_member(self) -> None:
+        """Show the next member's heat map (in the array's member order)."""
+        live = live_state(self.app)
+        array = next((a for a in live.latest.arrays if a.name == self.array_name), None) if live.latest else None
+        if array is None or not array.members:
+            return
+        names = [m.name for m in array.members]
+        current = shown_member(array, live.latency, self._latency_member)
+        self._latency_member = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
+        self._draw_latency(array)
+
+    def _draw_latency(self, array: MdArray) -> None:
+        host = screen_host(self)
+        members = frozenset(m.name for m in array.members)
+        if members != self._members:
+            self._members = members
+            host.latency.want("detail", members)
+        view = heat_view(
+            array, host.live.latency, host.latency.unavailable(), self._latency_member, host.latency.interval_s
+        )
+        self.query_one(LatencyHeatMap).view = view
 
     def _read_mdadm(self) -> None:
         from raidtop.collect.md.mdadm_detail import read_mdadm_detail
@@ -318,6 +304,7 @@ class ArrayDetailScreen(Screen[None]):
             detail_rows(array, snap.raid_speed_limit, snap.time) + mdadm
         )
         self._draw_plot(history.sync(array.name), history.events_of(array.name))
+        self._draw_latency(array)
         self.query_one(ArrayLoadPanel).show(snap, array)
         self.query_one("#detail-smart", TextTable).set_rows(
             smart_rows(array, snap), "no SMART readings (yet) for this array's disks"

@@ -83,8 +83,9 @@ def _keys(bindings: Iterable[BindingType]) -> list[Binding]:
     return [b for b in bindings if isinstance(b, Binding)]
 
 
-SHARED_ROWS = frozenset({("stack", "audit")})
-"""Neighbouring views that answer one question share a row: what an array rests on (u), and whether it holds (A)."""
+SHARED_ROWS = frozenset({("stack", "audit"), ("lab-fault", "lab-fault-clear")})
+"""Neighbours that answer one question share a row: what an array rests on (u) and whether it holds (A); a lab fault
+put on (F) and taken off (C)."""
 
 
 def _is_back(binding: Binding) -> bool:

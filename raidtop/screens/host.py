@@ -14,6 +14,7 @@ from textual.dom import DOMNode
 
 from raidtop.config import Config
 from raidtop.fleet.model import FleetReading
+from raidtop.live.latency_feed import LatencyFeed
 from raidtop.live.state import LiveState
 
 if TYPE_CHECKING:  # the lab and the sampler are imported by the screens that use them
@@ -24,13 +25,14 @@ if TYPE_CHECKING:  # the lab and the sampler are imported by the screens that us
 
 @runtime_checkable
 class ScreenHost(Protocol):
-    """The app's side that screens use: its config, live state, sampler, lab, and two requests."""
+    """The app's side that screens use: its config, live state, sampler, lab, latency feed, and two requests."""
 
     config: Config
     live: LiveState
     sampler: Sampler
     lab: Lab | None
     lab_actions: LabMemberActions | None
+    latency: LatencyFeed
 
     @property
     def player(self) -> object | None:

@@ -134,14 +134,17 @@ class MemberFlow(Widget):
 
     # -------------------------------------------------------------- plan, confirm, run
 
-    def request(self, verb: str, array: str, member: str | None) -> None:
-        """Plan ``verb`` in a worker; a refusal is a notification, a plan a confirmation."""
-        self._plan(verb, array, member)
+    def request(self, verb: str, array: str, member: str | None, actions: MemberActions | None = None) -> None:
+        """Plan ``verb`` in a worker; a refusal is a notification, a plan a confirmation.
+
+        ``actions`` acts instead of the resolver's choice: the lab's faults, which carry the fault chosen.
+        """
+        self._plan(verb, array, member, actions)
 
     @work(thread=True, exclusive=True, group="member-plan", exit_on_error=False)
-    def _plan(self, verb: str, array: str, member: str | None) -> None:
+    def _plan(self, verb: str, array: str, member: str | None, given: MemberActions | None) -> None:
         # The guard reads sysfs and the registry: here, never on the UI thread.
-        actions = self._resolve(array)
+        actions = given if given is not None else self._resolve(array)
         try:
             if actions is None:
                 raise ActionRefused(NOT_OURS.format(array=array))

@@ -15,8 +15,10 @@ from raidtop.latency.histogram import (
     log2_bucket,
     parse_hist_message,
     percentile,
+    percentile_bounds,
     percentile_bucket,
 )
+from raidtop.latency.program import FINER
 
 DATA = Path(__file__).parent.parent / "data" / "bpftrace"
 
@@ -105,3 +107,33 @@ def test_an_intervals_histogram_is_the_difference_of_two_cumulative_prints(first
     assert {(b.low, b.high): b.count for b in delta(newer, older).buckets if b.count} == {
         (b.low, b.high): b.count for b in from_values(second).buckets
     }
+
+
+FINER_SCALES = tuple(scale for _name, scale in FINER)
+
+
+@settings(max_examples=300, deadline=None)
+@given(latencies, quantiles)
+def test_with_the_finer_histograms_the_bounds_hold_the_exact_percentile_and_the_estimate_is_close(values, q):
+    hist = from_values(values, FINER_SCALES)
+    low, high = percentile_bounds(hist, q)
+    truth = exact(values, q)
+    assert low <= truth < high
+    # A quarter octave (plus the truncation of small values): the middle is within 10 % of the truth.
+    if truth >= 64:
+        assert high / low <= 2**0.25 * 1.02
+        assert abs(percentile(hist, q) - truth) <= 0.1 * truth
+
+
+def test_a_tight_distribution_is_no_longer_answered_by_its_buckets_top():
+    # Every request ~25 ms (a dm-delay leg): log2 alone interpolates to ~32.6 ms.
+    values = [25_000 + i % 300 for i in range(1000)]
+    assert percentile(from_values(values), 99) > 32_000
+    assert abs(percentile(from_values(values, FINER_SCALES), 99) - 25_300) < 0.1 * 25_300
+
+
+def test_finer_histograms_are_differenced_with_the_main_one():
+    older = from_values([100, 200], FINER_SCALES)
+    newer = from_values([100, 200, 300, 40_000], FINER_SCALES)
+    gained = delta(newer, older)
+    assert gained.total == 2 and [h.total for _scale, h in gained.finer] == [2, 2, 2]

@@ -17,19 +17,12 @@ from pathlib import Path
 import pytest
 
 from raidtop.latency.histogram import parse_hist_message, percentile_bucket
-from raidtop.latency.program import argv, kernel_dev, program
+from raidtop.latency.program import ATTACHED, argv, kernel_dev, program
 
-pytestmark = [
-    pytest.mark.live,
-    # Not in the default run: it asks for an exact count, and on a fresh clone it
-    # counted 1948 of 2000 writes (a loaded host, the last interval's print racing
-    # the stop). tests/latency/test_tracer.py runs the on-screen tracer against the
-    # real bpftrace in the default run, within 5 %. RAIDTOP_LATENCY_LIVE=1 runs this.
-    pytest.mark.skipif(
-        os.environ.get("RAIDTOP_LATENCY_LIVE") != "1",
-        reason="opt-in until its count is exact under load: RAIDTOP_LATENCY_LIVE=1",
-    ),
-]
+# It once counted 1948 of 2000 writes on a loaded host: it waited for bpftrace's
+# "attached_probes" line, which bpftrace writes before attaching anything. The
+# program's BEGIN line (ATTACHED) comes after the last attach, so it waits for that.
+pytestmark = pytest.mark.live
 WRITES = 2000
 
 
@@ -69,7 +62,11 @@ def test_every_write_to_a_loop_device_is_in_its_histogram(tmp_path):
             text=True,
         )
         try:
-            assert '"attached_probes"' in _line(tracer, 60)  # attached before the writes start
+            for _ in range(3):  # attached_probes (said before attaching), then BEGIN's line
+                if ATTACHED in _line(tracer, 60):
+                    break
+            else:
+                pytest.fail("bpftrace never said its probes were attached")
             subprocess.run(
                 ["dd", "if=/dev/zero", f"of={loop}", "bs=4k", f"count={WRITES}", "oflag=direct"],
                 capture_output=True,

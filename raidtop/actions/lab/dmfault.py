@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from collections.abc import Callable
 
 from raidtop.actions.lab.core import Lab
-from raidtop.actions.lab.dmtables import FaultRefused, FaultSpec, check_spec, dm_loop_under, dm_name_for, dm_table
+from raidtop.actions.lab.dmtables import (
+    FaultRefused,
+    FaultSpec,
+    check_spec,
+    device_mapper_missing,
+    dm_loop_under,
+    dm_name_for,
+    dm_table,
+)
 from raidtop.actions.lab.guard import check_array, check_member
 from raidtop.actions.lab.loopdev import is_loop_name
 from raidtop.actions.member_actions import ActionRefused
@@ -55,6 +63,9 @@ def plan_fault(lab: Lab, array: str, member: str, spec: FaultSpec) -> FaultPlan:
         raise ActionRefused(f"{member} is already behind a fault: clear it first")
     if checked.record.level == "raid0":
         raise ActionRefused("raid0 has no redundancy: taking a member out to put it behind a fault loses the array")
+    missing = device_mapper_missing(lab.root)
+    if missing is not None:
+        raise ActionRefused(missing)
     try:
         table = dm_table(check_spec(spec, loop_sectors(lab, member)), f"/dev/{member}", loop_sectors(lab, member))
         dm = dm_name_for(name, member)

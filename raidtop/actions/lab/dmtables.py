@@ -28,6 +28,15 @@ _DM_NAME = re.compile(r"dm-[0-9]{1,6}\Z")
 _MD_NAME = re.compile(r"md[0-9]{1,6}\Z")
 
 
+NO_DEVICE_MAPPER = (
+    "this kernel has no device-mapper (/proc/misc lists no device-mapper: modprobe dm_mod, or boot a kernel "
+    "built with CONFIG_BLK_DEV_DM), so the lab cannot put a member behind a delay, flakey or error target here"
+)
+FAULT_FORMS = "delay MS | flakey UP,DOWN | error START+LEN"
+"""How a fault is written in one line (the Lab screen's dialog); the CLI's options say the same."""
+_PAIR = re.compile(r"([0-9]{1,9})[,+]([0-9]{1,12})\Z")
+
+
 class FaultRefused(ValueError):
     """A fault that cannot be set up as asked; ``str()`` says why in a sentence."""
 
@@ -52,6 +61,50 @@ class FaultSpec:
         if self.kind == "flakey":
             return f"up {self.up_s} s, then failing every request for {self.down_s} s, repeating"
         return f"sectors {self.start}–{self.start + self.length - 1} unreadable and unwritable"
+
+
+def device_mapper_missing(root: Root | str = "/") -> str | None:
+    """Why no dm device can be made on ``root``'s kernel, or ``None`` when device-mapper is there.
+
+    The kernel lists its ``device-mapper`` control device in /proc/misc once dm_mod is loaded (or built in).
+    """
+    misc = as_root(root).read_optional("/proc/misc") or ""
+    if any(line.split()[1:2] == ["device-mapper"] for line in misc.splitlines()[:512]):
+        return None
+    return NO_DEVICE_MAPPER
+
+
+def parse_fault(kind: str, value: str) -> FaultSpec:
+    """The spec for ``kind`` written as the CLI and the dialog take it: ``25``, ``20,5``, ``2048+16``.
+
+    FaultRefused with a sentence when it does not parse; :func:`check_spec` judges the numbers.
+    """
+    value = value.strip()
+    if kind == "delay":
+        if not value.isdigit() or len(value) > 9:
+            raise FaultRefused("a delay takes whole milliseconds, e.g. delay 25")
+        return FaultSpec("delay", delay_ms=int(value))
+    pair = _PAIR.match(value)
+    if kind not in ("flakey", "error"):
+        raise FaultRefused(f"a fault is one of: {FAULT_FORMS}")
+    if pair is None:
+        raise FaultRefused(
+            "flakey takes UP,DOWN seconds, e.g. flakey 20,5"
+            if kind == "flakey"
+            else ("error takes START+LEN sectors, e.g. error 2048+16")
+        )
+    first, second = int(pair.group(1)), int(pair.group(2))
+    if kind == "flakey":
+        return FaultSpec("flakey", up_s=first, down_s=second)
+    return FaultSpec("error", start=first, length=second)
+
+
+def parse_fault_line(line: str) -> FaultSpec:
+    """``delay 25``, ``flakey 20,5`` or ``error 2048+16`` as a spec; FaultRefused with a sentence otherwise."""
+    words = line.split()
+    if len(words) != 2:
+        raise FaultRefused(f"write a fault as one of: {FAULT_FORMS}")
+    return parse_fault(words[0].lower(), words[1])
 
 
 def check_spec(spec: FaultSpec, sectors: int) -> FaultSpec:

@@ -59,7 +59,7 @@ BENCH_BINDINGS: list[Binding | tuple[str, str] | tuple[str, str, str]] = [
         "cancel_run",
         "Stop fio",
         id="bench-cancel",
-        tooltip="Stop the running benchmark (fio gets SIGINT; the partial result is kept)",
+        tooltip="Stop the running fio (SIGINT; its partial result is kept)",
     ),
     Binding(
         "m",

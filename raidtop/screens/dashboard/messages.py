@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from textual.message import Message
 
+from raidtop.latency.summary import MemberLatency
+
 
 class SourceChanged(Message):
     """The status line's badge and host: what the numbers come from (REC, REPLAY, DEMO).
@@ -74,3 +76,11 @@ class SampleWanted(Message):
 
 class DemoDiskBad(Message):
     """Demo only: give a survivor of the demo array pending sectors (bubbles to the app)."""
+
+
+class LatencyChanged(Message):
+    """The member grid's latency columns: this interval's p50/p99/max per device (``None``: no distribution)."""
+
+    def __init__(self, latencies: dict[str, MemberLatency] | None) -> None:
+        super().__init__()
+        self.latencies = latencies

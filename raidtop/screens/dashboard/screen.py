@@ -11,7 +11,6 @@ replay, demo) reach this screen's widgets only through the messages in
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import ClassVar
 
 from textual import events, on
@@ -25,7 +24,6 @@ from raidtop.live.state import LiveState
 from raidtop.model.snapshot import Snapshot
 from raidtop.screens.dashboard import messages
 from raidtop.screens.dashboard.keys import DASHBOARD_BINDINGS
-from raidtop.screens.dashboard.latency_watch import LatencyWatch
 from raidtop.screens.dashboard.panels import PanelFocus
 from raidtop.screens.dashboard.rows import fit_rows
 from raidtop.screens.dashboard.screen_table import SCREENS_BY_NAME, Highlight
@@ -104,6 +102,8 @@ class DashboardScreen(Screen[None]):
         self.live = live
         self._member_actions = member_actions
         self._resumed_once = False
+        self._grid_devices: frozenset[str] = frozenset()
+        """The member devices the open grids show: the latency feed is told again when the screen comes back."""
 
     def compose(self) -> ComposeResult:
         # Layout classes before the first styling pass: set after mount, each
@@ -130,11 +130,6 @@ class DashboardScreen(Screen[None]):
         yield KeyFooter()
         # The Arrays panel's member keys end here: planned, confirmed and run off the UI thread.
         yield MemberFlow(self._member_actions, id="member-flow")
-        # An open member grid's latency distributions: bpftrace only on this machine's live numbers.
-        live_machine = (
-            screen_host(self).config.root == Path("/") and self.live.replay is None and not self.live.simulated
-        )
-        yield LatencyWatch(live_machine, self._interval, id="latency-watch")
 
     def on_mount(self) -> None:
         self.query_one(ArraysPanel).focus_table()
@@ -147,12 +142,10 @@ class DashboardScreen(Screen[None]):
         self.app.call_after_refresh(self.post_message, messages.DashboardShown())
 
     def on_screen_suspend(self) -> None:
-        for watch in self.query(LatencyWatch):  # none while the screen is being taken down
-            watch.suspend(True)  # a grid under another screen is not seen: no bpftrace
+        screen_host(self).latency.release("members")  # a grid under another screen is not seen: no bpftrace
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
-        for watch in self.query(LatencyWatch):
-            watch.suspend(False)
+        screen_host(self).latency.want("members", self._grid_devices)
         # Runs before Screen's own handler. The first resume comes straight
         # after every widget was styled as it mounted; restyling the whole page
         # again cost a sixth of the first frame. Later resumes (back from a
@@ -211,16 +204,14 @@ class DashboardScreen(Screen[None]):
 
     @on(ArraysPanel.MembersShown)
     def _members_shown(self, message: ArraysPanel.MembersShown) -> None:
-        self.query_one(LatencyWatch).want(message.devices)
+        # The app's one tracer follows the open grids' members, with the array detail's.
+        self._grid_devices = message.devices
+        screen_host(self).latency.want("members", message.devices)
 
-    @on(LatencyWatch.Sampled)
-    def _latency_sampled(self, message: LatencyWatch.Sampled) -> None:
+    @on(messages.LatencyChanged)
+    def _latency_changed(self, message: messages.LatencyChanged) -> None:
+        message.stop()
         self.query_one(ArraysPanel).set_latencies(message.latencies)
-
-    @on(LatencyWatch.Said)
-    def _latency_said(self, message: LatencyWatch.Said) -> None:
-        # Device names and bpftrace's own words come from outside: text, never markup.
-        self.notify(message.text, severity="warning" if message.warning else "information", timeout=12, markup=False)
 
     @on(ArraysPanel.MemberVerb)
     def _member_verb(self, message: ArraysPanel.MemberVerb) -> None:

@@ -38,6 +38,7 @@ from raidtop.model.member_verbs import ARRAY_VERBS, verb_name
 from raidtop.model.md import MdArray
 from raidtop.model.snapshot import Snapshot
 from raidtop.screens.dialogs import ReportDialog
+from raidtop.screens.lab.faults import FAULT_BINDINGS, LabFaults
 from raidtop.screens.lab.form import LabForm
 from raidtop.screens.lab.jobs import LabJobs
 from raidtop.screens.lab.tables import LabTables
@@ -82,8 +83,7 @@ class LabScreen(Screen[None]):
             "Study",
             show=False,
             id="lab-study",
-            tooltip="For raid0, raid1 and raid5: create, run fio rand-read and rand-write, "
-            "fail a disk, time the rebuild, tear down",
+            tooltip="raid0, raid1, raid5: create, fio rand-read and rand-write, fail a disk, time the rebuild",
         ),
         Binding(
             "t",
@@ -94,6 +94,7 @@ class LabScreen(Screen[None]):
             tooltip="Stop every lab array, detach its loop devices, delete its images (asks first)",
         ),
         *member_bindings("member"),
+        *FAULT_BINDINGS,
         Binding(
             "m",
             "members",
@@ -200,6 +201,8 @@ class LabScreen(Screen[None]):
         yield LabJobs(self.lab, read_only=self.read_only, id="lab-jobs")
         # The member keys go through the same flow as the dashboard's; every array here is the lab's.
         yield MemberFlow(lambda _array: self.actions, id="member-flow")
+        live_only = self._read_only is not False
+        yield LabFaults(self.lab, lambda *a: self.query_one(MemberFlow).request(*a), live_only=live_only)
 
     def on_mount(self) -> None:
         self.watch(self.query_one("#lab-arrays", TextTable), "cursor_row", self._array_moved, init=False)
@@ -299,7 +302,7 @@ class LabScreen(Screen[None]):
             return (self.read_only or self._environment is not None) and self._tables.busy is None
         if action == "teardown":
             return not self.read_only and self._tables.busy is None and bool(self._tables.views)
-        if action == "member":
+        if action in ("member", "fault"):
             view = self._tables.selected_view()
             return self.ready and self._tables.busy is None and view is not None and view.record.level != "raid0"
         if action == "members":
@@ -357,6 +360,12 @@ class LabScreen(Screen[None]):
         if verb == "re_add" and member and any(m.name == member for m in (view.md.members if view.md else ())):
             member = None  # a current member cannot be re-added: let the lab pick the removed disk
         self.query_one(MemberFlow).request(verb, view.name, member)
+
+    def action_fault(self, verb: str) -> None:
+        """Put the highlighted member behind a dm fault (asks which) or take it out: the member flow runs it."""
+        view = self._tables.selected_view()
+        if view is not None:
+            self.query_one(LabFaults).ask(verb, view.name, self.query_one("#lab-members", TextTable).cursor_key)
 
     @on(MemberFlow.Started)
     def _member_started(self, message: MemberFlow.Started) -> None:

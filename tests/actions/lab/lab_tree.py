@@ -66,6 +66,8 @@ class LabTree:
         (self.root / "proc" / "mdstat").write_text(
             "Personalities : [raid1] [raid6] [raid5] [raid4] [raid0] [raid10]\nunused devices: <none>\n"
         )
+        # A kernel with device-mapper loaded lists its control device here (the lab's faults need it).
+        (self.root / "proc" / "misc").write_text("236 device-mapper\n237 loop-control\n")
         (self.root / "dev").mkdir(exist_ok=True)
         (self.root / "dev" / "loop-control").write_text("")
         self.log = ActionLog(tmp_path / "actions.log")

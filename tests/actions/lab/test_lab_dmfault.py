@@ -9,10 +9,20 @@ run in the VM tier, not here.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from raidtop.actions.lab.dmfault import plan_clear, plan_fault
-from raidtop.actions.lab.dmtables import FaultRefused, FaultSpec, dm_table, dm_loop_under
+from raidtop.actions.lab.dmtables import (
+    NO_DEVICE_MAPPER,
+    FaultRefused,
+    FaultSpec,
+    device_mapper_missing,
+    dm_loop_under,
+    dm_table,
+    parse_fault_line,
+)
 from raidtop.actions.lab.guard import check_array
 from raidtop.actions.member_actions import ActionRefused
 
@@ -191,3 +201,27 @@ def test_cli_parses_each_fault_and_refuses_an_array_the_lab_did_not_make(tmp_pat
     )
     assert run.returncode == 1
     assert "fault refused: md100 was not created by raidtop's lab" in run.stderr
+
+
+def test_a_kernel_without_device_mapper_is_refused_before_anything_is_planned(tree: LabTree):
+    loops = tree.lab_raid("md100", "raid1", 2)
+    sized(tree, loops)
+    (tree.root / "proc" / "misc").write_text("237 loop-control\n")
+    with pytest.raises(ActionRefused) as refused:
+        plan_fault(tree.lab, "md100", loops[0], FaultSpec("delay", delay_ms=25))
+    assert str(refused.value) == NO_DEVICE_MAPPER
+
+
+def test_this_hosts_kernel_is_judged_from_its_own_proc_misc():
+    misc = Path("/proc/misc").read_text()
+    listed = any(line.split()[1:2] == ["device-mapper"] for line in misc.splitlines())
+    assert (device_mapper_missing("/") is None) == listed
+
+
+def test_a_fault_written_in_one_line_parses_as_the_cli_options_do():
+    assert parse_fault_line("delay 25") == FaultSpec("delay", delay_ms=25)
+    assert parse_fault_line("Flakey 20,5") == FaultSpec("flakey", up_s=20, down_s=5)
+    assert parse_fault_line("error 2048+16") == FaultSpec("error", start=2048, length=16)
+    for bad in ("", "delay", "delay -1", "slow 5", "error 2048", "delay 25 ms"):
+        with pytest.raises(FaultRefused):
+            parse_fault_line(bad)

@@ -1,4 +1,5 @@
-"""Latency distributions in the member grid: columns from a fed histogram, and bpftrace only while a grid is open."""
+"""Latency distributions in the member grid: columns from fed histograms, and the app's bpftrace only while a grid
+is open and seen."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from raidtop.app.messages import LatencySampled
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.latency.histogram import delta, from_values, parse_hist_message
 from raidtop.latency.summary import summarize
 from raidtop.latency.tracer import why_unavailable
 from raidtop.model.md import MdArray, MdMember
-from raidtop.screens.dashboard.latency_watch import LatencyWatch
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.text_table import TextTable
 
@@ -66,13 +67,13 @@ async def test_fed_histograms_fill_the_grids_latency_columns_and_the_slow_mark_f
         app.dashboard.query_one(ArraysPanel).toggle("md0")
         await pilot.pause()
         # A fixture root is not this machine: nothing is loaded, nothing is said.
-        watch = app.dashboard.query_one(LatencyWatch)
-        assert watch.tracer is None
+        assert app.latency.devices == {"loop0", "loop1", "loop2"} and app.latency.tracer is None
         assert not any("latency" in n.message or "bpftrace" in n.message for n in app._notifications)
         first, second = [h for h in map(parse_hist_message, RECORDED.read_text().splitlines()) if h][:2]
-        latencies = {KEYS[k]: summarize(delta(second[k], first[k])) for k in KEYS}
-        latencies["loop1"] = summarize(from_values([40_000 + i % 500 for i in range(1000)]))  # a slow leg
-        watch.post_message(LatencyWatch.Sampled(latencies))
+        hists = {KEYS[k]: delta(second[k], first[k]) for k in KEYS}
+        hists["loop1"] = from_values([40_000 + i % 500 for i in range(1000)])  # a slow leg
+        latencies = {name: summarize(h) for name, h in hists.items()}
+        app.post_message(LatencySampled(hists))
         await until(pilot, lambda: "p99_ms" in [c.key for c in grid(app).columns])
         assert [c.label for c in grid(app).columns if c.key in ("p50_ms", "p99_ms", "max_ms")] == ["p50", "p99", "max"]
         keys = [c.key for c in grid(app).columns]
@@ -86,7 +87,7 @@ async def test_fed_histograms_fill_the_grids_latency_columns_and_the_slow_mark_f
         )  # the bucket [32768, 65535] µs
         assert loop1["flag"] == "⚠ p99"
         # No distribution any more: the columns go and the mark is the average await's again.
-        watch.post_message(LatencyWatch.Sampled(None))
+        app.post_message(LatencySampled(None))
         await until(pilot, lambda: "p99_ms" not in [c.key for c in grid(app).columns])
 
 
@@ -108,7 +109,7 @@ async def test_without_bpftrace_the_grid_says_once_that_the_mark_is_the_average_
             "No latency distributions: bpftrace is not installed; "
             "slow = average await > 3× the siblings' median (no latency distribution)."
         ]
-        assert app.dashboard.query_one(LatencyWatch).tracer is None
+        assert app.latency.tracer is None
         assert "p99_ms" not in [c.key for c in grid(app).columns]
 
 
@@ -146,7 +147,7 @@ async def test_bpftrace_runs_only_while_the_grid_is_open(sample_snapshot, loop_d
     async with app.run_test(size=(160, 40)) as pilot:
         app.apply_snapshot(with_array(sample_snapshot, [name]))
         await pilot.pause()
-        watch = app.dashboard.query_one(LatencyWatch)
+        watch = app.latency  # the app's one tracer
         assert watch.tracer is None  # no grid open: no process, no thread
         app.dashboard.query_one(ArraysPanel).toggle("md0")
         await pilot.pause()

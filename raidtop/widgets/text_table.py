@@ -63,9 +63,6 @@ class TextTable(ScrollView, can_focus=True):
         Binding("pagedown", "cursor_page(1)", "Page down", show=False, id="table-page-down"),
         Binding("home", "cursor_to(0)", "First row", show=False, id="table-first-row"),
         Binding("end", "cursor_to(-1)", "Last row", show=False, id="table-last-row"),
-        Binding(
-            "enter", "select_row", "Open row", show=False, id="table-open", tooltip="Expand or open the highlighted row"
-        ),
     ]
 
     cursor_row: reactive[int] = reactive(0, repaint=False)
@@ -357,8 +354,7 @@ class TextTable(ScrollView, can_focus=True):
         if self._count:
             self.cursor_row = index if index >= 0 else self._count - 1
 
-    def action_select_row(self) -> None:
-        """Enter: say which row was chosen (the panel or screen decides what opening it means)."""
+    def key_enter(self) -> None:
         key = self.cursor_key
         if key is not None:
             self.post_message(self.RowSelected(self, key))

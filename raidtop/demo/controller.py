@@ -19,9 +19,10 @@ from raidtop.presentation.md import EMPTY_SLOT_PREFIX
 
 DEMO_VERBS = frozenset({"fail", "remove", "add"})
 """The member verbs the simulated array implements; the others' keys stay hidden."""
-SPEED_LIMITS_KIB_S = (2_000, 5_000, 10_000, 20_000, 50_000, 100_000)
-"""The simulated array's sync speed limits the demo's speed keys step through (md's sync_speed_max)."""
-START_SPEED_KIB_S = 20_000
+SPEED_LIMITS_KIB_S = tuple(mib * 1024 for mib in (2, 5, 10, 20, 50, 100))
+"""The simulated array's sync speed limits the demo's speed keys step through (md's sync_speed_max, KiB/s):
+2 to 100 MiB/s, so the demo's words are whole numbers."""
+START_SPEED_KIB_S = 20 * 1024
 
 
 class RecordedBase:

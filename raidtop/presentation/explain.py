@@ -74,10 +74,10 @@ def explain_disk(snap: Snapshot, name: str) -> Explanation | None:
         lines += [
             Line(f"{label}/s", f"Δ{prefix}_ios / Δt", f"{ios} / {dt:.2f} s", num(getattr(row, f"{key}_s"))),
             Line(
-                f"{label}kB/s",
+                f"{label}KiB/s",
                 f"Δ{prefix}_sectors / 2 / Δt",
                 f"{sectors} / 2 / {dt:.2f} s",
-                num(getattr(row, f"{key}kb_s")),
+                num(getattr(row, f"{key}kib_s")),
             ),
             Line(f"{label}rqm/s", f"Δ{prefix}_merges / Δt", f"{merges} / {dt:.2f} s", num(getattr(row, f"{key}rqm_s"))),
             Line(
@@ -96,7 +96,7 @@ def explain_disk(snap: Snapshot, name: str) -> Explanation | None:
                 f"{label}areq-sz",
                 f"Δ{prefix}_sectors / 2 / Δ{prefix}_ios",
                 f"{sectors} / 2 / {ios}",
-                num(getattr(row, f"{key}areq_sz_kb")),
+                num(getattr(row, f"{key}areq_sz_kib")),
             ),
         ]
     fl_ios, fl_ticks = d("fl_ios"), d("fl_ticks")
@@ -177,14 +177,16 @@ def explain_vm(snap: Snapshot) -> Explanation | None:
 
     vm = snap.vm
     lines = (
-        Line("bi", "Δpgpgin / Δt", f"{d(cur_vm, prev_vm, 'pgpgin')} kB / {dt:.2f} s", num(vm.bi_kb_s)),
-        Line("bo", "Δpgpgout / Δt", f"{d(cur_vm, prev_vm, 'pgpgout')} kB / {dt:.2f} s", num(vm.bo_kb_s)),
-        Line("si", "Δpswpin × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpin')} pages / {dt:.2f} s", num(vm.si_kb_s)),
-        Line("so", "Δpswpout × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpout')} pages / {dt:.2f} s", num(vm.so_kb_s)),
+        Line("bi", "Δpgpgin / Δt", f"{d(cur_vm, prev_vm, 'pgpgin')} KiB / {dt:.2f} s", num(vm.bi_kib_s)),
+        Line("bo", "Δpgpgout / Δt", f"{d(cur_vm, prev_vm, 'pgpgout')} KiB / {dt:.2f} s", num(vm.bo_kib_s)),
+        Line("si", "Δpswpin × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpin')} pages / {dt:.2f} s", num(vm.si_kib_s)),
+        Line(
+            "so", "Δpswpout × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpout')} pages / {dt:.2f} s", num(vm.so_kib_s)
+        ),
         Line("in", "Δintr / Δt", f"{d(cur_st, prev_st, 'intr')} / {dt:.2f} s", num(vm.in_s)),
         Line("cs", "Δctxt / Δt", f"{d(cur_st, prev_st, 'ctxt')} / {dt:.2f} s", num(vm.cs_s)),
-        Line("cache", "Cached + SReclaimable", "from /proc/meminfo", str(vm.cache_kb)),
-        Line("swpd", "SwapTotal − SwapFree", "from /proc/meminfo", str(vm.swpd_kb)),
+        Line("cache", "Cached + SReclaimable", "from /proc/meminfo", str(vm.cache_kib)),
+        Line("swpd", "SwapTotal − SwapFree", "from /proc/meminfo", str(vm.swpd_kib)),
     )
     caveats = ["us = user + nice, sy = system + irq + softirq, over the same tick total as mpstat's."]
     if snap.since_boot:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from raidtop.collect.md.methods import ETA_METHOD, SPEED_METHOD, STALL_METHOD
+from raidtop.model.units import size
 from raidtop.presentation.format import num
 from raidtop.presentation.md import held_text, sync_speed_cell
 from raidtop.model.snapshot import CpuCounters, DiskCounters, Snapshot
@@ -285,8 +286,9 @@ def explain_rebuild_risk(array: MdArray, risk: RebuildRisk) -> tuple[list[Line],
         source = ("component_size × 1024 (a rebuild reads it all)", f"{array.component_size_kib} KiB")
     lines: list[Line] = []
     for s in risk.survivors:
-        size = "—" if s.bytes_to_read is None else str(s.bytes_to_read)
-        lines.append(Line(f"{s.disk} left", source[0], source[1], f"{size} B"))
+        # The figure as people read it, the exact count beside it for whoever checks the arithmetic.
+        left = "—" if s.bytes_to_read is None else f"{size(s.bytes_to_read, spoken=True)} ({s.bytes_to_read:,} B)"
+        lines.append(Line(f"{s.disk} left", source[0], source[1], left))
         bits = "—" if s.bytes_to_read is None else f"{s.bytes_to_read * 8:.4g}"
         lines.append(
             Line(

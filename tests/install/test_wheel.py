@@ -106,6 +106,21 @@ def test_snapshot_json_from_the_installed_wheel(installed: Path, tmp_path: Path)
     assert str(installed.parent) in where.stdout and str(PROJECT) not in where.stdout
 
 
+def test_the_bundled_recording_replays_by_name_from_the_installed_wheel(installed: Path, tmp_path: Path):
+    # The README's `--replay builtin:rebuild`: no clone, no path into site-packages to guess.
+    (tmp_path / "textfile").mkdir()
+    result = subprocess.run(
+        [str(installed / "raidtop"), "exporter", "--replay", "builtin:rebuild", "--textfile", "textfile", "--once"],
+        cwd=tmp_path,
+        env=user_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
+    assert result.returncode == 0, result.stderr
+    assert 'raidtop_md_info{array="md6",' in (tmp_path / "textfile" / "raidtop.prom").read_text()
+
+
 def tui_screen(installed: Path, home: Path, *extra: str) -> tuple[str, int]:
     """Start the installed TUI in a private tmux server, wait for the dashboard, press q.
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from raidtop.collect.md.methods import ETA_METHOD, SPEED_METHOD, STALL_METHOD
 from raidtop.model.units import size
-from raidtop.presentation.format import num
+from raidtop.presentation.format import DASH, num
 from raidtop.presentation.md import held_text, sync_speed_cell
 from raidtop.model.snapshot import CpuCounters, DiskCounters, Snapshot
 from raidtop.model.md import MdArray
@@ -178,16 +178,21 @@ def explain_vm(snap: Snapshot) -> Explanation | None:
 
     vm = snap.vm
     lines = (
-        Line("bi", "Δpgpgin / Δt", f"{d(cur_vm, prev_vm, 'pgpgin')} KiB / {dt:.2f} s", num(vm.bi_kib_s)),
-        Line("bo", "Δpgpgout / Δt", f"{d(cur_vm, prev_vm, 'pgpgout')} KiB / {dt:.2f} s", num(vm.bo_kib_s)),
-        Line("si", "Δpswpin × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpin')} pages / {dt:.2f} s", num(vm.si_kib_s)),
+        Line("bi", "Δpgpgin / Δt", f"{d(cur_vm, prev_vm, 'pgpgin')} KiB / {dt:.2f} s", _kib_s(vm.bi_kib_s)),
+        Line("bo", "Δpgpgout / Δt", f"{d(cur_vm, prev_vm, 'pgpgout')} KiB / {dt:.2f} s", _kib_s(vm.bo_kib_s)),
         Line(
-            "so", "Δpswpout × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpout')} pages / {dt:.2f} s", num(vm.so_kib_s)
+            "si", "Δpswpin × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpin')} pages / {dt:.2f} s", _kib_s(vm.si_kib_s)
+        ),
+        Line(
+            "so",
+            "Δpswpout × page size / Δt",
+            f"{d(cur_vm, prev_vm, 'pswpout')} pages / {dt:.2f} s",
+            _kib_s(vm.so_kib_s),
         ),
         Line("in", "Δintr / Δt", f"{d(cur_st, prev_st, 'intr')} / {dt:.2f} s", num(vm.in_s)),
         Line("cs", "Δctxt / Δt", f"{d(cur_st, prev_st, 'ctxt')} / {dt:.2f} s", num(vm.cs_s)),
-        Line("cache", "Cached + SReclaimable", "from /proc/meminfo", str(vm.cache_kib)),
-        Line("swpd", "SwapTotal − SwapFree", "from /proc/meminfo", str(vm.swpd_kib)),
+        Line("cache", "Cached + SReclaimable", "from /proc/meminfo", _kib(vm.cache_kib)),
+        Line("swpd", "SwapTotal − SwapFree", "from /proc/meminfo", _kib(vm.swpd_kib)),
     )
     caveats = ["us = user + nice, sy = system + irq + softirq, over the same tick total as mpstat's."]
     if snap.since_boot:
@@ -235,7 +240,7 @@ def explain_array(snap: Snapshot, name: str) -> Explanation | None:
                 "sync_speed",
                 "the kernel's instant figure: work since md's mark / whole seconds since it",
                 "md's own ~30 s average, KiB/s per device",
-                num(sync.speed_kib_s, 0),
+                _kib_s(sync.speed_kib_s, 0),
             ),
             Line(
                 "finish=",
@@ -307,6 +312,16 @@ def explain_rebuild_risk(array: MdArray, risk: RebuildRisk) -> tuple[list[Line],
         f"{s.disk} ({s.verdict}: {', '.join(s.reasons) or 'no reason given'})" for s in risk.survivors
     )
     return lines, [why, *URE_ASSUMPTIONS]
+
+
+def _kib_s(value: float | None, decimals: int = 2) -> str:
+    """A rate the kernel gives in KiB/s, with its unit (the cells leave it to the header)."""
+    return DASH if value is None else f"{num(value, decimals)} KiB/s"
+
+
+def _kib(value: int | None) -> str:
+    """A /proc/meminfo figure in words, the exact KiB beside it: ``146.8 MiB (150284 KiB)``."""
+    return DASH if value is None else f"{size(value * 1024, spoken=True)} ({value} KiB)"
 
 
 def _disk(disks: tuple[DiskCounters, ...], name: str) -> DiskCounters | None:

@@ -118,3 +118,15 @@ def test_the_walk_would_catch_a_mixed_unit():
         "json": ["_kb"],
         "fio": ["MB/s"],
     }
+
+
+def test_explain_results_carry_their_unit_and_no_raw_byte_counts(rebuilding):
+    vm = {line.name: line.result for line in explain_vm(rebuilding).lines}
+    assert vm["bi"].endswith(" KiB/s") and vm["cache"].endswith(" KiB)") and "iB (" in vm["cache"]
+    for array in rebuilding.arrays:
+        explanation = explain_array(rebuilding, array.name)
+        results = {line.name: line.result for line in explanation.lines} if explanation else {}
+        if "sync_speed" in results:
+            assert results["sync_speed"].endswith(" KiB/s")
+        # A long bare number (1073741824) is a count nobody reads at a glance: it comes with a unit in words.
+        assert not [r for r in results.values() if r.replace(",", "").isdigit() and len(r) > 6], results

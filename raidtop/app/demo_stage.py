@@ -10,6 +10,7 @@ from textual.message import Message
 
 from raidtop.app.sampling import Sampling
 from raidtop.screens.dashboard.messages import ShowMembers, SourceChanged
+from raidtop.model.units import rate
 
 if TYPE_CHECKING:  # the demo is imported only when asked for: each import delays the first frame
     from raidtop.demo.controller import DemoController
@@ -50,7 +51,7 @@ class DemoStage:
     def change_speed(self, direction: int) -> None:
         """Slow down (-1) or speed up (+1) the simulated array's rebuild: its sync speed limit."""
         limit = self.demo.change_speed(direction)
-        self._app.notify(f"{self.demo.sim.name}: sync speed limit {limit // 1000} MB/s", timeout=3)
+        self._app.notify(f"{self.demo.sim.name}: sync speed limit {rate(limit, spoken=True)}", timeout=3)
         self._sampling.sample_now()
 
     def disk_bad(self) -> None:

@@ -77,8 +77,8 @@ RULES: dict[str, AuditRule] = {
             "no write-intent bitmap",
             "mdadm --grow --bitmap=internal /dev/{array}",
             MDADM_8 + "; mdadm#138 (newer mdadm no longer adds one)",
-            "Without a bitmap every crash or unclean shutdown resyncs the whole member (at 150 MB/s, about 2 h "
-            "per TB) with redundancy reduced; the bitmap limits it to the regions being written. Members under "
+            "Without a bitmap every crash or unclean shutdown resyncs the whole member (at 150 MiB/s, about 2 h "
+            "per TiB) with redundancy reduced; the bitmap limits it to the regions being written. Members under "
             "100 GiB resync in minutes, so they are left alone, as mdadm did.",
         ),
         AuditRule(

@@ -148,7 +148,9 @@ def _plan_and_run(args: argparse.Namespace, preset, presets, history, batch, rec
 
     def on_point(point) -> None:
         lat = f"{point.lat_us / 1000:.2f} ms" if point.lat_us is not None else "-"
-        _say(f"\r  {point.t_s:5.0f} s  {point.iops:10.0f} IOPS  {point.mb_s:9.1f} MB/s  {lat:>10}", sys.stderr, end="")
+        _say(
+            f"\r  {point.t_s:5.0f} s  {point.iops:10.0f} IOPS  {point.mib_s:9.1f} MiB/s  {lat:>10}", sys.stderr, end=""
+        )
 
     def on_pass(number: int, record) -> None:
         if show_progress:
@@ -224,6 +226,6 @@ def _pass_line(number: int, total: int, record) -> str:
         if d.active:
             lat = f"{d.lat_mean_us / 1000:.2f} ms" if d.lat_mean_us is not None else "-"
             p99 = f"{d.lat_p99_us / 1000:.2f} ms" if d.lat_p99_us is not None else "-"
-            parts.append(f"{name} {d.iops:,.0f} IOPS {d.mb_s:,.1f} MB/s lat {lat} p99 {p99}")
+            parts.append(f"{name} {d.iops:,.0f} IOPS {d.mib_s:,.1f} MiB/s lat {lat} p99 {p99}")
     flag = f" [partial: {record.message}]" if record.stored.partial else ""
     return f"{head} " + "; ".join(parts or ["no I/O"]) + flag

@@ -40,10 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--root", type=Path, default=argparse.SUPPRESS, help="as for raidtop")
     p.add_argument(
         "--replay",
-        type=Path,
+        type=options.recording,
         default=None,
         metavar="FILE",
-        help="serve a recording made with `raidtop record` instead of this system",
+        help="serve a recording instead of this system: " + options.RECORDING_HELP,
     )
     p.add_argument(
         "--smart-interval",

@@ -26,7 +26,7 @@ def fill(sub: argparse._SubParsersAction) -> None:
 
     study = sub.add_parser(
         "study",
-        help="compare RAID levels, repeated: fio IOPS, MB/s and latency, "
+        help="compare RAID levels, repeated: fio IOPS, MiB/s and latency, "
         "writes during a rebuild, rebuild time, capacity",
     )
     study.add_argument("--levels", default="0,1,5", help="comma-separated levels (default 0,1,5)")

@@ -70,6 +70,20 @@ def seconds(minimum: float, maximum: float) -> Callable[[str], float]:
     return parse
 
 
+def recording(text: str) -> Path:
+    """A recording's file, or ``builtin:NAME`` for one raidtop ships (:mod:`raidtop.demo.bundled`)."""
+    from raidtop.demo.bundled import bundled_recording
+
+    try:
+        bundled = bundled_recording(str(text))
+    except KeyError as exc:
+        raise argparse.ArgumentTypeError(str(exc.args[0])) from None
+    return bundled if bundled is not None else Path(text)
+
+
+RECORDING_HELP = "a file made with `raidtop record` or R, or builtin:rebuild (a real kernel's raid5 rebuild, shipped)"
+
+
 def integer(minimum: int, maximum: int, what: str = "a whole number") -> Callable[[str], int]:
     """A whole number in ``[minimum, maximum]``; its digits are bounded before ``int()``."""
     sentence = f"expected {what} from {minimum} to {maximum}"
@@ -231,7 +245,7 @@ DASHBOARD_OPTIONS = (
         SMART_INTERVAL,
         "S",
     ),
-    ConfigOption("--replay", "replay", "replay a recording made with `raidtop record` or R", Path, "FILE"),
+    ConfigOption("--replay", "replay", "replay a recording: " + RECORDING_HELP, recording, "FILE"),
 )
 """Every option that sets the dashboard's Config: declared here, read back by :func:`dashboard_config`,
 written again by :func:`dashboard_argv` (``--web`` starts each visitor's raidtop with them)."""

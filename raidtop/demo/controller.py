@@ -9,6 +9,7 @@ from collections.abc import Callable
 from raidtop.actions.member_actions import ActionRefused
 from raidtop.collect.recording.roots import ReplayRoot, read_recording
 from raidtop.collect.source import Root
+from raidtop.demo.bundled import BUNDLED_REBUILD
 from raidtop.demo.processes import DemoLoad
 from raidtop.demo.root import DemoRoot
 from raidtop.demo.simulator import SimulatedArray, SimulationRefused
@@ -18,11 +19,10 @@ from raidtop.presentation.md import EMPTY_SLOT_PREFIX
 
 DEMO_VERBS = frozenset({"fail", "remove", "add"})
 """The member verbs the simulated array implements; the others' keys stay hidden."""
-BUNDLED_REBUILD = Path(__file__).resolve().parent / "data" / "rebuild.xz"
-"""A raid5 rebuild recorded from a real 6.1 kernel in the VM harness."""
-SPEED_LIMITS_KIB_S = (2_000, 5_000, 10_000, 20_000, 50_000, 100_000)
-"""The simulated array's sync speed limits the demo's speed keys step through (md's sync_speed_max)."""
-START_SPEED_KIB_S = 20_000
+SPEED_LIMITS_KIB_S = tuple(mib * 1024 for mib in (2, 5, 10, 20, 50, 100))
+"""The simulated array's sync speed limits the demo's speed keys step through (md's sync_speed_max, KiB/s):
+2 to 100 MiB/s, so the demo's words are whole numbers."""
+START_SPEED_KIB_S = 20 * 1024
 
 
 class RecordedBase:

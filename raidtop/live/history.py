@@ -53,7 +53,7 @@ class History:
             if ring is None:
                 ring = rings[disk.name] = DoubleRing("d", bytes(8 * length))
                 first[disk.name] = tick
-            value = disk.throughput_kb_s
+            value = disk.throughput_kib_s
             ring[slot] = 0.0 if value is None or snap.since_boot else value
         # Every device of this snapshot has a ring now, so more rings means some went.
         if len(rings) > len(snap.disks):
@@ -82,11 +82,11 @@ class History:
         self.events = deque(events, maxlen=self.events.maxlen)
 
     def throughput(self, name: str) -> list[float]:
-        """The device's recent read+write kB/s, oldest first."""
+        """The device's recent read+write KiB/s, oldest first."""
         return list(self.recent(name, self.length))
 
     def recent(self, name: str, count: int) -> tuple[float, ...]:
-        """The device's last ``count`` (or fewer) read+write kB/s values, oldest first."""
+        """The device's last ``count`` (or fewer) read+write KiB/s values, oldest first."""
         ring = self._throughput.get(name)
         if ring is None:
             return ()

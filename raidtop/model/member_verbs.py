@@ -44,7 +44,7 @@ MEMBER_KEYS = (
     MemberKey(
         "repair", "K", "Repair", "Start a repair: rewrite mismatched parity or copies (md/sync_action)", show=False
     ),
-    MemberKey("speed_limit", "L", "Speed", "Cycle the rebuild speed limit: 1, 10, 50 MB/s, system default"),
+    MemberKey("speed_limit", "L", "Speed", "Cycle the rebuild speed limit: 1000, 10000, 50000 KiB/s, system default"),
 )
 """One key per verb, used by the demo, the dashboard and the Lab screen alike.
 

@@ -111,7 +111,7 @@ class StatCounters:
 
 @dataclass(frozen=True, slots=True)
 class MemInfo:
-    """The /proc/meminfo fields vmstat prints, in kB."""
+    """The /proc/meminfo fields vmstat prints, in KiB."""
 
     mem_free: int | None = None
     buffers: int | None = None
@@ -224,8 +224,8 @@ class DiskIO:
     kind: str
     r_s: float | None
     w_s: float | None
-    rkb_s: float | None
-    wkb_s: float | None
+    rkib_s: float | None
+    wkib_s: float | None
     rrqm_s: float | None
     wrqm_s: float | None
     rrqm_pct: float | None
@@ -233,15 +233,15 @@ class DiskIO:
     r_await_ms: float | None
     w_await_ms: float | None
     aqu_sz: float | None
-    rareq_sz_kb: float | None
-    wareq_sz_kb: float | None
+    rareq_sz_kib: float | None
+    wareq_sz_kib: float | None
     util_pct: float | None
     d_s: float | None = None
-    dkb_s: float | None = None
+    dkib_s: float | None = None
     drqm_s: float | None = None
     drqm_pct: float | None = None
     d_await_ms: float | None = None
-    dareq_sz_kb: float | None = None
+    dareq_sz_kib: float | None = None
     f_s: float | None = None
     f_await_ms: float | None = None
     ever_used: bool = True
@@ -258,11 +258,11 @@ class DiskIO:
         return self.kind == "partition"
 
     @property
-    def throughput_kb_s(self) -> float | None:
-        """Read plus write kB/s, what the per-device sparkline plots."""
-        if self.rkb_s is None or self.wkb_s is None:
+    def throughput_kib_s(self) -> float | None:
+        """Read plus write KiB/s, what the per-device sparkline plots."""
+        if self.rkib_s is None or self.wkib_s is None:
             return None
-        return self.rkb_s + self.wkb_s
+        return self.rkib_s + self.wkib_s
 
 
 DISK_RATE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(DiskIO) if f.type == "float | None")
@@ -297,14 +297,14 @@ class VmStat:
 
     r: int | None
     b: int | None
-    swpd_kb: int | None
-    free_kb: int | None
-    buff_kb: int | None
-    cache_kb: int | None
-    si_kb_s: float | None
-    so_kb_s: float | None
-    bi_kb_s: float | None
-    bo_kb_s: float | None
+    swpd_kib: int | None
+    free_kib: int | None
+    buff_kib: int | None
+    cache_kib: int | None
+    si_kib_s: float | None
+    so_kib_s: float | None
+    bi_kib_s: float | None
+    bo_kib_s: float | None
     in_s: float | None
     cs_s: float | None
     us: float | None
@@ -351,7 +351,8 @@ class Snapshot:
     full_filesystems: tuple[str, ...] = ()
     """Sentences: a full filesystem on a degraded or failed array."""
     notes: tuple[str, ...] = ()
-    version: int = 1
+    version: int = 2
+    """The snapshot JSON's schema: 2 names each size and rate by its IEC unit (``_kib``, ``_kib_s``; 1 said ``_kb``)."""
     raw: RawSample | None = field(default=None, compare=False, repr=False)
     """The counters this snapshot was computed from (for Explain)."""
     raw_previous: RawSample | None = field(default=None, compare=False, repr=False)

@@ -1,4 +1,4 @@
-"""The ``raidtop snapshot --json`` document (schema version 1)."""
+"""The ``raidtop snapshot --json`` document (schema version 2: :attr:`raidtop.model.snapshot.Snapshot.version`)."""
 
 from __future__ import annotations
 
@@ -15,14 +15,14 @@ _CPU_KEYS = ("usr", "nice", "sys", "iowait", "irq", "soft", "steal", "guest", "g
 _VM_KEYS = (
     "r",
     "b",
-    "swpd_kb",
-    "free_kb",
-    "buff_kb",
-    "cache_kb",
-    "si_kb_s",
-    "so_kb_s",
-    "bi_kb_s",
-    "bo_kb_s",
+    "swpd_kib",
+    "free_kib",
+    "buff_kib",
+    "cache_kib",
+    "si_kib_s",
+    "so_kib_s",
+    "bi_kib_s",
+    "bo_kib_s",
     "in_s",
     "cs_s",
     "us",

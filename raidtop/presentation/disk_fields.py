@@ -18,11 +18,11 @@ class DiskField:
     key: str
     """The DiskIO attribute (and the JSON key)."""
     label: str
-    """iostat's own header."""
+    """iostat's own header, its unit in IEC symbols (iostat's ``rkB/s`` counts KiB: ``rKiB/s``)."""
     width: int
     """Columns the Disks panel gives it (a view may give fewer)."""
     unit: str
-    """What the number counts: ``/s``, ``kB/s``, ``ms``, ``%``, ``kB`` or ``requests``."""
+    """What the number counts: ``/s``, ``KiB/s``, ``ms``, ``%``, ``KiB`` or ``requests`` (IEC, as everywhere)."""
     warn: float | None = None
     """From this value on the cell is a warning."""
     crit: float | None = None
@@ -55,8 +55,8 @@ DISK_FIELDS: dict[str, DiskField] = {
     for f in (
         DiskField("r_s", "r/s", 9, "/s"),
         DiskField("w_s", "w/s", 9, "/s"),
-        DiskField("rkb_s", "rkB/s", 10, "kB/s"),
-        DiskField("wkb_s", "wkB/s", 10, "kB/s"),
+        DiskField("rkib_s", "rKiB/s", 10, "KiB/s"),
+        DiskField("wkib_s", "wKiB/s", 10, "KiB/s"),
         DiskField("rrqm_s", "rrqm/s", 8, "/s"),
         DiskField("wrqm_s", "wrqm/s", 8, "/s"),
         DiskField("rrqm_pct", "%rrqm", 7, "%"),
@@ -64,15 +64,15 @@ DISK_FIELDS: dict[str, DiskField] = {
         DiskField("r_await_ms", "r_await", 8, "ms", **_AWAIT),
         DiskField("w_await_ms", "w_await", 8, "ms", **_AWAIT),
         DiskField("aqu_sz", "aqu-sz", 7, "requests"),
-        DiskField("rareq_sz_kb", "rareq-sz", 9, "kB"),
-        DiskField("wareq_sz_kb", "wareq-sz", 9, "kB"),
+        DiskField("rareq_sz_kib", "rareq-sz", 9, "KiB"),
+        DiskField("wareq_sz_kib", "wareq-sz", 9, "KiB"),
         DiskField("util_pct", "%util", 7, "%", **_UTIL),
         DiskField("d_s", "d/s", 8, "/s"),
-        DiskField("dkb_s", "dkB/s", 10, "kB/s"),
+        DiskField("dkib_s", "dKiB/s", 10, "KiB/s"),
         DiskField("drqm_s", "drqm/s", 8, "/s"),
         DiskField("drqm_pct", "%drqm", 7, "%"),
         DiskField("d_await_ms", "d_await", 8, "ms"),
-        DiskField("dareq_sz_kb", "dareq-sz", 9, "kB"),
+        DiskField("dareq_sz_kib", "dareq-sz", 9, "KiB"),
         DiskField("f_s", "f/s", 8, "/s"),
         DiskField("f_await_ms", "f_await", 8, "ms"),
     )

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from raidtop.collect.md.methods import ETA_METHOD, SPEED_METHOD, STALL_METHOD
-from raidtop.presentation.format import num
 from raidtop.model.units import size
+from raidtop.presentation.format import DASH, num
 from raidtop.presentation.md import held_text, sync_speed_cell
 from raidtop.model.snapshot import CpuCounters, DiskCounters, Snapshot
 from raidtop.model.md import MdArray
@@ -75,10 +75,10 @@ def explain_disk(snap: Snapshot, name: str) -> Explanation | None:
         lines += [
             Line(f"{label}/s", f"Δ{prefix}_ios / Δt", f"{ios} / {dt:.2f} s", num(getattr(row, f"{key}_s"))),
             Line(
-                f"{label}kB/s",
+                f"{label}KiB/s",
                 f"Δ{prefix}_sectors / 2 / Δt",
                 f"{sectors} / 2 / {dt:.2f} s",
-                num(getattr(row, f"{key}kb_s")),
+                num(getattr(row, f"{key}kib_s")),
             ),
             Line(f"{label}rqm/s", f"Δ{prefix}_merges / Δt", f"{merges} / {dt:.2f} s", num(getattr(row, f"{key}rqm_s"))),
             Line(
@@ -97,7 +97,7 @@ def explain_disk(snap: Snapshot, name: str) -> Explanation | None:
                 f"{label}areq-sz",
                 f"Δ{prefix}_sectors / 2 / Δ{prefix}_ios",
                 f"{sectors} / 2 / {ios}",
-                num(getattr(row, f"{key}areq_sz_kb")),
+                num(getattr(row, f"{key}areq_sz_kib")),
             ),
         ]
     fl_ios, fl_ticks = d("fl_ios"), d("fl_ticks")
@@ -178,14 +178,21 @@ def explain_vm(snap: Snapshot) -> Explanation | None:
 
     vm = snap.vm
     lines = (
-        Line("bi", "Δpgpgin / Δt", f"{d(cur_vm, prev_vm, 'pgpgin')} kB / {dt:.2f} s", num(vm.bi_kb_s)),
-        Line("bo", "Δpgpgout / Δt", f"{d(cur_vm, prev_vm, 'pgpgout')} kB / {dt:.2f} s", num(vm.bo_kb_s)),
-        Line("si", "Δpswpin × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpin')} pages / {dt:.2f} s", num(vm.si_kb_s)),
-        Line("so", "Δpswpout × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpout')} pages / {dt:.2f} s", num(vm.so_kb_s)),
+        Line("bi", "Δpgpgin / Δt", f"{d(cur_vm, prev_vm, 'pgpgin')} KiB / {dt:.2f} s", _kib_s(vm.bi_kib_s)),
+        Line("bo", "Δpgpgout / Δt", f"{d(cur_vm, prev_vm, 'pgpgout')} KiB / {dt:.2f} s", _kib_s(vm.bo_kib_s)),
+        Line(
+            "si", "Δpswpin × page size / Δt", f"{d(cur_vm, prev_vm, 'pswpin')} pages / {dt:.2f} s", _kib_s(vm.si_kib_s)
+        ),
+        Line(
+            "so",
+            "Δpswpout × page size / Δt",
+            f"{d(cur_vm, prev_vm, 'pswpout')} pages / {dt:.2f} s",
+            _kib_s(vm.so_kib_s),
+        ),
         Line("in", "Δintr / Δt", f"{d(cur_st, prev_st, 'intr')} / {dt:.2f} s", num(vm.in_s)),
         Line("cs", "Δctxt / Δt", f"{d(cur_st, prev_st, 'ctxt')} / {dt:.2f} s", num(vm.cs_s)),
-        Line("cache", "Cached + SReclaimable", "from /proc/meminfo", str(vm.cache_kb)),
-        Line("swpd", "SwapTotal − SwapFree", "from /proc/meminfo", str(vm.swpd_kb)),
+        Line("cache", "Cached + SReclaimable", "from /proc/meminfo", _kib(vm.cache_kib)),
+        Line("swpd", "SwapTotal − SwapFree", "from /proc/meminfo", _kib(vm.swpd_kib)),
     )
     caveats = ["us = user + nice, sy = system + irq + softirq, over the same tick total as mpstat's."]
     if snap.since_boot:
@@ -233,7 +240,7 @@ def explain_array(snap: Snapshot, name: str) -> Explanation | None:
                 "sync_speed",
                 "the kernel's instant figure: work since md's mark / whole seconds since it",
                 "md's own ~30 s average, KiB/s per device",
-                num(sync.speed_kib_s, 0),
+                _kib_s(sync.speed_kib_s, 0),
             ),
             Line(
                 "finish=",
@@ -284,7 +291,9 @@ def explain_rebuild_risk(array: MdArray, risk: RebuildRisk) -> tuple[list[Line],
         source = ("component_size × 1024 (a rebuild reads it all)", f"{array.component_size_kib} KiB")
     lines: list[Line] = []
     for s in risk.survivors:
-        lines.append(Line(f"{s.disk} left", source[0], source[1], size(s.bytes_to_read, spoken=True)))
+        # The figure as people read it, the exact count beside it for whoever checks the arithmetic.
+        left = "—" if s.bytes_to_read is None else f"{size(s.bytes_to_read, spoken=True)} ({s.bytes_to_read:,} B)"
+        lines.append(Line(f"{s.disk} left", source[0], source[1], left))
         bits = "—" if s.bytes_to_read is None else f"{s.bytes_to_read * 8:.4g}"
         lines.append(
             Line(
@@ -303,6 +312,16 @@ def explain_rebuild_risk(array: MdArray, risk: RebuildRisk) -> tuple[list[Line],
         f"{s.disk} ({s.verdict}: {', '.join(s.reasons) or 'no reason given'})" for s in risk.survivors
     )
     return lines, [why, *URE_ASSUMPTIONS]
+
+
+def _kib_s(value: float | None, decimals: int = 2) -> str:
+    """A rate the kernel gives in KiB/s, with its unit (the cells leave it to the header)."""
+    return DASH if value is None else f"{num(value, decimals)} KiB/s"
+
+
+def _kib(value: int | None) -> str:
+    """A /proc/meminfo figure in words, the exact KiB beside it: ``146.8 MiB (150284 KiB)``."""
+    return DASH if value is None else f"{size(value * 1024, spoken=True)} ({value} KiB)"
 
 
 def _disk(disks: tuple[DiskCounters, ...], name: str) -> DiskCounters | None:

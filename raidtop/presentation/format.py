@@ -6,7 +6,18 @@ from collections.abc import Sequence
 
 from raidtop.model.units import DASH, DURATION_UNITS, size
 
-__all__ = ["DASH", "DURATION_UNITS", "fmt_iops", "fmt_lat", "fmt_mb", "fmt_pct", "kib", "level_bar", "num", "sparkline"]
+__all__ = [
+    "DASH",
+    "DURATION_UNITS",
+    "fmt_iops",
+    "fmt_lat",
+    "fmt_mib",
+    "fmt_pct",
+    "kib",
+    "level_bar",
+    "num",
+    "sparkline",
+]
 _SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -55,8 +66,8 @@ def fmt_iops(value: float | None) -> str:
     return f"{value / 1e6:.2f}M"
 
 
-def fmt_mb(value: float | None) -> str:
-    """MB/s with three significant digits."""
+def fmt_mib(value: float | None) -> str:
+    """MiB/s with three significant digits."""
     if value is None:
         return DASH
     if value < 10:

@@ -12,7 +12,7 @@ from statistics import median
 from typing import Protocol
 
 from raidtop.collect.md.eta import SPEED_WINDOW_S
-from raidtop.model.units import duration
+from raidtop.model.units import duration, rate
 from raidtop.presentation.format import DASH
 from raidtop.model.snapshot import DiskIO, Sensor
 from raidtop.model.md import MdArray, MdMember, MdSync
@@ -74,10 +74,8 @@ def progress_bar(percent: float | None, width: int) -> str:
 
 
 def speed(kib_s: float | None) -> str:
-    """A sync speed: K/s under 10 MiB/s, else M/s."""
-    if kib_s is None:
-        return DASH
-    return f"{kib_s:.0f}K/s" if kib_s < 10240 else f"{kib_s / 1024:.1f}M/s"
+    """A sync speed as a cell shows it (:func:`raidtop.model.units.rate`): ``980KiB/s``, ``12.3MiB/s``."""
+    return rate(kib_s)
 
 
 _LIMIT_NAMES = {"sync_speed_max": "max", "sync_speed_min": "min"}
@@ -93,7 +91,7 @@ def sync_speed_cell(sync: MdSync) -> str:
 
 
 def held_text(sync: MdSync) -> str | None:
-    """``held by sync_speed_max = 1000K/s``, or ``None`` while the disks set the pace."""
+    """``held by sync_speed_max = 1000KiB/s``, or ``None`` while the disks set the pace."""
     if sync.held_by is None:
         return None
     why = " (competing I/O)" if sync.held_by == "sync_speed_min" else ""
@@ -103,7 +101,7 @@ def held_text(sync: MdSync) -> str | None:
 def sync_speed_text(sync: MdSync) -> str:
     """The detail screen's speed: raidtop's window figure, the stall or the limit that holds it."""
     if sync.stalled:
-        return f"0K/s: STALLED for {duration(sync.stalled_s)} (no progress)"
+        return f"0KiB/s: STALLED for {duration(sync.stalled_s)} (no progress)"
     text = speed(sync.rate_kib_s if sync.rate_kib_s is not None else sync.speed_kib_s)
     held = held_text(sync)
     return f"{text} over {SPEED_WINDOW_S:.0f} s" + (f", {held}" if held else ", the disks set the pace")

@@ -13,6 +13,7 @@ from raidtop.collect.rates.processes import unit_name
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import RUNNING_ACTIONS, MdArray
 from raidtop.model.processes import UnitIO
+from raidtop.model.units import rate
 
 _MD_THREAD = re.compile(r"^(md[\w.]*?)_(raid\d+|resync|reshape|recover|multipath|linear)$")
 _SYNC_WORDS = {"resync": "resync", "recover": "recovery", "check": "check", "repair": "repair", "reshape": "reshape"}
@@ -146,6 +147,10 @@ def attribution_label(snap: Snapshot) -> str:
     return f"totals · {io.source}" if io.source else "totals"
 
 
+def _spoken(bytes_s: float) -> str:
+    return rate(bytes_s / 1024, spoken=True)
+
+
 def rebuild_vs_load(snap: Snapshot, array: MdArray) -> tuple[str, list[str]] | None:
     """(one line for the screen, sentences for Explain) on a syncing array with per-device accounting."""
     load = competing_load(snap, array)
@@ -154,7 +159,7 @@ def rebuild_vs_load(snap: Snapshot, array: MdArray) -> tuple[str, list[str]] | N
         return None
     other, own = load
     shares = [s for s in array_shares(snap, array) if s.unit != ROOT_UNIT]
-    who = ", ".join(f"{s.label} {(s.read_b_s + s.write_b_s) / 1e6:.1f} MB/s" for s in shares[:2]) or "nothing else"
+    who = ", ".join(f"{s.label} {_spoken(s.read_b_s + s.write_b_s)}" for s in shares[:2]) or "nothing else"
     limit_min = (
         array.sync_speed_min
         if array.sync_speed_min is not None
@@ -165,18 +170,18 @@ def rebuild_vs_load(snap: Snapshot, array: MdArray) -> tuple[str, list[str]] | N
         if array.sync_speed_max is not None
         else (snap.raid_speed_limit.max if snap.raid_speed_limit else None)
     )
-    speed = f"{sync.speed_kib_s} KiB/s per device" if sync.speed_kib_s is not None else "unknown speed"
+    speed = f"{rate(sync.speed_kib_s, spoken=True)} per device" if sync.speed_kib_s is not None else "unknown speed"
     line = (
-        f"{_SYNC_WORDS.get(sync.action, sync.action)} {own / 1e6:.1f} MB/s on the members ({speed}) "
-        f"vs load {other / 1e6:.1f} MB/s: {who}"
+        f"{_SYNC_WORDS.get(sync.action, sync.action)} {_spoken(own)} on the members ({speed}) "
+        f"vs load {_spoken(other)}: {who}"
     )
     floor = f"{limit_min} KiB/s" if limit_min is not None else "sync_speed_min"
     explain = [
         f"While other I/O reaches the members, md slows its {sync.action} toward sync_speed_min ({floor} per device) "
         f"and lets the load go first; it never goes below that floor, and never above sync_speed_max "
         f"({limit_max if limit_max is not None else '?'} KiB/s) even on idle disks.",
-        f"Now: the {sync.action} moves {own / 1e6:.1f} MB/s on the members "
-        f"and the load {other / 1e6:.1f} MB/s ({who}). "
+        f"Now: the {sync.action} moves {_spoken(own)} on the members "
+        f"and the load {_spoken(other)} ({who}). "
         "Raising sync_speed_min above the current speed makes md keep that speed under this load: the rebuild ends "
         "sooner (the Tuning screen predicts when), and the load gets what the disks have left, so its latency rises "
         "as the members' %util nears 100.",

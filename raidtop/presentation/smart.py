@@ -245,8 +245,8 @@ def banner_lines(risks: tuple[RebuildRisk, ...]) -> list[str]:
                 numbers = "how much is left to read is unknown"
             else:
                 numbers = (
-                    f"{size_bytes(s.bytes_to_read)} left to read · {percent(s.ure_probability)} chance of a read "
-                    f"error at {rate_text(s.error_rate_bits, s.rate_assumed)}"
+                    f"{size(s.bytes_to_read, spoken=True)} left to read · {percent(s.ure_probability)} chance "
+                    f"of a read error at {rate_text(s.error_rate_bits, s.rate_assumed)}"
                 )
             lines.append(f"⚠ {head} — back up now; prefer mdadm --replace · {numbers} · x explains")
     return lines

@@ -91,8 +91,8 @@ MEMBER_COLUMNS = [
     Column("errors", "Err", 5, min_width=4),
     disk_column("r_s", 8, min_width=7),
     disk_column("w_s", 8, min_width=7),
-    disk_column("rkb_s", min_width=8),
-    disk_column("wkb_s", min_width=8),
+    disk_column("rkib_s", min_width=8),
+    disk_column("wkib_s", min_width=8),
     disk_column("r_await_ms"),
     disk_column("w_await_ms"),
     disk_column("util_pct"),
@@ -104,7 +104,7 @@ LATENCY_COLUMNS = [Column(f.key, f.label, f.width, min_width=6) for f in LATENCY
 """Shown after %util while bpftrace samples the members' latency distributions."""
 
 
-LATENCY_GIVES_UP = ("rkb_s", "wkb_s")
+LATENCY_GIVES_UP = ("rkib_s", "wkib_s")
 """What the grid gives up for the latency columns so the slow mark stays on a 120-column screen:
 throughput, which the Disks panel shows for the same devices."""
 

@@ -23,8 +23,8 @@ SPARK_WIDTH = 12
 DISK_PANEL_FIELDS = (
     "r_s",
     "w_s",
-    "rkb_s",
-    "wkb_s",
+    "rkib_s",
+    "wkib_s",
     "r_await_ms",
     "w_await_ms",
     "aqu_sz",
@@ -33,8 +33,8 @@ DISK_PANEL_FIELDS = (
     "wrqm_s",
     "rrqm_pct",
     "wrqm_pct",
-    "rareq_sz_kb",
-    "wareq_sz_kb",
+    "rareq_sz_kib",
+    "wareq_sz_kib",
     "d_s",
     "f_s",
 )
@@ -50,7 +50,7 @@ def disk_column(key: str, width: int | None = None, min_width: int | None = None
 
 DISK_COLUMNS = [
     Column("name", "Device", 12, "left"),
-    Column("spark", "r+w kB/s", SPARK_WIDTH + 1, "left"),
+    Column("spark", "r+w KiB/s", SPARK_WIDTH + 1, "left"),
     Column("health", "Health", HEALTH_WIDTH, "left"),
     *(disk_column(key) for key in DISK_PANEL_FIELDS),
 ]

@@ -27,7 +27,7 @@ class ProgressSample(Protocol):
     @property
     def iops(self) -> float: ...
     @property
-    def mb_s(self) -> float: ...
+    def mib_s(self) -> float: ...
     @property
     def read_lat_us(self) -> float | None: ...
     @property
@@ -62,9 +62,9 @@ def progress_plot(
     colours: tuple[RGB, RGB, RGB],
     empty: str = NO_RUN,
 ) -> Text:
-    """Throughput (IOPS on the left axis, MB/s on the right) over read and write latency, per second.
+    """Throughput (IOPS on the left axis, MiB/s on the right) over read and write latency, per second.
 
-    A job's block size is fixed, so IOPS and MB/s trace the same line: one
+    A job's block size is fixed, so IOPS and MiB/s trace the same line: one
     line, two scales. Two separate figures are stacked because plotext's
     subplots share one size setting and misplace axes at small heights. Tick
     labels are set here, short; the right-hand ones carry a trailing space
@@ -81,13 +81,13 @@ def progress_plot(
     width = max(30, width)
     top_height = max(5, height * 3 // 5)
     iops = [p.iops for p in points]
-    mb = [p.mb_s for p in points]
+    mb = [p.mib_s for p in points]
     plt.clear_figure()
     plt.plotsize(width, top_height)
     plt.theme("clear")
     plt.frame(False)
     plt.plot(xs, mb, color=iops_rgb, marker="braille", yside="right")
-    plt.plot(xs, iops, label="IOPS (left) · MB/s (right)", color=iops_rgb, marker="braille")
+    plt.plot(xs, iops, label="IOPS (left) · MiB/s (right)", color=iops_rgb, marker="braille")
     ticks, labels = _ticks(iops)
     plt.yticks(ticks, [label.rjust(5) for label in labels], yside="left")
     ticks, labels = _ticks(mb)

@@ -7,7 +7,7 @@ The fitting rule, for every table (README, "Reading the tables"):
   space uses that space as its gap);
 * a number too long for its cell is shown shorter, never with digits cut:
   first with fewer decimals, then scaled — ``21304`` → ``21.3k`` (SI, ×1000)
-  for a bare number, ``1279K/s`` → ``1.2M/s`` for a number carrying a binary
+  for a bare number, ``1279KiB/s`` → ``1.2MiB/s`` for a number carrying a binary
   unit prefix (K, M, G, T, P: ×1024, as raidtop's sizes and md's speeds are),
   ``2576980992 B`` → ``2.4 GiB`` for bytes;
   a number that fits in no form reads ``…``;
@@ -166,7 +166,7 @@ def shorter_number(text: str, room: int) -> str | None:
     bare = unit.lstrip()
     ladder: tuple[str, ...]
     if bare[:1] in _BINARY:
-        # A binary unit prefix: step it up (K/s → M/s), 1024 at a time.
+        # A binary unit prefix: step it up (KiB/s → MiB/s), 1024 at a time.
         ladder, base, start, rest = _BINARY, 1024.0, _BINARY.index(bare[0]), bare[1:]
         space = unit[: len(unit) - len(bare)]
     elif not unit:

@@ -11,10 +11,10 @@ from raidtop.widgets.text_table import Column, Row, TextTable
 
 # vmstat's fields three to a row, in vmstat's own order.
 _LAYOUT = (
-    (("r", "r", "int"), ("b", "b", "int"), ("swpd", "swpd_kb", "kib")),
-    (("free", "free_kb", "kib"), ("buff", "buff_kb", "kib"), ("cache", "cache_kb", "kib")),
-    (("si", "si_kb_s", "rate"), ("so", "so_kb_s", "rate"), ("bi", "bi_kb_s", "rate")),
-    (("bo", "bo_kb_s", "rate"), ("in", "in_s", "rate"), ("cs", "cs_s", "rate")),
+    (("r", "r", "int"), ("b", "b", "int"), ("swpd", "swpd_kib", "kib")),
+    (("free", "free_kib", "kib"), ("buff", "buff_kib", "kib"), ("cache", "cache_kib", "kib")),
+    (("si", "si_kib_s", "rate"), ("so", "so_kib_s", "rate"), ("bi", "bi_kib_s", "rate")),
+    (("bo", "bo_kib_s", "rate"), ("in", "in_s", "rate"), ("cs", "cs_s", "rate")),
     (("us", "us", "pct"), ("sy", "sy", "pct"), ("id", "id", "pct")),
     (("wa", "wa", "pct"), ("st", "st", "pct"), ("ld1", "loadavg", "load")),
 )
@@ -80,7 +80,7 @@ def _format(value, kind: str) -> str:
 def _tone(attr: str, value) -> str | None:
     if value is None or value == 0:
         return "dim"
-    if attr in ("si_kb_s", "so_kb_s"):
+    if attr in ("si_kib_s", "so_kib_s"):
         return "warn"
     if attr == "wa" and value >= 20:
         return "warn"

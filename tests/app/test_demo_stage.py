@@ -94,12 +94,12 @@ async def test_rebuilding_disk_empty_slot_speed_and_reset():
         await pilot.press("a")
         await run_for(app, pilot, clock, 1)
         await pilot.press("left_square_bracket")  # slower rebuild: a longer ETA
-        assert sim.speed_limit_kib_s == 10_000
+        assert sim.speed_limit_kib_s == 10 * 1024  # 10 MiB/s
         await run_for(app, pilot, clock, 10)
         new = sim.members[-1].name
         percent = md9(app).sync.percent
         assert member_cells(app)[new][3] == f" rebuilding {percent:.0f} %"
-        assert md9(app).sync_speed_max == 10_000
+        assert md9(app).sync_speed_max == 10 * 1024
         # Fail a second disk: broken; then reset brings back a whole array, quietly.
         table.move_cursor_to_key(f"md9/{sim.members[0].name}")
         await pilot.press("f")

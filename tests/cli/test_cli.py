@@ -27,7 +27,7 @@ def test_snapshot_json_on_a_recorded_root():
     result = raidtop("snapshot", "--json", "--interval", "0.05", "--root", str(DATA / "ui" / "root1"))
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
-    assert doc["version"] == 1
+    assert doc["version"] == 2
     assert {"disks", "cpus", "vm", "sensors", "notes", "arrays", "raid_speed_limit", "events"} <= doc.keys()
     sda = next(d for d in doc["disks"] if d["name"] == "sda")
     # The same tree twice: nothing moved, so every rate is zero and every average undefined.

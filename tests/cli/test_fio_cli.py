@@ -86,7 +86,7 @@ def test_repeated_runs_print_json_with_mean_and_stddev_and_are_stored(env: Path,
 def test_a_text_run_prints_the_numbers(env: Path, capsys):
     assert run_bench("rand-rw", "--target", str(env), "--runtime", "2", "--size", "1M") == 0
     out = capsys.readouterr().out
-    assert "result: read 1,500 IOPS 6.1 MB/s lat 0.50 ms p99 0.88 ms; write 1,500 IOPS" in out
+    assert "result: read 1,500 IOPS 5.9 MiB/s lat 0.50 ms p99 0.88 ms; write 1,500 IOPS" in out
     assert "stored as #1" in out
 
 

@@ -162,3 +162,26 @@ def test_a_real_record_run_replays_every_sample(tmp_path):
     replayer = Replayer(recording)
     snapshots = [replayer.snapshot_at(i) for i in range(len(recording.frames))]
     assert [s.time for s in snapshots] == [f.time for f in recording.frames]
+
+
+# --------------------------------------------------------------- the bundled recording by name
+
+
+def test_builtin_names_the_shipped_rebuild_for_every_command_that_replays(tmp_path):
+    from raidtop.cli import options
+    from raidtop.demo.bundled import BUNDLED_REBUILD
+
+    # The name, not a path into a clone: the same words work after pipx install.
+    assert options.recording("builtin:rebuild") == BUNDLED_REBUILD
+    assert BUNDLED_REBUILD.is_relative_to(REPO / "raidtop")  # package data, shipped in the wheel
+    assert options.recording("rec.xz") == Path("rec.xz")
+    (tmp_path / "textfile").mkdir()
+    served = raidtop("exporter", "--replay", "builtin:rebuild", "--textfile", str(tmp_path / "textfile"), "--once")
+    assert served.returncode == 0, served.stderr
+    assert 'raidtop_md_info{array="md6",' in (tmp_path / "textfile" / "raidtop.prom").read_text()
+
+
+def test_an_unknown_builtin_name_lists_the_ones_that_exist():
+    assert_one_sentence(raidtop("--replay", "builtin:nope"), 2, "'nope'", "builtin:rebuild")
+    result = raidtop("exporter", "--replay", "builtin:rebuil", "--once")
+    assert result.returncode == 2 and "builtin:rebuild" in result.stderr and "Traceback" not in result.stderr

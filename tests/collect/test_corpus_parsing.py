@@ -172,7 +172,7 @@ def test_meminfo_values_and_vmstat_columns() -> None:
     assert (info.s_reclaimable, info.swap_total, info.swap_free, info.mem_available) == (44772, 4194300, 3155360, None)
     vm = rates.vm_stat(None, None, None, None, info, 1.0, 4.0)
     # vmstat: swpd = SwapTotal - SwapFree, cache = Cached + SReclaimable.
-    assert (vm.swpd_kb, vm.free_kb, vm.buff_kb, vm.cache_kb) == (1038940, 225472, 22040, 975660)
+    assert (vm.swpd_kib, vm.free_kib, vm.buff_kib, vm.cache_kib) == (1038940, 225472, 22040, 975660)
 
 
 @pytest.mark.parametrize("path", VMSTAT_FILES, ids=short_id)

@@ -119,5 +119,5 @@ def test_sampler_sees_events_and_member_io_during_the_rebuild():
     snap = sampler.sample()
     io = {d.name: d for d in snap.disks}
     reader, writer = sim.members[0].name, sim.members[-1].name
-    assert io[reader].rkb_s == pytest.approx(sim.speed_limit_kib_s, rel=0.01)
-    assert io[writer].wkb_s == pytest.approx(sim.speed_limit_kib_s, rel=0.01)
+    assert io[reader].rkib_s == pytest.approx(sim.speed_limit_kib_s, rel=0.01)
+    assert io[writer].wkib_s == pytest.approx(sim.speed_limit_kib_s, rel=0.01)

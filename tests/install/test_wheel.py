@@ -69,6 +69,20 @@ def user_env(home: Path) -> dict[str, str]:
     return env
 
 
+def run_installed(installed: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The installed console script with ``args``, run from ``home`` as its user; it must exit 0."""
+    result = subprocess.run(
+        [str(installed / "raidtop"), *args],
+        cwd=home,
+        env=user_env(home),
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
 def test_the_wheel_carries_the_themes_and_no_dead_dependency(installed: Path):
     (wheel,) = installed.parent.parent.glob("dist/raidtop-*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -83,15 +97,7 @@ def test_the_wheel_carries_the_themes_and_no_dead_dependency(installed: Path):
 
 
 def test_snapshot_json_from_the_installed_wheel(installed: Path, tmp_path: Path):
-    result = subprocess.run(
-        [str(installed / "raidtop"), "snapshot", "--json", "--interval", "0.2", "--root", str(ROOT)],
-        cwd=tmp_path,
-        env=user_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
-    )
-    assert result.returncode == 0, result.stderr
+    result = run_installed(installed, tmp_path, "snapshot", "--json", "--interval", "0.2", "--root", str(ROOT))
     document = json.loads(result.stdout)
     assert document["disks"], document.keys()
     # The installed copy ran, not the checkout.
@@ -104,6 +110,13 @@ def test_snapshot_json_from_the_installed_wheel(installed: Path, tmp_path: Path)
         timeout=WAIT_S,
     )
     assert str(installed.parent) in where.stdout and str(PROJECT) not in where.stdout
+
+
+def test_the_bundled_recording_replays_by_name_from_the_installed_wheel(installed: Path, tmp_path: Path):
+    # The README's `--replay builtin:rebuild`: no clone, no path into site-packages to guess.
+    (tmp_path / "textfile").mkdir()
+    run_installed(installed, tmp_path, "exporter", "--replay", "builtin:rebuild", "--textfile", "textfile", "--once")
+    assert 'raidtop_md_info{array="md6",' in (tmp_path / "textfile" / "raidtop.prom").read_text()
 
 
 def tui_screen(installed: Path, home: Path, *extra: str) -> tuple[str, int]:

@@ -188,7 +188,7 @@ def test_raidtop_agrees_with_iostat_and_mpstat(loop_device: str) -> None:
     comparisons = {
         "r/s": (disk["r/s"], ours["r_s"]),
         "w/s": (disk["w/s"], ours["w_s"]),
-        "wkB/s": (disk["wkB/s"], ours["wkb_s"]),
+        "wkB/s": (disk["wkB/s"], ours["wkib_s"]),
         "%util": (disk["util"], ours["util_pct"]),
         "%iowait": (cpu_all["iowait"], our_all["iowait"]),
     }

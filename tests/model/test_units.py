@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.model.units import DASH, counted, duration, parse_duration, size
+from raidtop.model.units import DASH, counted, duration, non_iec, parse_duration, rate, size
 
 
 @pytest.mark.parametrize(
@@ -36,12 +36,12 @@ def test_a_coarse_measurement_says_so():
     ("n_bytes", "cell", "spoken"),
     [
         (None, DASH, "?"),
-        (512, "0K", "512 B"),
-        (512 * 1024, "512K", "512 KiB"),
-        (64 << 20, "64.0M", "64 MiB"),
-        (3 << 29, "1.5G", "1.5 GiB"),
-        (5 << 40, "5.0T", "5 TiB"),
-        (2048 << 50, "2048.0P", "2048 PiB"),
+        (512, "0KiB", "512 B"),
+        (512 * 1024, "512KiB", "512 KiB"),
+        (64 << 20, "64.0MiB", "64 MiB"),
+        (3 << 29, "1.5GiB", "1.5 GiB"),
+        (5 << 40, "5.0TiB", "5 TiB"),
+        (2048 << 50, "2048.0PiB", "2048 PiB"),
     ],
 )
 def test_size_in_both_registers(n_bytes, cell, spoken):
@@ -100,3 +100,45 @@ def test_no_module_makes_a_plural_by_hand():
         if by_hand.search(line)
     ]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("kib_s", "cell", "spoken"),
+    [
+        (None, DASH, "?"),
+        (980, "980KiB/s", "980 KiB/s"),
+        (10_239, "10239KiB/s", "10239 KiB/s"),
+        (20 * 1024, "20.0MiB/s", "20 MiB/s"),
+        (259_783, "253.7MiB/s", "253.7 MiB/s"),
+        (3 << 20, "3072.0MiB/s", "3072 MiB/s"),
+        (12 << 20, "12.0GiB/s", "12 GiB/s"),
+    ],
+)
+def test_rate_in_both_registers(kib_s, cell, spoken):
+    assert rate(kib_s) == cell
+    assert rate(kib_s, spoken=True) == spoken
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("rkB/s", ["kB/s"]),  # iostat's header: its kB are KiB, so raidtop writes rKiB/s
+        ("1000K/s", ["0K"]),
+        ("12.3 MB/s", ["MB/s"]),
+        ("a 64 MB disk", ["MB"]),
+        ("1.5G", ["5G"]),
+        ("rkb_s", ["rkb_s"]),
+        ("swpd_kb", ["_kb"]),
+        ("read_MBps", ["MBps"]),
+        ("rKiB/s 12.3MiB/s 1.5 GiB rkib_s swpd_kib read_b_s size_bytes 31.2k IOPS", []),
+    ],
+)
+def test_non_iec_finds_every_unit_outside_the_convention(text, found):
+    assert non_iec(text) == found
+
+
+def test_every_formatter_keeps_the_convention():
+    values = [0, 1, 512, 1000, 1024, 10**6, 3 << 29, 10**12, 5 << 40]
+    shown = [size(v) for v in values] + [size(v, spoken=True) for v in values]
+    shown += [rate(v) for v in values] + [rate(v, spoken=True) for v in values]
+    assert [s for s in shown if non_iec(s)] == []

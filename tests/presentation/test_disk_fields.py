@@ -18,12 +18,12 @@ def test_units_agree_with_the_field_names():
     for key, field in DISK_FIELDS.items():
         if key.endswith("_ms"):
             assert field.unit == "ms", key
-        elif key.endswith("kb_s"):
-            assert field.unit == "kB/s", key
+        elif key.endswith("kib_s"):
+            assert field.unit == "KiB/s", key
         elif key.endswith("_pct"):
             assert field.unit == "%", key
-        elif key.endswith("_kb"):
-            assert field.unit == "kB", key
+        elif key.endswith("_kib"):
+            assert field.unit == "KiB", key
         elif key.endswith("_s"):
             assert field.unit == "/s", key
 
@@ -39,5 +39,5 @@ def test_tones_follow_the_thresholds():
 def test_views_take_labels_from_the_table():
     for column in DISK_COLUMNS[3:] + [c for c in MEMBER_COLUMNS if c.key in DISK_FIELDS]:
         assert column.label == DISK_FIELDS[column.key].label
-    assert [c.label for c in DISK_COLUMNS[3:6]] == ["r/s", "w/s", "rkB/s"]
+    assert [c.label for c in DISK_COLUMNS[3:6]] == ["r/s", "w/s", "rKiB/s"]
     assert SORTABLE[0] == "name" and set(SORTABLE[1:]) <= set(DISK_FIELDS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raidtop.presentation.format import DASH, fmt_iops, fmt_lat, fmt_mb, fmt_pct
+from raidtop.presentation.format import DASH, fmt_iops, fmt_lat, fmt_mib, fmt_pct
 
 
 def test_iops_keep_three_or_four_digits():
@@ -10,7 +10,7 @@ def test_iops_keep_three_or_four_digits():
 
 
 def test_mb_keep_three_significant_digits():
-    assert [fmt_mb(v) for v in (None, 4.096, 128.04, 3_276.8)] == [DASH, "4.10", "128.0", "3,277"]
+    assert [fmt_mib(v) for v in (None, 4.096, 128.04, 3_276.8)] == [DASH, "4.10", "128.0", "3,277"]
 
 
 def test_latency_takes_the_unit_that_keeps_it_short():

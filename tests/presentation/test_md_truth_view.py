@@ -75,7 +75,7 @@ def test_md_bursts_never_read_zero_and_a_held_sync_names_its_limit():
                 )
             )
         )
-    assert "0K/s" not in cells and not any(c.startswith("STALLED") for c in cells)
+    assert "0KiB/s" not in cells and not any(c.startswith("STALLED") for c in cells)
     assert forecast.held_by == "sync_speed_max" and forecast.held_limit_kib_s == 1000.0
 
 
@@ -93,7 +93,7 @@ def test_competing_io_holding_a_sync_at_its_minimum_is_named():
         )
     assert forecast.held_by is None  # slow disks, nothing holds it
     sync = MdSync("recover", rate_kib_s=1000.0, held_by="sync_speed_min", held_limit_kib_s=1000.0)
-    assert sync_speed_text(sync) == "1000K/s over 33 s, held by sync_speed_min = 1000K/s (competing I/O)"
+    assert sync_speed_text(sync) == "1000KiB/s over 33 s, held by sync_speed_min = 1000KiB/s (competing I/O)"
 
 
 @pytest.mark.parametrize("why", ["frozen", "read-only", "limit 0"])

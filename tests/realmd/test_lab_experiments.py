@@ -143,7 +143,7 @@ def test_sweep_measures_every_chunk_and_block_size_and_marks_the_best(runs: Path
     result = _done(runs, "sweep")
     cells = result["rows"]
     assert {(c["chunk_kib"], c["bs"]) for c in cells} == {(16, "4K"), (16, "1M"), (256, "4K"), (256, "1M")}
-    assert all(c["rw"] == "randread" and c["iops"] > 0 and c["mb_s"] > 0 for c in cells)
+    assert all(c["rw"] == "randread" and c["iops"] > 0 and c["mib_s"] > 0 for c in cells)
     # Random reads are judged by IOPS: 4K requests complete more of them than 1M ones.
     by = {(c["chunk_kib"], c["bs"]): c for c in cells}
     assert by[(16, "4K")]["iops"] > by[(16, "1M")]["iops"]

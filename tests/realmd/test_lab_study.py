@@ -113,8 +113,8 @@ def test_three_runs_of_raid0_1_5_with_mean_and_sd(runs: Path):
         for key in (
             "read_iops",
             "write_iops",
-            "read_MBps",
-            "write_MBps",
+            "read_mib_s",
+            "write_mib_s",
             "read_lat_avg_us",
             "read_lat_p99_us",
             "write_lat_avg_us",

@@ -360,7 +360,7 @@ def test_recorded_rebuild_replays_as_the_kernel_showed_it(realmd, record_propert
     actions = [a["command"] for frame in recording.frames for a in frame.actions]
     assert [command.split()[2] for command in actions] == ["--fail", "--remove", "--add"]
     if result["facts"]["fio"]:
-        busy = [d for snap in snapshots[-10:] for d in snap.disks if d.name == fresh and d.wkb_s]
+        busy = [d for snap in snapshots[-10:] for d in snap.disks if d.name == fresh and d.wkib_s]
         assert busy, "fio's load should show on the members"
 
     # The simulator's order of states is what this kernel just did (transient

@@ -63,7 +63,7 @@ async def test_recovering_array_shows_progress_speed_and_eta(tmp_path):
         assert cell["progress"].endswith("12.7%") and cell["progress"].lstrip().startswith(
             "█"
         )  # 12.65 % from the counts
-        assert cell["speed"] == "32.7M/s"  # 33440 KiB/s: md's window figure until raidtop has watched 33 s
+        assert cell["speed"] == "32.7MiB/s"  # 33440 KiB/s: md's window figure until raidtop has watched 33 s
         # From one reading raidtop's ETA leans on md's window average (no limits in a bare mdstat);
         # the kernel's finish= (127.5 min) is the detail screen's, not the row's.
         assert cell["eta"].startswith("2h0") and "finish=" not in " ".join(c.label for c in table.columns)
@@ -84,7 +84,7 @@ async def test_detail_screen_lists_attributes(tmp_path):
         assert attrs["Chunk"] == "64K"
         assert attrs["Layout"] == "left-symmetric"
         assert attrs["Sync"] == "recover 12.7%"  # 12.65 % from the counts; mdstat prints 12.6
-        assert attrs["Kernel, instant"] == "sync_speed 32.7M/s · finish= 2h07m (the kernel's own)"
+        assert attrs["Kernel, instant"] == "sync_speed 32.7MiB/s · finish= 2h07m (the kernel's own)"
         assert attrs["Degraded"].endswith("counted from raidtop's start: it was already so")
         events = rows(app, "detail-events")
         assert [cells[1] for cells in events.values()] == ["DegradedArray"]

@@ -79,7 +79,9 @@ async def test_member_grid_health_and_the_banner_shown_then_hidden(tmp_path):
             "back up now; prefer mdadm --replace"
         )
         # 488383936 KiB = 5.0011e11 bytes = 4.0008e12 bits: 1 − e^−0.040008 = 3.9 %.
-        assert "· 465.8G left to read · 3.9 % chance of a read error at 1 in 10^14 bits (assumed) · x explains" in line
+        assert (
+            "· 465.8 GiB left to read · 3.9 % chance of a read error at 1 in 10^14 bits (assumed) · x explains" in line
+        )
         await pilot.press("enter")  # into md0's member grid
         assert cell(app, "member-table", "md0/sdb1", "Health") == "▲ watch"
         assert cell(app, "member-table", "md0/sda1", "Health") == "✓ ok"

@@ -47,7 +47,7 @@ async def test_hidden_panel_reads_no_processes_and_o_shows_who_loads_md9():
         assert first[1] == ("md9 I/O + parity", "[md9_raid5]"), first
         # The resync's bytes are its root-cgroup share of the members (/proc/PID/io counts none of md's bios).
         resync, raid = _rows(app)[0].cells, _rows(app)[1].cells
-        assert resync[3].strip().endswith("M") and raid[2].strip() == raid[3].strip() == "—"
+        assert resync[3].strip().endswith("MiB") and raid[2].strip() == raid[3].strip() == "—"
         await _wait(pilot, lambda: "md9:" in str(panel.query_one("#process-loading").content))
         line = str(panel.query_one("#process-loading").content)
         assert "% of writes from" in line and "md9_resync (root cgroup)" in line and "postgresql.service" in line

@@ -4,7 +4,7 @@ For each chunk size a lab array is created (and its initial build waited
 for), every fio pattern runs at every block size on it, and it is torn
 down before the next chunk. The result is one chunk × block-size table per
 pattern (:func:`~raidtop.actions.experiments.results.sweep_tables`), the best cell
-marked: MB/s for sequential patterns, IOPS for random ones.
+marked: MiB/s for sequential patterns, IOPS for random ones.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def run_chunk_sweep(lab: Lab, params: SweepParams, control: Control | None = Non
                                 bs,
                                 rw,
                                 round(figures.iops, 1),
-                                round(figures.mb_s, 2),
+                                round(figures.mib_s, 2),
                                 figures.p50_us,
                                 figures.p99_us,
                             )

@@ -266,7 +266,7 @@ class JobFigures:
 
     iops: float
     """Reads plus writes per second."""
-    mb_s: float
+    mib_s: float
     p50_us: float | None
     """Median completion latency (the worse of reads and writes when the job does both)."""
     p99_us: float | None
@@ -354,7 +354,7 @@ def run_fio(
     p50, p99 = _percentiles(outcome.json_text)
     return JobFigures(
         result.read.iops + result.write.iops,
-        result.read.mb_s + result.write.mb_s,
+        result.read.mib_s + result.write.mib_s,
         p50,
         p99,
         outcome.ended - outcome.started,

@@ -15,12 +15,13 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from raidtop.actions.experiments.study_results import LevelStats, StudyRun, study_csv, study_table
 from raidtop.safeio import atomic_write
 
 SEQUENTIAL = ("read", "write")
-"""Patterns whose cells are judged by MB/s; random ones by IOPS."""
+"""Patterns whose cells are judged by MiB/s; random ones by IOPS."""
 EXPERIMENT_KINDS = ("study", "sweep", "tradeoff", "bitmap", "grow")
 
 
@@ -32,14 +33,14 @@ class SweepCell:
     bs: str
     rw: str
     iops: float
-    mb_s: float
+    mib_s: float
     p50_us: float | None = None
     p99_us: float | None = None
 
     @property
     def score(self) -> float:
-        """What the cell is judged by: MB/s for sequential patterns, IOPS for random ones."""
-        return self.mb_s if self.rw in SEQUENTIAL else self.iops
+        """What the cell is judged by: MiB/s for sequential patterns, IOPS for random ones."""
+        return self.mib_s if self.rw in SEQUENTIAL else self.iops
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,10 +128,20 @@ class ExperimentResult:
         row_type = ROW_TYPES[kind]
         names = {f.name for f in fields(row_type)}
         try:
-            rows = tuple(row_type(**{k: v for k, v in row.items() if k in names}) for row in doc.get("rows") or ())
+            rows = tuple(
+                row_type(**{k: v for k, v in _in_mib(row).items() if k in names}) for row in doc.get("rows") or ()
+            )
         except TypeError as exc:
             raise ValueError(f"a {kind} row cannot be read: {exc}") from None
-        summary = tuple(LevelStats.from_dict(s) for s in doc.get("summary") or ()) if kind == "study" else ()
+        summary = (
+            tuple(
+                LevelStats.from_dict({**s, "mean": _in_mib(s.get("mean")), "sd": _in_mib(s.get("sd"))})
+                for s in doc.get("summary") or ()
+                if isinstance(s, dict)
+            )
+            if kind == "study"
+            else ()
+        )
         return cls(
             kind,
             {str(k): str(v) for k, v in (doc.get("params") or {}).items()},
@@ -145,11 +156,27 @@ class ExperimentResult:
         )
 
 
+LEGACY_MB_KEYS = {"mb_s": "mib_s", "read_MBps": "read_mib_s", "write_MBps": "write_mib_s"}
+"""Results stored before raidtop wrote IEC units: decimal MB/s under these keys, read back as MiB/s."""
+
+
+def _in_mib(figures: Any) -> Any:
+    """``figures`` (a stored row or a study's mean/sd) with decimal MB/s keys renamed and converted to MiB/s."""
+    if not isinstance(figures, dict) or not LEGACY_MB_KEYS.keys() & figures.keys():
+        return figures
+    out = {k: v for k, v in figures.items() if k not in LEGACY_MB_KEYS}
+    for old, new in LEGACY_MB_KEYS.items():
+        if old in figures and new not in figures:
+            value = figures[old]
+            out[new] = value * 1e6 / 2**20 if isinstance(value, (int, float)) else value
+    return out
+
+
 # ---------------------------------------------------------------- the sweep's best cells
 
 
 def best_cells(cells: tuple[SweepCell, ...] | list[SweepCell]) -> dict[str, SweepCell]:
-    """Per pattern, the cell with the highest score (MB/s sequential, IOPS random); ties: the first."""
+    """Per pattern, the cell with the highest score (MiB/s sequential, IOPS random); ties: the first."""
     best: dict[str, SweepCell] = {}
     for cell in cells:
         if cell.rw not in best or cell.score > best[cell.rw].score:
@@ -166,8 +193,8 @@ def sweep_grid(cells, rw: str) -> tuple[list[int], list[str], dict[tuple[int, st
 
 
 def metric_name(rw: str) -> str:
-    """``MB/s`` or ``IOPS``: what a pattern's table shows."""
-    return "MB/s" if rw in SEQUENTIAL else "IOPS"
+    """``MiB/s`` or ``IOPS``: what a pattern's table shows."""
+    return "MiB/s" if rw in SEQUENTIAL else "IOPS"
 
 
 def _number(value: float | None, digits: int = 0) -> str:
@@ -196,14 +223,14 @@ def sweep_tables(cells) -> str:
             row = [f"chunk {chunk}K"]
             for size in sizes:
                 cell = grid.get((chunk, size))
-                text = "—" if cell is None else _number(cell.score, 1 if metric == "MB/s" else 0)
+                text = "—" if cell is None else _number(cell.score, 1 if metric == "MiB/s" else 0)
                 row.append(text + ("*" if cell is not None and cell is best.get(rw) else " "))
             body.append(tuple(row))
         out += _align(body)
         winner = best[rw]
         out.append(
             f"* best {rw}: chunk {winner.chunk_kib}K, bs {winner.bs} "
-            f"({_number(winner.score, 1 if metric == 'MB/s' else 0)} {metric})"
+            f"({_number(winner.score, 1 if metric == 'MiB/s' else 0)} {metric})"
         )
         out.append("")
     return "\n".join(out).rstrip()
@@ -280,7 +307,7 @@ def summary(result: ExperimentResult) -> str:
 
 
 def csv_text(result: ExperimentResult) -> str:
-    """The rows with raw numbers (seconds, µs, MB/s), one column per field, and the sweep's best mark."""
+    """The rows with raw numbers (seconds, µs, MiB/s), one column per field, and the sweep's best mark."""
     if result.kind == "study":
         return study_csv(result.summary, result.params, int(result.params.get("disk_size_bytes") or 0))
     row_type = ROW_TYPES[result.kind]

@@ -313,10 +313,10 @@ class _Context:
 
 
 def _direction(prefix: str, direction) -> dict:
-    """One direction of fio's result as the study's figures (IOPS, decimal MB/s, mean and p99 latency in µs)."""
+    """One direction of fio's result as the study's figures (IOPS, MiB/s, mean and p99 latency in µs)."""
     return {
         f"{prefix}_iops": round(direction.iops, 1),
-        f"{prefix}_MBps": round(direction.mb_s, 3),
+        f"{prefix}_mib_s": round(direction.mib_s, 3),
         f"{prefix}_lat_avg_us": direction.lat_mean_us,
         f"{prefix}_lat_p99_us": direction.lat_p99_us,
     }

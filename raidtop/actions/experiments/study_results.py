@@ -1,7 +1,7 @@
 """The RAID-level study's figures: one row per level per run, mean ± sd per level, the table and the CSV.
 
 Every figure is declared once in :data:`FIGURES` (its key carries its unit:
-``_iops``, ``_MBps`` for decimal MB/s, 10^6 bytes per second as fio's
+``_iops``, ``_mib_s`` for MiB/s, 2^20 bytes per second from fio's
 ``bw_bytes``, ``_us``, ``_s``); the per-run row, the per-level statistics,
 the table and the CSV columns all follow from it. The standard deviation
 is the sample one (n − 1), as ``raidtop bench --runs`` reports it; with a
@@ -32,8 +32,8 @@ class Figure:
 FIGURES = (
     Figure("read_iops", "Read IOPS", 0),
     Figure("write_iops", "Write IOPS", 0),
-    Figure("read_MBps", "Read MB/s", 1),
-    Figure("write_MBps", "Write MB/s", 1),
+    Figure("read_mib_s", "Read MiB/s", 1),
+    Figure("write_mib_s", "Write MiB/s", 1),
     Figure("read_lat_avg_us", "Read avg µs", 0, False),
     Figure("read_lat_p99_us", "Read p99 µs", 0, False),
     Figure("write_lat_avg_us", "Write avg µs", 0, False),
@@ -59,8 +59,8 @@ class StudyRun:
     failures_tolerated: str = ""
     read_iops: float | None = None
     write_iops: float | None = None
-    read_MBps: float | None = None
-    write_MBps: float | None = None
+    read_mib_s: float | None = None
+    write_mib_s: float | None = None
     read_lat_avg_us: float | None = None
     read_lat_p99_us: float | None = None
     write_lat_avg_us: float | None = None
@@ -188,7 +188,7 @@ def study_table(summary, params: dict[str, str] | None = None) -> str:
     runs = max((r.runs for r in summary), default=0)
     resolution = max((r.rebuild_resolution_s for r in summary), default=0.0)
     lines.append(
-        f"mean ± sample sd over {counted(runs, 'run')}; MB/s = 10^6 bytes/s; rebuild times to ±{resolution:.2f} s"
+        f"mean ± sample sd over {counted(runs, 'run')}; MiB/s = 2^20 bytes/s; rebuild times to ±{resolution:.2f} s"
     )
     if params:
         lines.append(

@@ -5,7 +5,7 @@
 - **Repeat**: mean ± sample standard deviation over the passes of a runs-group.
 - **Sweep**: one run per value of one queue knob, in :mod:`raidtop.actions.fio.sweep`
   (re-exported here).
-- **Export**: CSV (label, RAID level, read/write IOPS, read/write MB/s,
+- **Export**: CSV (label, RAID level, read/write IOPS, read/write MiB/s,
   settings) and JSON.
 """
 
@@ -47,15 +47,15 @@ class Metric:
     direction: str
     """``read`` or ``write``."""
     field: str
-    """``iops``, ``mb_s``, ``lat_mean_us`` or ``lat_p99_us``."""
+    """``iops``, ``mib_s``, ``lat_mean_us`` or ``lat_p99_us``."""
     higher_is_better: bool
 
 
 METRICS: tuple[Metric, ...] = (
     Metric("read_iops", "read IOPS", "read", "iops", True),
     Metric("write_iops", "write IOPS", "write", "iops", True),
-    Metric("read_mb_s", "read MB/s", "read", "mb_s", True),
-    Metric("write_mb_s", "write MB/s", "write", "mb_s", True),
+    Metric("read_mib_s", "read MiB/s", "read", "mib_s", True),
+    Metric("write_mib_s", "write MiB/s", "write", "mib_s", True),
     Metric("read_lat_mean_us", "read mean latency µs", "read", "lat_mean_us", False),
     Metric("read_lat_p99_us", "read p99 latency µs", "read", "lat_p99_us", False),
     Metric("write_lat_mean_us", "write mean latency µs", "write", "lat_mean_us", False),
@@ -198,7 +198,7 @@ def summarise_passes(runs: Iterable[StoredRun]) -> RepeatSummary:
 
 # ---------------------------------------------------------------- export
 
-EXPORT_COLUMNS = ("label", "RAID level", "read IOPS", "write IOPS", "read MB/s", "write MB/s", "settings")
+EXPORT_COLUMNS = ("label", "RAID level", "read IOPS", "write IOPS", "read MiB/s", "write MiB/s", "settings")
 """The CSV header."""
 
 
@@ -225,8 +225,8 @@ def export_row(run: StoredRun) -> dict[str, str]:
         "RAID level": run.tuning.raid_level or "",
         "read IOPS": fmt("read_iops", 1),
         "write IOPS": fmt("write_iops", 1),
-        "read MB/s": fmt("read_mb_s", 2),
-        "write MB/s": fmt("write_mb_s", 2),
+        "read MiB/s": fmt("read_mib_s", 2),
+        "write MiB/s": fmt("write_mib_s", 2),
         "settings": settings_text(run.settings),
     }
 

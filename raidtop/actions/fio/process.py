@@ -83,9 +83,9 @@ class ProgressPoint:
         return self.read_iops + self.write_iops
 
     @property
-    def mb_s(self) -> float:
-        """Read plus write MB/s (10^6 bytes)."""
-        return (self.read_bw_bytes_s + self.write_bw_bytes_s) / 1e6
+    def mib_s(self) -> float:
+        """Read plus write MiB/s (2^20 bytes)."""
+        return (self.read_bw_bytes_s + self.write_bw_bytes_s) / 2**20
 
     @property
     def lat_us(self) -> float | None:

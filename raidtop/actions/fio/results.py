@@ -55,9 +55,9 @@ class DirectionResult:
         return self.total_ios > 0 or self.io_bytes > 0
 
     @property
-    def mb_s(self) -> float:
-        """Bandwidth in MB/s (10^6 bytes per second), as the export columns are named."""
-        return self.bw_bytes_s / 1e6
+    def mib_s(self) -> float:
+        """Bandwidth in MiB/s (2^20 bytes per second), as the export columns are named."""
+        return self.bw_bytes_s / 2**20
 
 
 @dataclass(frozen=True, slots=True)

@@ -315,7 +315,7 @@ class ObservedEffect:
         """True until md's averaging window has passed since the change."""
         return not self.after or self.after[-1][0] - self.time < SETTLE_S
 
-    def summary(self, fmt=lambda v: f"{v:.0f} K/s") -> str:
+    def summary(self, fmt=lambda v: f"{v:.0f} KiB/s") -> str:
         """One line: rate before → after (predicted), and whether it is still settling."""
         if not self.after:
             return (

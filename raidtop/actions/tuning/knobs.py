@@ -198,7 +198,7 @@ class Knob:
     value: str | None
     """Canonical current value (``bfq``, ``128``, ``system``, ``write back``); ``None`` if unreadable."""
     shown: str
-    """The current value as people read it (``128 KiB (setra 256)``, ``1000 K/s (system)``)."""
+    """The current value as people read it (``128 KiB (setra 256)``, ``1000 KiB/s (system)``)."""
     allowed: Allowed
     writable: bool
     """False when the kernel exposes the file read-only."""

@@ -144,8 +144,8 @@ def _speed_value(text: str | None) -> tuple[str | None, int | None, str]:
         # The kernel always prints a number; a copied tree may hold just the word written.
         return ("system", None, "system") if (text or "").strip() == "system" else (None, None, "unreadable")
     if "system" in (text or ""):
-        return "system", number, f"{number} K/s (system)"
-    return str(number), number, f"{number} K/s (local)"
+        return "system", number, f"{number} KiB/s (system)"
+    return str(number), number, f"{number} KiB/s (local)"
 
 
 def read_knobs(root: Root | str, name: str, *, requests: bool = False) -> list[Knob]:
@@ -202,7 +202,7 @@ def _global_knobs(root: Root) -> list[Knob]:
                 attr,
                 path,
                 None if value is None else str(value),
-                "unreadable" if value is None else f"{value} K/s",
+                "unreadable" if value is None else f"{value} KiB/s",
                 allowed,
                 _is_writable(root, path),
                 value,

@@ -22,7 +22,7 @@ from raidtop.actions.fio.presets import KEYED_PRESETS, PresetSet
 from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.store import StoredRun
 from raidtop.presentation.disk_fields import DISK_FIELDS
-from raidtop.presentation.format import DASH, fmt_iops, fmt_lat, fmt_mb, fmt_pct
+from raidtop.presentation.format import DASH, fmt_iops, fmt_lat, fmt_mib, fmt_pct
 from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.text_table import Column, Row
 
@@ -46,7 +46,7 @@ def run_flag(run: StoredRun) -> tuple[str, str | None]:
 
 
 def run_summary(run: StoredRun) -> str:
-    """``read 31.2k IOPS 128.0 MB/s 1.93ms p99 10.4ms · write …``: one line for the plot panel."""
+    """``read 31.2k IOPS 128.0MiB/s 1.93ms p99 10.4ms · write …``: one line for the plot panel."""
     result = run.result
     if result is None:
         return run.message or "no result"
@@ -55,7 +55,7 @@ def run_summary(run: StoredRun) -> str:
         d = result.direction(name)
         if d.active:
             parts.append(
-                f"{name} {fmt_iops(d.iops)} IOPS {fmt_mb(d.mb_s)} MB/s "
+                f"{name} {fmt_iops(d.iops)} IOPS {fmt_mib(d.mib_s)}MiB/s "
                 f"{fmt_lat(d.lat_mean_us)} p99 {fmt_lat(d.lat_p99_us)}"
             )
     return " · ".join(parts) or "no I/O"
@@ -69,7 +69,7 @@ def progress_line(point: ProgressPoint) -> str:
         ("write", point.write_iops, point.write_bw_bytes_s, point.write_lat_us),
     ):
         if iops > 0:
-            parts.append(f"{name} {fmt_iops(iops)} IOPS {fmt_mb(bw / 1e6)} MB/s {fmt_lat(lat)}")
+            parts.append(f"{name} {fmt_iops(iops)} IOPS {fmt_mib(bw / 2**20)}MiB/s {fmt_lat(lat)}")
     return "  ".join(parts)
 
 
@@ -103,15 +103,15 @@ RESULT_COLUMNS = [
     Column("preset", "Preset", 13, "left"),
     Column("label", "Label", 15, "left"),
     Column("r_iops", "r IOPS", 8),
-    Column("r_mb", "r MB/s", 8),
+    Column("r_mb", "r MiB/s", 8),
     Column("r_lat", "r lat", 8),
     Column("r_p99", "r p99", 8),
     Column("w_iops", "w IOPS", 8),
-    Column("w_mb", "w MB/s", 8),
+    Column("w_mb", "w MiB/s", 8),
     Column("w_lat", "w lat", 8),
     Column("w_p99", "w p99", 8),
 ]
-"""Results: per direction IOPS, MB/s, mean and p99 latency."""
+"""Results: per direction IOPS, MiB/s, mean and p99 latency."""
 
 
 def _direction_cells(run: StoredRun) -> tuple[list[str], list[str | None]]:
@@ -124,7 +124,7 @@ def _direction_cells(run: StoredRun) -> tuple[list[str], list[str | None]]:
         active = shown is not None
         cells += [
             fmt_iops(shown.iops if shown else None),
-            fmt_mb(shown.mb_s if shown else None),
+            fmt_mib(shown.mib_s if shown else None),
             fmt_lat(shown.lat_mean_us if shown else None),
             fmt_lat(shown.lat_p99_us if shown else None),
         ]
@@ -155,8 +155,8 @@ COMPARE_COLUMNS = [
     Column("label", "Run", 22, "left"),
     Column("r_iops", "r IOPS", 14),
     Column("w_iops", "w IOPS", 14),
-    Column("r_mb", "r MB/s", 14),
-    Column("w_mb", "w MB/s", 14),
+    Column("r_mb", "r MiB/s", 14),
+    Column("w_mb", "w MiB/s", 14),
     Column("r_p99", "r p99", 15),
     Column("w_p99", "w p99", 15),
 ]
@@ -164,8 +164,8 @@ COMPARE_COLUMNS = [
 _COMPARE_METRICS = (
     ("read_iops", fmt_iops),
     ("write_iops", fmt_iops),
-    ("read_mb_s", fmt_mb),
-    ("write_mb_s", fmt_mb),
+    ("read_mib_s", fmt_mib),
+    ("write_mib_s", fmt_mib),
     ("read_lat_p99_us", fmt_lat),
     ("write_lat_p99_us", fmt_lat),
 )
@@ -213,19 +213,19 @@ GROUP_COLUMNS = [
     Column("id", "#", 5, "left"),
     Column("label", "Pass", 18, "left"),
     Column("r_iops", "r IOPS", 15),
-    Column("r_mb", "r MB/s", 14),
+    Column("r_mb", "r MiB/s", 14),
     Column("r_lat", "r lat", 14),
     Column("w_iops", "w IOPS", 15),
-    Column("w_mb", "w MB/s", 14),
+    Column("w_mb", "w MiB/s", 14),
     Column("w_lat", "w lat", 14),
 ]
 """Repeat and sweep: each pass, then mean ± stddev."""
 _GROUP_METRICS = (
     ("read_iops", fmt_iops),
-    ("read_mb_s", fmt_mb),
+    ("read_mib_s", fmt_mib),
     ("read_lat_mean_us", fmt_lat),
     ("write_iops", fmt_iops),
-    ("write_mb_s", fmt_mb),
+    ("write_mib_s", fmt_mib),
     ("write_lat_mean_us", fmt_lat),
 )
 
@@ -262,8 +262,8 @@ DISK_COLUMNS = [
     Column("name", "Device", 9, "left"),
     Column("r_s", "r/s", 7),
     Column("w_s", "w/s", 7),
-    Column("rmb", "rMB/s", 7),
-    Column("wmb", "wMB/s", 7),
+    Column("rmb", "rMiB/s", 7),
+    Column("wmb", "wMiB/s", 7),
     Column("r_await", "r_await", 8),
     Column("w_await", "w_await", 8),
     Column("aqu", "aqu-sz", 7),
@@ -294,8 +294,8 @@ def disk_rows(snapshot: Snapshot, names: list[str]) -> list[Row]:
                     name,
                     f(d.r_s),
                     f(d.w_s),
-                    f(d.rkb_s / 1000 if d.rkb_s is not None else None),
-                    f(d.wkb_s / 1000 if d.wkb_s is not None else None),
+                    f(d.rkib_s / 1000 if d.rkib_s is not None else None),
+                    f(d.wkib_s / 1000 if d.wkib_s is not None else None),
                     f(d.r_await_ms, 2),
                     f(d.w_await_ms, 2),
                     f(d.aqu_sz, 2),

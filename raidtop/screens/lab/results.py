@@ -68,7 +68,7 @@ def heat_rows(result: ExperimentResult) -> tuple[list[Column], list[Row]]:
                     tones.append("dim")
                     continue
                 share = cell.score / top
-                digits = 1 if metric_name(rw) == "MB/s" else 0
+                digits = 1 if metric_name(rw) == "MiB/s" else 0
                 cells.append(f"{cell.score:,.{digits}f}" + ("*" if cell is best[rw] else " "))
                 # The theme's tones as the heat: best and near it good, middle warn, far below dim.
                 tones.append("good" if share >= 0.8 else "warn" if share >= 0.4 else "dim")
@@ -295,7 +295,7 @@ class LabResultsScreen(Screen[None]):
             heat.set_columns(columns)
             heat.set_rows(rows)
             heat.display = True
-            text.update("* best cell: MB/s for read and write, IOPS for randread and randwrite")
+            text.update("* best cell: MiB/s for read and write, IOPS for randread and randwrite")
         else:
             heat.display = False
             text.update(result_table(result) if result.rows else "no measurement finished")

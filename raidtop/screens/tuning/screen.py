@@ -299,7 +299,7 @@ class TuningScreen(Screen[None]):
             for limit in (limits[a.name] for a in shown if a.name in limits):
                 low = f"{limit.effective.min}" + (" (system)" if limit.local_min is None else "")
                 high = f"{limit.effective.max}" + (" (system)" if limit.local_max is None else "")
-                lines.append(f"limits {low} – {high} K/s")
+                lines.append(f"limits {low} – {high} KiB/s")
         sync_text = "\n".join(lines)
         effects = [e for e in self.session.effects.effects() if target == GLOBAL_TARGET or e.array == target]
         effect_text = "\n".join(e.summary(speed) for e in effects[-3:])

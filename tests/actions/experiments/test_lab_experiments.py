@@ -62,18 +62,18 @@ CELLS = (
 
 def test_best_cell_is_mb_s_for_sequential_and_iops_for_random():
     best = best_cells(CELLS)
-    # Sequential: the most MB/s wins even with far fewer IOPS.
+    # Sequential: the most MiB/s wins even with far fewer IOPS.
     assert (best["read"].chunk_kib, best["read"].bs) == (16, "1M")
     assert (best["randread"].chunk_kib, best["randread"].bs) == (64, "4K")
 
 
 def test_sweep_table_has_one_grid_per_pattern_with_the_best_cell_starred():
     text = sweep_tables(CELLS)
-    assert "read (MB/s)" in text and "randread (IOPS)" in text
+    assert "read (MiB/s)" in text and "randread (IOPS)" in text
     read_part, random_part = text.split("randread (IOPS)")
     assert "314.6*" in read_part and read_part.count("*") == 2  # the cell and the "* best" line
     assert "8,600*" in random_part
-    assert "* best read: chunk 16K, bs 1M (314.6 MB/s)" in text
+    assert "* best read: chunk 16K, bs 1M (314.6 MiB/s)" in text
     assert "* best randread: chunk 64K, bs 4K (8,600 IOPS)" in text
     lines = [line for line in read_part.splitlines() if line.startswith("chunk")]
     assert [line.split()[1] for line in lines] == ["16K", "64K"]
@@ -84,7 +84,7 @@ def test_sweep_csv_has_raw_numbers_the_metric_and_one_best_per_pattern(tmp_path:
     rows = list(csv.DictReader(io.StringIO(csv_text(result))))
     assert len(rows) == len(CELLS)
     assert [r for r in rows if r["best"] == "yes"] == [rows[1], rows[6]]
-    assert rows[0]["metric"] == "MB/s" and rows[4]["metric"] == "IOPS"
+    assert rows[0]["metric"] == "MiB/s" and rows[4]["metric"] == "IOPS"
     assert rows[0]["iops"] == "9000.000" and rows[0]["p99_us"] == ""
     # Written through the atomic writer: a link planted at the name is replaced, its target untouched.
     victim = tmp_path / "victim"
@@ -268,3 +268,25 @@ def test_grow_refuses_an_array_the_lab_did_not_make(tmp_path: Path):
     with pytest.raises(LabError, match="md0 was not created by raidtop's lab"):
         plan_grow(lab, "/dev/md0", disks=4)
     assert not (tmp_path / "a.log").exists()  # nothing ran, nothing logged
+
+
+def test_results_stored_in_decimal_mb_read_back_as_mib():
+    from raidtop.actions.experiments.results import ExperimentResult
+
+    # What raidtop stored before it wrote IEC units: 104.8576 MB/s is exactly 100 MiB/s.
+    sweep = ExperimentResult.from_dict(
+        {"kind": "sweep", "rows": [{"chunk_kib": 64, "bs": "1M", "rw": "read", "iops": 100.0, "mb_s": 104.8576}]}
+    )
+    assert sweep.rows[0].mib_s == pytest.approx(100.0)
+    study = ExperimentResult.from_dict(
+        {
+            "kind": "study",
+            "rows": [{"run": 1, "level": "raid1", "disks": 2, "disk_size_bytes": 1 << 26, "read_MBps": 52.4288}],
+            "summary": [{"level": "raid1", "disks": 2, "runs": 1, "mean": {"read_MBps": 52.4288}, "sd": {}}],
+        }
+    )
+    assert study.rows[0].read_mib_s == pytest.approx(50.0)
+    assert study.summary[0].mean == {"read_mib_s": pytest.approx(50.0)}
+    # Today's keys pass untouched.
+    again = ExperimentResult.from_dict(sweep.to_dict())
+    assert again.rows[0].mib_s == pytest.approx(100.0)

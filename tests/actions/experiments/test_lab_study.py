@@ -42,8 +42,8 @@ def _run(run: int, level: str, read: float, write: float, **more) -> StudyRun:
         "1",
         read_iops=read,
         write_iops=write,
-        read_MBps=read * 4096 / 1e6,
-        write_MBps=write * 4096 / 1e6,
+        read_mib_s=read * 4096 / 2**20,
+        write_mib_s=write * 4096 / 2**20,
         read_command=f"fio --name=rand-read --filename=/dev/md{100 + run}",
         **more,
     )
@@ -104,7 +104,7 @@ def test_table_shows_every_figure_as_mean_plus_minus_sd():
     raid0, raid5 = lines[2], lines[3]
     assert raid0.startswith("raid0") and "19,000 ± 1,000" in raid0 and raid0.count("n/a") == 2
     assert "8,500 ± 500" in raid5 and "1,600 ± 100" in raid5 and "0.80 ± 0.10" in raid5
-    assert "mean ± sample sd over 3 runs; MB/s = 10^6 bytes/s; rebuild times to ±0.06 s" in lines
+    assert "mean ± sample sd over 3 runs; MiB/s = 2^20 bytes/s; rebuild times to ±0.06 s" in lines
     assert any("fio: bs 4k, iodepth 32, numjobs 4, engine libaio, runtime_s 1" in line for line in lines)
     assert mean_sd(None, None, 0) == "—" and mean_sd(5.0, None, 1) == "5.0"
 

@@ -75,7 +75,7 @@ def test_a_run_against_the_baseline_gives_pct_changes_and_the_settings_that_diff
     assert comp.change("read_iops").better is True
     assert comp.change("write_iops").pct == pytest.approx(-20.0)
     assert comp.change("write_iops").better is False
-    assert comp.change("read_mb_s").pct == pytest.approx(20.0, abs=0.01)
+    assert comp.change("read_mib_s").pct == pytest.approx(20.0, abs=0.01)
     # Lower latency is better.
     assert comp.change("read_lat_p99_us").pct == pytest.approx(-10.0)
     assert comp.change("read_lat_p99_us").better is True
@@ -335,14 +335,14 @@ def test_csv_export_has_the_issue_columns_and_numbers(history: RunStore):
     assert (
         tuple(rows[0].keys())
         == EXPORT_COLUMNS
-        == ("label", "RAID level", "read IOPS", "write IOPS", "read MB/s", "write MB/s", "settings")
+        == ("label", "RAID level", "read IOPS", "write IOPS", "read MiB/s", "write MiB/s", "settings")
     )
     row = rows[0]
     assert row["label"] == "rand-rw scheduler=kyber"
     assert row["RAID level"] == "raid5"
     assert row["read IOPS"] == "12345.7"
     assert row["write IOPS"] == "0.0"
-    assert row["read MB/s"] == f"{int(12345.67 * 1024 * 1024) / 1e6:.2f}"
+    assert row["read MiB/s"] == f"{int(12345.67 * 1024 * 1024) / 2**20:.2f}"
     assert "loop3.scheduler=kyber" in row["settings"] and "md127.level=raid5" in row["settings"]
 
 

@@ -38,7 +38,7 @@ def test_a_point_is_the_difference_of_two_cumulative_documents():
 
 def test_the_first_point_counts_from_the_start():
     point = progress_point(None, json.loads(_document("j", True, True, 1)))
-    assert (point.read_iops, point.write_iops, point.mb_s) == (1000, 1000, pytest.approx(2 * 1000 * 4096 / 1e6))
+    assert (point.read_iops, point.write_iops, point.mib_s) == (1000, 1000, pytest.approx(2 * 1000 * 4096 / 2**20))
 
 
 def test_fio_2_documents_use_kib_and_microseconds():

@@ -36,7 +36,7 @@ def syncing(name: str, speed: int, done: int = 0, total: int = REMAINING) -> MdA
 
 
 def test_held_at_the_maximum_the_new_maximum_sets_the_pace():
-    # 195 MB/s against a 200000 K/s ceiling: md is pausing, the disks could do more.
+    # 195000 KiB/s against a 200000 KiB/s ceiling: md is pausing, the disks could do more.
     lower = predict_eta("md0", "recover", REMAINING, 195_000, Limits(1000, 200_000), Limits(1000, 50_000))
     assert lower.predicted_kib_s == 50_000 and not lower.optimistic
     # Not 1e6 / 50 000 = 20 s: md first stalls until its ~30 s window has drained
@@ -112,4 +112,4 @@ def test_the_effect_is_followed_after_the_change():
     assert effect.latest_kib_s == 120_000 and effect.settling
     tracker.observe(Snapshot(time=100.0 + SETTLE_S + 1, interval_s=1.0, arrays=(syncing("md0", 51_000),)))
     assert len(effect.after) == 2 and not effect.settling
-    assert effect.summary() == "md0: 195000 K/s before sync_speed_max=50000 → 51000 K/s 31 s after"
+    assert effect.summary() == "md0: 195000 KiB/s before sync_speed_max=50000 → 51000 KiB/s 31 s after"

@@ -70,7 +70,7 @@ def test_the_speed_cell_never_reads_zero_while_md_advanced_inside_its_window(run
         moved = any(t >= when - SPEED_WINDOW_S and a.sync.done_kib < array.sync.done_kib for t, a in rows if t < when)
         cell = sync_speed_cell(array.sync)
         if moved:
-            assert cell not in ("0K/s", "0.0M/s") and not cell.startswith("STALLED"), (run, when, cell)
+            assert cell not in ("0KiB/s", "0.0MiB/s") and not cell.startswith("STALLED"), (run, when, cell)
         assert not array.sync.stalled  # md's own sleeps (up to ~20 s here) are no stall
 
 
@@ -159,7 +159,7 @@ def test_the_demos_recorded_rebuild_no_longer_flickers_to_zero():
         for a in replayer.snapshot_at(i).arrays
         if a.sync is not None and a.sync.running and a.sync.percent is not None
     ]
-    assert len(cells) > 30 and "0K/s" not in cells and not any(c.startswith("STALLED") for c in cells)
+    assert len(cells) > 30 and "0KiB/s" not in cells and not any(c.startswith("STALLED") for c in cells)
 
 
 def test_mdadm_sends_milestones_for_a_check_and_raidtop_by_decision_does_not(tmp_path):

@@ -54,12 +54,12 @@ def test_vmstat_fields_equal_sar() -> None:
         assert vm is not None
         got = {
             "cswch/s": printed(vm.cs_s),
-            "pswpin/s": printed(vm.si_kb_s / page_kb),
-            "pswpout/s": printed(vm.so_kb_s / page_kb),
-            "pgpgin/s": printed(vm.bi_kb_s),
-            "pgpgout/s": printed(vm.bo_kb_s),
-            "kbmemfree": str(vm.free_kb),
-            "kbbuffers": str(vm.buff_kb),
+            "pswpin/s": printed(vm.si_kib_s / page_kb),
+            "pswpout/s": printed(vm.so_kib_s / page_kb),
+            "pgpgin/s": printed(vm.bi_kib_s),
+            "pgpgout/s": printed(vm.bo_kib_s),
+            "kbmemfree": str(vm.free_kib),
+            "kbbuffers": str(vm.buff_kib),
         }
         want = {
             "cswch/s": blocks["proc/s"][index]["cswch/s"],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from raidtop.presentation.format import fmt_iops, fmt_mb
+from raidtop.presentation.format import fmt_iops, fmt_mib
 from raidtop.screens.dialogs import ConfirmDialog
 from tests.conftest import two_root_snapshot
 from tests.screens.bench.bench_pilot import Bench, make_app, open_screen, table_rows, wait_for_screen, wait_until
@@ -66,7 +66,7 @@ async def test_the_live_panel_follows_fio_and_the_targets_disks(bench: Bench, mo
         k = round(latest.t_s)  # fake second k does 1000·k reads of 4 KiB at 500 µs
         assert (
             str(screen.query_one("#bench-now").render())
-            == f"{k:4d} s  read {fmt_iops(1000 * k)} IOPS {fmt_mb(4.096 * k)} MB/s 500µs"
+            == f"{k:4d} s  read {fmt_iops(1000 * k)} IOPS {fmt_mib(4096 * 1000 * k / 2**20)}MiB/s 500µs"
         )
         assert screen.query_one("#bench-plot-panel").border_title == "Live: seq-read"
         plot = str(screen.query_one("#bench-plot").render())

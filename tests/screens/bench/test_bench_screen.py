@@ -43,8 +43,8 @@ async def test_marking_a_baseline_shows_the_comparison(bench: Bench):
         assert rows[str(faster.id)][3:] == (
             "12.0k +20.0%",
             "9,000 -10.0%",
-            "49.2 +20.0%",
-            "36.9 -10.0%",
+            "46.9 +20.0%",
+            "35.2 -10.0%",
             "900µs -10.0%",
             "2.60ms +30.0%",
         )

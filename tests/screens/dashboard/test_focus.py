@@ -182,7 +182,7 @@ async def test_80x24_keeps_state_members_percent_speed_eta_and_the_clock(tmp_pat
     lines = text.splitlines()
     assert "12:26:40" in lines[0]  # the sample's clock (UTC) in the header
     row = next(line for line in lines if "md127" in line)
-    for wanted in ("recovering", "[UUUUU_]", "12.7%", "32.7M/s", "2h0"):
+    for wanted in ("recovering", "[UUUUU_]", "12.7%", "32.7MiB/s", "2h0"):
         assert wanted in row, (wanted, row)
     footer = lines[-1]
     assert "? Help" in footer or "? Help" in footer.replace("  ", " ")
@@ -193,7 +193,7 @@ async def test_100x30_keeps_them_too(tmp_path):
     lines = text.splitlines()
     assert "12:26:40" in lines[0]
     row = next(line for line in lines if "md127" in line)
-    for wanted in ("recovering", "[UUUUU_]", "12.7%", "32.7M/s", "2h0"):
+    for wanted in ("recovering", "[UUUUU_]", "12.7%", "32.7MiB/s", "2h0"):
         assert wanted in row, (wanted, row)
 
 

@@ -80,7 +80,7 @@ async def test_at_120x40_the_member_grid_shows_all_its_columns():
         assert sum(grid.column_widths) <= grid.scrollable_content_region.width
         assert grid.max_scroll_x == 0
         header = next(line for line in painted(app) if "Member" in line and "Slot" in line)
-        for label in ("Roles", "Health", "r/s", "w/s", "rkB/s", "wkB/s", "r_await", "w_await", "%util", "Temp"):
+        for label in ("Roles", "Health", "r/s", "w/s", "rKiB/s", "wKiB/s", "r_await", "w_await", "%util", "Temp"):
             assert label in header, label
         rebuilding = next(line for line in painted(app) if "rebuilding 40 %" in line)
         assert "90.00" in rebuilding  # its %util, the column that used to be off screen

@@ -77,7 +77,7 @@ async def test_fed_histograms_fill_the_grids_latency_columns_and_the_slow_mark_f
         await until(pilot, lambda: "p99_ms" in [c.key for c in grid(app).columns])
         assert [c.label for c in grid(app).columns if c.key in ("p50_ms", "p99_ms", "max_ms")] == ["p50", "p99", "max"]
         keys = [c.key for c in grid(app).columns]
-        assert "rkb_s" not in keys and keys[-1] == "flag"  # throughput gives way, the mark stays
+        assert "rkib_s" not in keys and keys[-1] == "flag"  # throughput gives way, the mark stays
         # ...on screen: the whole grid fits a 120-column terminal, no scrolling to find the mark.
         assert sum(grid(app).column_widths) <= grid(app).scrollable_content_region.width
         loop0, loop1 = cells(app, "loop0"), cells(app, "loop1")

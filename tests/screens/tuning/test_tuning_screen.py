@@ -178,7 +178,7 @@ async def test_a_speed_limit_during_a_rebuild_shows_the_predicted_eta(root, sess
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_tuning(pilot, root, session, array="md6")
         # md6 recovers 261584 KiB (per device) at 12000 K/s, below every limit.
-        assert "md6 recover 75.0% at 11.7M/s" in text(screen, "#array-sync")
+        assert "md6 recover 75.0% at 11.7MiB/s" in text(screen, "#array-sync")
         assert "mkfs.xfs -d su=512k,sw=2 /dev/md6" in text(screen, "#array-align")
         await highlight(pilot, screen, "sync_speed_max")
         await pilot.press("enter", *"6000")
@@ -186,7 +186,7 @@ async def test_a_speed_limit_during_a_rebuild_shows_the_predicted_eta(root, sess
         preview = text(app.screen, "#change-preview")
         # Not 22 s x 2: md first stalls until its speed window (10 marks, each taken at a check
         # after 500 ms sleeps) has let go of the faster progress.
-        assert "Predicted: md6 recover: 11.7M/s now, ETA 22s → 6000K/s, ETA 58s" in preview
+        assert "Predicted: md6 recover: 11.7MiB/s now, ETA 22s → 6000KiB/s, ETA 58s" in preview
         await pilot.press("enter")
         await settle(pilot)
         assert "Predicted: md6" in text(app.screen, "#confirm-details")
@@ -200,7 +200,7 @@ async def test_a_speed_limit_during_a_rebuild_shows_the_predicted_eta(root, sess
         app.apply_snapshot(Sampler(root, clock=lambda: later).sample())
         await pilot.pause()
         effect = text(screen, "#array-effect")
-        assert effect.startswith("md6: 11.7M/s before sync_speed_max=6000 → 6100K/s") and "settling" in effect
+        assert effect.startswith("md6: 11.7MiB/s before sync_speed_max=6000 → 6100KiB/s") and "settling" in effect
 
 
 async def test_without_root_the_command_to_run_with_sudo_is_shown(root, tmp_path, monkeypatch):

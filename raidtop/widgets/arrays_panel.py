@@ -111,6 +111,11 @@ class ArraysPanel(Panel):
         """The array under the cursor: the focused member grid's array, else the arrays table's."""
         return self._highlighted()[0]
 
+    @property
+    def highlighted_member(self) -> str | None:
+        """The member under the focused member grid's cursor (``None``: the grid has no focus)."""
+        return self._highlighted()[1]
+
     def set_room(self, rows: int | None) -> None:
         """At most ``rows`` for the whole panel (None: the stylesheet's limit).
 
@@ -221,8 +226,12 @@ class ArraysPanel(Panel):
         self.post_message(self.MemberVerb(array, member if verb not in ARRAY_VERBS else None, verb))
 
     def action_leave_members(self) -> None:
-        """Back to the arrays table."""
-        self.query_one("#array-table", TextTable).focus()
+        """Back to the arrays table, its cursor on the array whose grid was left (the next key acts on it)."""
+        array = self._highlighted()[0]
+        table = self.query_one("#array-table", TextTable)
+        if array is not None:
+            table.move_cursor_to_key(array)
+        table.focus()
 
     def _refresh_rows(self) -> None:
         snap = self._snapshot
@@ -230,17 +239,12 @@ class ArraysPanel(Panel):
             return
         arrays_table = self.query_one("#array-table", TextTable)
         disks = {d.name: d for d in snap.disks}
-        rows = [
-            array_row(
-                a,
-                a.name in snap.degraded_alerts,
-                self._columns,
-                self._bar_width,
-                snap.time,
-                marks_of(a, disks, snap, self._latencies),
-            )
-            for a in snap.arrays
-        ]
+        rows = []
+        for a in snap.arrays:
+            marks = marks_of(a, disks, snap, self._latencies)
+            # md's state stays md's ("clean [UUU]"); a member SMART calls failing marks the row as an alert too.
+            alert = a.name in snap.degraded_alerts or any(tone == "crit" for _text, tone in marks)
+            rows.append(array_row(a, alert, self._columns, self._bar_width, snap.time, marks))
         placeholder = snap.md_absence or "no md arrays"
         _set_rows_keeping_cursor(arrays_table, rows, placeholder)
         names = {a.name for a in snap.arrays}

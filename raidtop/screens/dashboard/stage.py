@@ -1,0 +1,93 @@
+"""The demo's stage on the dashboard: presenter mode's layout, the narration line and the steps' keys.
+
+Presenter mode (``raidtop --demo --present`` or ``P``) is for a projector: the
+dashboard shows only the simulated array and its member grid, a line that
+says in words what md just did and why, and the keys of the steps a teacher
+takes, one key each. Outside it the demo keeps the whole dashboard and the
+stage bar says what md did and where the other numbers come from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from textual.binding import Binding
+from textual.screen import Screen
+
+from raidtop.model.snapshot import Snapshot
+from raidtop.presentation.narration import narrate
+from raidtop.screens.dashboard.keys import STAGE_STEPS
+from raidtop.screens.dashboard.messages import StageSet
+from raidtop.widgets.stage_bar import StageBar
+
+PRESENT_CSS = """
+DashboardScreen.-present #disks, DashboardScreen.-present #bottom, DashboardScreen.-present #panel-tabs,
+DashboardScreen.-present #time-bar, DashboardScreen.-present #notes-bar, DashboardScreen.-present KeyFooter {
+    display: none !important;
+}
+DashboardScreen.-present #arrays { display: block !important; height: auto; max-height: 100%; }
+DashboardScreen.-present StageBar { max-height: 10; margin: 1 2; }
+"""
+"""Presenter mode's layout: the arrays panel takes the screen; the stage bar replaces the footer."""
+
+
+class Stage:
+    """The demo's stage as the dashboard shows it (nothing outside the demo).
+
+    Args:
+        screen: the dashboard.
+    """
+
+    def __init__(self, screen: Screen[None]) -> None:
+        self._screen = screen
+        self.array: str | None = None
+        """The simulated array (``None``: not the demo)."""
+        self.present = False
+        """Presenter mode is on."""
+
+    def set(self, message: StageSet) -> None:
+        """The app's demo stage changed: its array, presenter mode, where the numbers come from."""
+        self.array, self.present = message.array, message.present
+        self._screen.set_class(message.present, "-present")
+        bar = self._screen.query_one(StageBar)
+        bar.add_class("-on")
+        bar.source = "" if message.present else message.source
+        self.bindings_changed()
+
+    def arrays_view(self, snap: Snapshot) -> Snapshot:
+        """What the Arrays panel shows of ``snap``: in presenter mode only the simulated array."""
+        if not self.present or self.array is None:
+            return snap
+        name = self.array
+        return replace(
+            snap,
+            arrays=tuple(a for a in snap.arrays if a.name == name),
+            degraded_alerts=snap.degraded_alerts & {name},
+            rebuild_risks=tuple(r for r in snap.rebuild_risks if r.array == name),
+        )
+
+    def show(self, snap: Snapshot) -> None:
+        """Narrate ``snap``'s events of the simulated array (the line stays until it does something new)."""
+        if self.array is None:
+            return
+        bar = self._screen.query_one(StageBar)
+        said = narrate(snap, self.array, bar.narration)
+        if said is not None:
+            bar.narration = said
+
+    def bindings_changed(self, _screen: object = None) -> None:
+        """The keys that work changed (focus moved, a member was highlighted): the steps follow."""
+        if self.array is None:
+            return
+        bar = self._screen.query_one(StageBar)
+        if not self.present:
+            bar.steps = ()
+            return
+        active: dict[str | None, Binding] = {}
+        for _node, binding, enabled, _tip in self._screen.active_bindings.values():
+            if enabled:
+                active.setdefault(binding.id, binding)  # a key's first spelling: "?" before "f1"
+        app = self._screen.app
+        bar.steps = tuple(
+            (app.get_key_display(active[step]), active[step].description) for step in STAGE_STEPS if step in active
+        )

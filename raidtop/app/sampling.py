@@ -130,7 +130,9 @@ class Sampling:
         snapshot = self.sampler.sample()
         if reset and self.demo is not None:
             # The timeline keeps the run before: this mark says where it ended.
-            mark = MdEvent(snapshot.time, self.demo.sim.name, "DemoReset")
+            mark = MdEvent(
+                snapshot.time, self.demo.sim.name, "DemoReset", detail="the events before it are the run before"
+            )
             snapshot = replace(snapshot, events=(mark, *snapshot.events))
         self._frame_sink(snapshot)
         return snapshot

@@ -134,7 +134,7 @@ EVENT_KINDS: dict[str, EventKind] = {
         ),
         EventKind(
             "DemoReset",
-            "demo reset: the events before this one belong to the run before it",
+            "demo reset: a whole array again",
             narration="the demo started over: {array} is whole again.",
         ),
     )

@@ -53,12 +53,14 @@ def state_narration(array: MdArray) -> str:
     )
 
 
-def narrate(snap: Snapshot, array_name: str, before: str | None) -> str | None:
+def narrate(snap: Snapshot, array_name: str, before: str | None, previous: MdArray | None = None) -> str | None:
     """The narration after ``snap`` for ``array_name``: its events' sentences, else ``before``.
 
     ``before`` (the line already shown) stays until the array does something
-    new; with nothing shown yet the array's state is described. ``None``: the
-    array is not in the snapshot.
+    new. A change md raises no event for (a faulty disk removed, a spare
+    added while nothing is missing) is told from ``previous``, the array as
+    the last sample showed it. With nothing shown yet the array's state is
+    described. ``None``: the array is not in the snapshot.
     """
     array = next((a for a in snap.arrays if a.name == array_name), None)
     events = [e for e in snap.events if e.array == array_name or (e.event == "SmartWarning" and _member_of(e, array))]
@@ -70,6 +72,13 @@ def narrate(snap: Snapshot, array_name: str, before: str | None) -> str | None:
             if sentence not in said:
                 said.append(sentence)
         return " ".join(said)
+    if array is not None and previous is not None:
+        gone = sorted({m.name for m in previous.members} - {m.name for m in array.members})
+        came = sorted({m.name for m in array.members} - {m.name for m in previous.members})
+        said = [f"{name} was removed: md no longer holds it." for name in gone]
+        said += [f"{name} was added as a spare: md rebuilds onto it when a disk is missing." for name in came]
+        if said:
+            return " ".join([*said, state_narration(array)])
     if before:
         return before
     return state_narration(array) if array is not None else None

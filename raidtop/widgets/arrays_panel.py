@@ -82,6 +82,7 @@ class ArraysPanel(Panel):
         self._room: int | None = None
         self._latencies: dict[str, MemberLatency] | None = None
         self._shown_members: frozenset[str] = frozenset()
+        self._focus_grid_of: str | None = None
 
     def compose(self) -> ComposeResult:
         yield RiskBanner(id="risk-banner")
@@ -189,10 +190,14 @@ class ArraysPanel(Panel):
         table.focus()
 
     def expand_for_actions(self, array: str) -> None:
-        """Open ``array``'s member grid and focus it (the demo starts like this)."""
+        """Open ``array``'s member grid and focus it (the demo starts like this).
+
+        Asked before the first sample, the grid has no rows yet and cannot take
+        the focus: it takes it, on the array's first member, when they arrive.
+        """
         self.expanded.add(array)
+        self._focus_grid_of = array
         self._refresh_rows()
-        self.call_after_refresh(self.query_one("#member-table", TextTable).focus)
 
     def set_offers(self, offers: dict[str, frozenset[str]]) -> None:
         """Which verbs each array offers (from the host's worker); member keys show accordingly."""
@@ -257,6 +262,10 @@ class ArraysPanel(Panel):
         # it by name, so the next key aims at the disk the user was looking at.
         _set_rows_keeping_cursor(self.query_one("#member-table", TextTable), members)
         self.set_class(bool(members), "-expanded")
+        if self._focus_grid_of is not None and any(row.key.startswith(f"{self._focus_grid_of}/") for row in members):
+            self._cursor_to_first_member(self._focus_grid_of)
+            self._focus_grid_of = None
+            self.call_after_refresh(self.query_one("#member-table", TextTable).focus)
         shown = frozenset(m.name for a in snap.arrays if a.name in self.expanded for m in a.members if not m.is_faulty)
         if shown != self._shown_members:
             self._shown_members = shown

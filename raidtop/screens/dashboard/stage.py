@@ -14,6 +14,7 @@ from dataclasses import replace
 from textual.binding import Binding
 from textual.screen import Screen
 
+from raidtop.model.md import MdArray
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.narration import narrate
 from raidtop.screens.dashboard.keys import STAGE_STEPS
@@ -44,6 +45,7 @@ class Stage:
         """The simulated array (``None``: not the demo)."""
         self.present = False
         """Presenter mode is on."""
+        self._previous: MdArray | None = None
 
     def set(self, message: StageSet) -> None:
         """The app's demo stage changed: its array, presenter mode, where the numbers come from."""
@@ -71,9 +73,10 @@ class Stage:
         if self.array is None:
             return
         bar = self._screen.query_one(StageBar)
-        said = narrate(snap, self.array, bar.narration)
+        said = narrate(snap, self.array, bar.narration, self._previous)
         if said is not None:
             bar.narration = said
+        self._previous = next((a for a in snap.arrays if a.name == self.array), None)
 
     def bindings_changed(self, _screen: object = None) -> None:
         """The keys that work changed (focus moved, a member was highlighted): the steps follow."""

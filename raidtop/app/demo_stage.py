@@ -67,10 +67,11 @@ class DemoStage:
     def after_snapshot(self) -> Callable[[str], bool]:
         """A sample was shown: the recording may have ended, or a reset held it again.
 
-        Returns which arrays may be announced: only the simulated one (the recording's events are history).
+        Returns which arrays may be announced by pop-ups: only the simulated one (the recording's events
+        are history), and in presenter mode none: the narration line says it, and a pop-up would cover it.
         """
         self._set_stage()
-        return self.demo.handles
+        return _nobody if self.present else self.demo.handles
 
     def offers(self, action: str, parameters: tuple[object, ...]) -> bool:
         """Whether a demo key (``demo(verb)``, ``demo_speed(step)``) works now: the app's check_action."""
@@ -96,3 +97,7 @@ class DemoStage:
         said = self.demo.smart.go_bad(highlighted)
         self._app.notify(said, title="Demo", timeout=8)
         self._sampling.sample_now()
+
+
+def _nobody(_array: str) -> bool:
+    return False

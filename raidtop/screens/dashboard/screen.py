@@ -178,9 +178,8 @@ class DashboardScreen(Screen[None]):
         self.call_after_refresh(self._fit_rows)
 
     def _fit_rows(self) -> None:
-        if self.stage.present:  # the arrays panel has the screen but the status line and the stage bar
-            bar = self.query_one(StageBar).outer_size.height
-            return self.query_one(ArraysPanel).set_room(max(6, self.size.height - 1 - bar))
+        if self.stage.fit(self.query_one(ArraysPanel)):
+            return
         fit_rows(
             self.query_one(ArraysPanel),
             self.query_one(DisksPanel),
@@ -362,10 +361,7 @@ class DashboardScreen(Screen[None]):
         return True
 
     def action_open(self, name: str, refused: bool = False) -> None:
-        """Open one of the screens of :data:`~raidtop.screens.dashboard.screen_table.SCREENS` on what is highlighted.
-
-        ``refused``: the key of a screen the demo does not offer was pressed; say why.
-        """
+        """Open a screen of :data:`.screen_table.SCREENS` on what is highlighted (``refused``: say why not)."""
         opened = SCREENS_BY_NAME[name].refused_in_demo if refused else SCREENS_BY_NAME[name].opens(self.highlight())
         if isinstance(opened, str):
             self.notify(opened, timeout=4)

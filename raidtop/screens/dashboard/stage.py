@@ -19,6 +19,7 @@ from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.narration import narrate
 from raidtop.screens.dashboard.keys import STAGE_STEPS
 from raidtop.screens.dashboard.messages import StageSet
+from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.stage_bar import StageBar
 
 PRESENT_CSS = """
@@ -26,7 +27,7 @@ DashboardScreen.-present #disks, DashboardScreen.-present #bottom, DashboardScre
 DashboardScreen.-present #time-bar, DashboardScreen.-present #notes-bar, DashboardScreen.-present KeyFooter {
     display: none !important;
 }
-DashboardScreen.-present #arrays { display: block !important; height: auto; max-height: 100%; }
+DashboardScreen.-present #arrays { display: block !important; height: auto !important; max-height: 100%; }
 DashboardScreen.-present StageBar { max-height: 10; margin: 1 2; }
 """
 """Presenter mode's layout: the arrays panel takes the screen; the stage bar replaces the footer."""
@@ -55,6 +56,23 @@ class Stage:
         bar.add_class("-on")
         bar.source = "" if message.present else message.source
         self.bindings_changed()
+
+    def fit(self, arrays: ArraysPanel) -> bool:
+        """In presenter mode: the arrays panel gets the screen but the status line and the stage bar.
+
+        Pop-ups rise above the stage bar there, so the line saying what md did is never covered.
+        Returns False outside presenter mode (the dashboard shares its rows as usual).
+        """
+        rack = self._screen.query("#textual-toastrack")
+        bar = self._screen.query_one(StageBar).outer_size.height
+        if not self.present:
+            for toasts in rack:
+                toasts.styles.clear_rule("margin")
+            return False
+        for toasts in rack:
+            toasts.styles.margin = (0, 0, bar + 1, 0)
+        arrays.set_room(max(6, self._screen.size.height - 1 - bar))
+        return True
 
     def arrays_view(self, snap: Snapshot) -> Snapshot:
         """What the Arrays panel shows of ``snap``: in presenter mode only the simulated array."""

@@ -57,6 +57,9 @@ async def test_each_step_is_narrated_in_plain_words():
         said = stage_bar_text(app)
         assert "faulty" in said and "degraded but still serves every read and write" in said
         assert "from parity" in said
+        # The line says it: no md event pop-up covers it (the timeline keeps the events).
+        assert not [n for n in app._notifications if n.title.startswith("md9:")]
+        assert [e.event for e in app.live.history.events_of("md9")] == ["Fail", "DegradedArray"]
         grid = app.screen.query_one("#member-table", TextTable)
         grid.move_cursor_to_key(next(r.key for r in grid.rows if "faulty" in r.cells[3]))
         await pilot.press("r")

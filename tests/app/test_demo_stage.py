@@ -49,6 +49,16 @@ async def run_for(app: RaidtopApp, pilot, clock: DemoClock, seconds: int) -> lis
     return snaps
 
 
+async def grid_focused(app, pilot) -> TextTable:
+    """The member grid once it has taken the focus (after the refresh that shows its rows; bounded)."""
+    grid = app.screen.query_one("#member-table", TextTable)
+    for _ in range(50):
+        if app.focused is grid:
+            break
+        await pilot.pause()
+    return grid
+
+
 def stage_bar_text(app) -> str:
     """The stage bar's words as drawn, lines joined, when it is wholly inside the screen."""
     bar = app.screen.query_one("#stage-bar")

@@ -12,7 +12,7 @@ import pytest
 
 from raidtop.screens.events import EventsScreen
 from raidtop.widgets.text_table import TextTable
-from tests.app.test_demo_stage import DemoClock, demo_app, md9, run_for
+from tests.app.test_demo_stage import DemoClock, demo_app, grid_focused, md9, run_for
 
 
 def array_rows(app) -> dict[str, tuple[str, ...]]:
@@ -24,7 +24,7 @@ async def test_b_then_f_as_the_readme_says_raises_the_rebuild_risk_banner():
     app = demo_app(clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await run_for(app, pilot, clock, 2)
-        grid = app.screen.query_one("#member-table", TextTable)
+        grid = await grid_focused(app, pilot)
         assert app.focused is grid  # the demo starts in md9's grid, on its first member
         highlighted = grid.cursor_key.split("/")[1]
         await pilot.press("B")
@@ -45,6 +45,7 @@ async def test_b_with_no_member_highlighted_still_spares_the_story_and_says_what
     app = demo_app(clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await run_for(app, pilot, clock, 2)
+        await grid_focused(app, pilot)
         await pilot.press("escape")  # out of the grid: no member under the cursor
         await pilot.press("B")
         await run_for(app, pilot, clock, 1)
@@ -58,6 +59,7 @@ async def test_a_member_smart_calls_failing_marks_its_array_row_though_md_says_c
     app = demo_app(clock)
     async with app.run_test(size=size) as pilot:
         await run_for(app, pilot, clock, 2)
+        await grid_focused(app, pilot)
         await pilot.press("B")
         await run_for(app, pilot, clock, 1)
         cells = array_rows(app)["md9"]
@@ -76,6 +78,7 @@ async def test_z_leaves_a_reset_mark_above_the_run_before_it_in_the_timeline():
     app = demo_app(clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await run_for(app, pilot, clock, 2)
+        await grid_focused(app, pilot)
         await pilot.press("f")
         await run_for(app, pilot, clock, 2)
         await pilot.press("z")
@@ -98,6 +101,7 @@ async def test_esc_out_of_md9s_grid_puts_the_cursor_on_md9_so_x_explains_md9():
     async with app.run_test(size=(120, 40)) as pilot:
         await run_for(app, pilot, clock, 2)
         assert list(array_rows(app))[0] == "md6"  # md6 above md9: the cursor used to land there
+        assert app.focused is await grid_focused(app, pilot)
         await pilot.press("escape")
         table = app.screen.query_one("#array-table", TextTable)
         assert app.focused is table and table.cursor_key == "md9"

@@ -12,7 +12,7 @@ from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.demo.controller import DemoController
 from raidtop.widgets.text_table import TextTable
-from tests.app.test_demo_stage import DemoClock, run_for, stage_bar_text
+from tests.app.test_demo_stage import DemoClock, grid_focused, run_for, stage_bar_text
 
 
 def presenter_app(clock: DemoClock, present: bool = True) -> RaidtopApp:
@@ -37,7 +37,7 @@ async def test_present_shows_only_the_simulated_array_its_narration_and_its_step
         for hidden in ("#disks", "#bottom", "KeyFooter", "#notes-bar"):
             assert app.screen.query_one(hidden).region.height == 0, hidden
         assert inside(app, "#arrays") and inside(app, "#stage-bar")
-        members = app.screen.query_one("#member-table", TextTable)
+        members = await grid_focused(app, pilot)
         assert app.focused is members and len(members.rows) == 3 and inside(app, "#member-table")
         shown = stage_bar_text(app)
         assert "md9 is a whole raid5 of 3 disks" in shown and "parity" in shown
@@ -52,6 +52,7 @@ async def test_each_step_is_narrated_in_plain_words():
     app = presenter_app(clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await run_for(app, pilot, clock, 2)
+        await grid_focused(app, pilot)
         await pilot.press("f")
         await run_for(app, pilot, clock, 1)
         said = stage_bar_text(app)

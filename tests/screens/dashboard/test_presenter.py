@@ -81,6 +81,7 @@ async def test_nothing_happens_by_itself_on_stage():
     app = presenter_app(clock)
     async with app.run_test(size=(100, 30)) as pilot:
         await run_for(app, pilot, clock, 2)
+        await grid_focused(app, pilot)  # the steps follow the focus: the grid's keys once it has it
         before = stage_bar_text(app)
         snaps = await run_for(app, pilot, clock, 90)
         assert [e for s in snaps for e in s.events] == []

@@ -28,11 +28,7 @@ class DemoStage:
     """
 
     def __init__(
-        self,
-        app: App[None],
-        demo: DemoController,
-        sampling: Sampling,
-        to_dashboard: Callable[[Message], object],
+        self, app: App[None], demo: DemoController, sampling: Sampling, to_dashboard: Callable[[Message], object]
     ) -> None:
         self._app = app
         self.demo = demo

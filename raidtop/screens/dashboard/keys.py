@@ -37,6 +37,10 @@ STAGE_STEPS = (
     "help",
 )
 """The binding ids of the steps presenter mode shows, in a lesson's order (those that work at the moment)."""
+PRESENTER_HIDES = frozenset(
+    {"next_panel", "focus_panel", "sort", "sort_reverse", "filter", "toggle_all", "toggle_processes"}
+)
+"""The dashboard actions of the panels presenter mode hides: off there, or they would focus what is not shown."""
 
 DASHBOARD_BINDINGS: list[Binding] = [
     Binding(

@@ -277,8 +277,7 @@ class DashboardScreen(Screen[None]):
     def _stage_set(self, message: messages.StageSet) -> None:
         message.stop()
         self.stage.set(message)
-        self._show_latest()
-        self.call_after_refresh(self._fit_rows)
+        self.call_after_refresh(self._show_latest)  # filtered (or not) and fitted once laid out again
 
     @on(messages.ShowMembers)
     def _show_members(self, message: messages.ShowMembers) -> None:
@@ -347,8 +346,8 @@ class DashboardScreen(Screen[None]):
         disks.set_view(replace(disks.view, show_all=not disks.view.show_all))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "demo_disk_bad":
-            return self.live.simulated
+        if action == "demo_disk_bad" or self.stage.hides(action):  # presenter mode hides the other panels' keys
+            return self.live.simulated and action == "demo_disk_bad"
         if action == "open" and parameters:
             entry = SCREENS_BY_NAME[str(parameters[0])]
             if entry.live_system and self.live.simulated:

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from raidtop.model.md import MdArray
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.narration import narrate
-from raidtop.screens.dashboard.keys import STAGE_STEPS
+from raidtop.screens.dashboard.keys import PRESENTER_HIDES, STAGE_STEPS
 from raidtop.screens.dashboard.messages import StageSet
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.stage_bar import StageBar
@@ -73,6 +73,13 @@ class Stage:
             toasts.styles.margin = (0, 0, bar + 1, 0)
         arrays.set_room(max(6, self._screen.size.height - 1 - bar))
         return True
+
+    def hides(self, action: str) -> bool:
+        """In presenter mode, the keys of the panels it hides (Tab, 1–6, sort, filter): they would act unseen.
+
+        Tab then moves between the arrays and the member grid only, so the member keys keep working.
+        """
+        return self.present and action in PRESENTER_HIDES
 
     def arrays_view(self, snap: Snapshot) -> Snapshot:
         """What the Arrays panel shows of ``snap``: in presenter mode only the simulated array."""

@@ -103,3 +103,23 @@ async def test_p_toggles_presenter_mode_in_the_demo():
         await pilot.pause()
         assert [row.key for row in table.rows] == ["md6", "md9"] and not app.screen.has_class("-present")
         assert app.screen.query_one("#disks").region.height > 0
+
+
+async def test_the_hidden_panels_keys_cannot_take_the_focus_off_the_stage():
+    # Tab, 3 and s used to focus the hidden Disks table: the next f did nothing, unseen.
+    clock = DemoClock()
+    app = presenter_app(clock)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await run_for(app, pilot, clock, 2)
+        grid = await grid_focused(app, pilot)
+        for key in ("tab", "3", "s", "6", "shift+tab"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.focused in (grid, app.screen.query_one("#array-table")), key
+        shown = {binding.id for _node, binding, _enabled, _tip in app.screen.active_bindings.values()}
+        assert not shown & {"next-panel", "sort", "filter", "processes", "panel-disks"}
+        grid.focus()
+        await pilot.pause()
+        await pilot.press("f")
+        await run_for(app, pilot, clock, 1)
+        assert next(a for a in app.live.latest.arrays if a.name == "md9").health == "degraded"

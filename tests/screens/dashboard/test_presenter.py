@@ -123,3 +123,24 @@ async def test_the_hidden_panels_keys_cannot_take_the_focus_off_the_stage():
         await pilot.press("f")
         await run_for(app, pilot, clock, 1)
         assert next(a for a in app.live.latest.arrays if a.name == "md9").health == "degraded"
+
+
+@pytest.mark.parametrize("size", [(100, 30), (80, 24)])
+def test_presenter_mode_snapshot_after_b_then_f(snap_compare, size):
+    # Fixed clocks (the demo's and the sampler's): the same image on any machine.
+    from raidtop.presentation.judgement import judged_sampler
+
+    clock = DemoClock()
+    app = presenter_app(clock)
+    app.sampling.sampler = judged_sampler(app.demo.root, clock=clock)
+
+    async def b_then_f(pilot) -> None:
+        await run_for(app, pilot, clock, 2)
+        await grid_focused(app, pilot)
+        for key in ("B", "f"):
+            await pilot.press(key)
+            await run_for(app, pilot, clock, 2)
+        app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=size, run_before=b_then_f)

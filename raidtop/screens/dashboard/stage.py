@@ -47,6 +47,7 @@ class Stage:
         self.present = False
         """Presenter mode is on."""
         self._previous: MdArray | None = None
+        self._toasts_raised = False
 
     def set(self, message: StageSet) -> None:
         """The app's demo stage changed: its array, presenter mode, where the numbers come from."""
@@ -63,12 +64,15 @@ class Stage:
         Pop-ups rise above the stage bar there, so the line saying what md did is never covered.
         Returns False outside presenter mode (the dashboard shares its rows as usual).
         """
+        if not self.present and not self._toasts_raised:
+            return False  # the usual case, every sample: nothing to undo
         rack = self._screen.query("#textual-toastrack")
-        bar = self._screen.query_one(StageBar).outer_size.height
+        self._toasts_raised = self.present
         if not self.present:
             for toasts in rack:
                 toasts.styles.clear_rule("margin")
             return False
+        bar = self._screen.query_one(StageBar).outer_size.height
         for toasts in rack:
             toasts.styles.margin = (0, 0, bar + 1, 0)
         arrays.set_room(max(6, self._screen.size.height - 1 - bar))

@@ -47,7 +47,8 @@ class Stage:
         self.present = False
         """Presenter mode is on."""
         self._previous: MdArray | None = None
-        self._toasts_raised = False
+        self._toasts_lift = 1
+        """Rows the pop-ups keep free at the bottom (Textual's one above the footer, until the stage bar shows)."""
 
     def set(self, message: StageSet) -> None:
         """The app's demo stage changed: its array, presenter mode, where the numbers come from."""
@@ -59,23 +60,22 @@ class Stage:
         self.bindings_changed()
 
     def fit(self, arrays: ArraysPanel) -> bool:
-        """In presenter mode: the arrays panel gets the screen but the status line and the stage bar.
+        """The demo's pop-ups rise above the stage bar, so the line saying what md did is never covered.
 
-        Pop-ups rise above the stage bar there, so the line saying what md did is never covered.
-        Returns False outside presenter mode (the dashboard shares its rows as usual).
+        In presenter mode the arrays panel gets the screen but the status line
+        and the stage bar. Returns False outside it (the dashboard shares its rows as usual).
         """
-        if not self.present and not self._toasts_raised:
-            return False  # the usual case, every sample: nothing to undo
-        rack = self._screen.query("#textual-toastrack")
-        self._toasts_raised = self.present
+        if self.array is None:
+            return False  # not the demo: nothing to do on every sample
+        bar = self._screen.query_one(StageBar)
+        lift = max(1, self._screen.size.height - bar.region.y) if bar.region.height else 1
+        if lift != self._toasts_lift:
+            self._toasts_lift = lift
+            for toasts in self._screen.query("#textual-toastrack"):
+                toasts.styles.margin = (0, 0, lift, 0)
         if not self.present:
-            for toasts in rack:
-                toasts.styles.clear_rule("margin")
             return False
-        bar = self._screen.query_one(StageBar).outer_size.height
-        for toasts in rack:
-            toasts.styles.margin = (0, 0, bar + 1, 0)
-        arrays.set_room(max(6, self._screen.size.height - 1 - bar))
+        arrays.set_room(max(6, self._screen.size.height - 1 - bar.outer_size.height))
         return True
 
     def hides(self, action: str) -> bool:

@@ -24,6 +24,8 @@ DEMO_DISK_BAD = Binding(
     " (fail the highlighted one next: the rebuild-risk banner)",
 )
 STAGE_STEPS = (
+    "table-cursor-up",
+    "table-cursor-down",
     "member-fail",
     "member-remove",
     "member-add",

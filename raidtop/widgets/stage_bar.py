@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from rich.padding import Padding
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from raidtop.untrusted import plain
+
+GUTTER = 1
+"""Cells left blank on each side of the bar's lines."""
 
 
 class StageBar(Widget):
@@ -20,7 +24,7 @@ class StageBar(Widget):
 
     COMPONENT_CLASSES = {"stage-bar--narration", "stage-bar--source", "stage-bar--key"}
     DEFAULT_CSS = """
-    StageBar { height: auto; max-height: 8; display: none; margin: 0 1; }
+    StageBar { height: auto; max-height: 8; display: none; }
     StageBar.-on { display: block; }
     StageBar > .stage-bar--narration { color: $foreground; text-style: bold; }
     StageBar > .stage-bar--source { color: $text-muted; }
@@ -34,15 +38,17 @@ class StageBar(Widget):
     steps: reactive[tuple[tuple[str, str], ...]] = reactive((), layout=True)
     """(key as shown, what it does) per step the teacher may take now; empty: not shown."""
 
-    def render(self) -> Text:
+    def render(self) -> Padding:
         lines: list[Text] = []
         if self.narration:
             lines.append(Text(plain(self.narration), self.get_component_rich_style("stage-bar--narration")))
         if self.source:
             lines.append(Text(plain(self.source), self.get_component_rich_style("stage-bar--source")))
         if self.steps:
-            lines.extend(self._step_lines(max(20, self.content_size.width)))
-        return Text("\n").join(lines)
+            lines.extend(self._step_lines(max(20, self.content_size.width - 2 * GUTTER)))
+        # The gutter is Rich's, inside the text's width: CSS padding or margin here cut the last
+        # character of a wrapped line (padding) or narrowed the panels above (margin).
+        return Padding(Text("\n").join(lines), (0, GUTTER))
 
     def _step_lines(self, width: int) -> list[Text]:
         """The steps packed into lines of ``width``: a key and its words never split across lines."""

@@ -28,7 +28,7 @@ DashboardScreen.-present #time-bar, DashboardScreen.-present #notes-bar, Dashboa
     display: none !important;
 }
 DashboardScreen.-present #arrays { display: block !important; height: auto !important; max-height: 100%; }
-DashboardScreen.-present StageBar { max-height: 10; margin: 1 2; }
+DashboardScreen.-present StageBar { max-height: 10; margin: 1 0; }
 """
 """Presenter mode's layout: the arrays panel takes the screen; the stage bar replaces the footer."""
 

@@ -37,6 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is not None:
         return args.func(args)
+    for flag, given in (("--present", args.present), ("--demo-recording", args.demo_recording)):
+        if given and not args.demo:
+            print(f"raidtop: {flag} is for the demo: use raidtop --demo {flag}", file=sys.stderr)
+            return 2
     go_on, recording = options.read_inputs(args)
     if not go_on:
         return 2

@@ -29,6 +29,10 @@ class Config:
     """A recording to replay instead of reading the system."""
     demo: bool = False
     """Show a simulated array (and a recorded real rebuild) instead of the system."""
+    demo_recording: bool = False
+    """With ``demo``: play the rebuild recorded on a real kernel once (else it is held at its start)."""
+    present: bool = False
+    """With ``demo``: presenter mode (only the simulated array, a narration line, one key per step)."""
     smart_interval: float = 600.0
     """Seconds between smartctl calls per disk; 0 turns SMART polling off."""
 

@@ -303,6 +303,31 @@ async def stack_screenshot() -> Path:
             return Path(app.save_screenshot("stack.svg", str(HERE)))
 
 
+async def presenter_screenshot() -> Path:
+    """``raidtop --demo --present`` at a projector's 100×30: B then f, the banner and the narration line."""
+    from raidtop.demo.controller import DemoController
+
+    clock = [EPOCH]
+    demo = DemoController(clock=lambda: clock[0])
+    app = RaidtopApp(Config(demo=True, present=True, autostart_sampler=False), demo=demo)
+    app.sampling.sampler = judged_sampler(demo.root, clock=lambda: clock[0])
+
+    async def step(pilot, *keys: str) -> None:
+        await pilot.press(*keys)
+        for _ in range(2):  # the samples the sampler worker would take, one demo second apart
+            clock[0] += 1.0
+            app.apply_snapshot(app.sampling.sample_once())
+        await pilot.pause()
+
+    async with app.run_test(size=(100, 30)) as pilot:
+        await step(pilot)
+        await step(pilot, "B")
+        await step(pilot, "f")
+        app.clear_notifications()
+        await pilot.pause()
+        return Path(app.save_screenshot("presenter-100x30.svg", str(HERE)))
+
+
 async def main() -> None:
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -326,6 +351,7 @@ async def main() -> None:
     print(await lab_screenshot())
     print(await fleet_screenshot())
     print(await stack_screenshot())
+    print(await presenter_screenshot())
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The demo's stage: its badge and member grid on the dashboard, and its own keys (reset, rebuild speed, a bad disk)."""
+"""The demo's stage: its badge, member grid and narration on the dashboard, presenter mode, and its own keys."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 from textual.app import App
 from textual.message import Message
 
+from raidtop.app.keys import DEMO_VERBS
 from raidtop.app.sampling import Sampling
-from raidtop.screens.dashboard.messages import ShowMembers, SourceChanged
+from raidtop.screens.dashboard.messages import ShowMembers, SourceChanged, StageSet
 from raidtop.model.units import rate
 
 if TYPE_CHECKING:  # the demo is imported only when asked for: each import delays the first frame
@@ -34,19 +35,53 @@ class DemoStage:
         self.demo = demo
         self._sampling = sampling
         self._to_dashboard = to_dashboard
+        self.present = False
+        """Presenter mode: only the simulated array, its narration and the steps' keys."""
+        self._said: tuple[bool, str] | None = None
 
-    def show(self) -> None:
-        """The DEMO badge, where the numbers come from, and the simulated array's member grid open."""
+    def show(self, present: bool = False) -> None:
+        """The DEMO badge, the stage (narration, presenter mode if ``present``) and the simulated array's grid open."""
+        self.present = present
         name = self.demo.sim.name
-        self._to_dashboard(
-            SourceChanged("DEMO — SIMULATED", f"{name} is simulated; the rest is {self.demo.base_description}")
-        )
+        self._to_dashboard(SourceChanged("DEMO — SIMULATED", f"{name} is simulated"))
+        self._set_stage()
         self._to_dashboard(ShowMembers(name))
 
+    def source_line(self) -> str:
+        """Where the numbers come from, in a line the narration bar shows at any width."""
+        line = f"{self.demo.sim.name} is simulated; the rest is {self.demo.base_description}"
+        if self.demo.recording_state == "held":
+            line += " (raidtop --demo --demo-recording plays it)"
+        return line
+
+    def _set_stage(self) -> None:
+        said = (self.present, self.source_line())
+        if said != self._said:
+            self._said = said
+            self._to_dashboard(StageSet(self.demo.sim.name, *said))
+            self._app.refresh_bindings()
+
+    def after_snapshot(self) -> Callable[[str], bool]:
+        """A sample was shown: the recording may have ended, or a reset held it again.
+
+        Returns which arrays may be announced by pop-ups: only the simulated one (the recording's events
+        are history), and in presenter mode none: the narration line says it, and a pop-up would cover it.
+        """
+        self._set_stage()
+        return _nobody if self.present else self.demo.handles
+
+    def offers(self, action: str, parameters: tuple[object, ...]) -> bool:
+        """Whether a demo key (``demo(verb)``, ``demo_speed(step)``) works now: the app's check_action."""
+        return action == "demo_speed" or (bool(parameters) and parameters[0] in DEMO_VERBS)
+
+    def toggle_present(self) -> None:
+        """Presenter mode on or off."""
+        self.present = not self.present
+        self._set_stage()
+
     def reset(self) -> None:
-        """Put the demo back to its start, also after ``broken``."""
+        """Put the demo back to its start, also after ``broken``; the timeline gets a reset mark."""
         self._sampling.ask_demo_reset()
-        self._app.notify("demo reset: a whole simulated array, the recording from its start", timeout=3)
 
     def change_speed(self, direction: int) -> None:
         """Slow down (-1) or speed up (+1) the simulated array's rebuild: its sync speed limit."""
@@ -54,8 +89,12 @@ class DemoStage:
         self._app.notify(f"{self.demo.sim.name}: sync speed limit {rate(limit, spoken=True)}", timeout=3)
         self._sampling.sample_now()
 
-    def disk_bad(self) -> None:
-        """A survivor of the demo array gets 8 pending sectors (raises the rebuild-risk banner)."""
-        said = self.demo.smart.go_bad()
-        self._app.notify(said, title="Demo", timeout=6)
+    def disk_bad(self, highlighted: str | None) -> None:
+        """A survivor of the demo array other than ``highlighted`` gets 8 pending sectors (the rebuild-risk story)."""
+        said = self.demo.smart.go_bad(highlighted)
+        self._app.notify(said, title="Demo", timeout=8)
         self._sampling.sample_now()
+
+
+def _nobody(_array: str) -> bool:
+    return False

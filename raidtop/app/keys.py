@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from textual.binding import Binding
 
+PRESENT = Binding(
+    "P",
+    "demo('toggle_present')",
+    "Presenter",
+    id="demo-present",
+    tooltip="Demo: presenter mode on or off (only the simulated array, what md just did in words, one key per step)",
+)
 DEMO_BINDINGS = [
     Binding(
         "z",
-        "demo_reset",
+        "demo('reset')",
         "Reset demo",
         id="demo-reset",
         tooltip="Demo: back to the start (a whole simulated array, the recording from its start)",
@@ -26,9 +33,11 @@ DEMO_BINDINGS = [
         id="demo-rebuild-faster",
         tooltip="Demo: raise the simulated array's sync speed limit (its ETA shrinks)",
     ),
+    PRESENT,
 ]
 """Shown only with --demo (the app's check_action hides them elsewhere)."""
-DEMO_ACTIONS = frozenset({"demo_reset", "demo_speed"})
+DEMO_VERBS = frozenset({"reset", "toggle_present", "change_speed"})
+"""What ``demo(verb)`` keys ask of the app's demo stage (its methods of these names); ``demo_speed`` steps the speed."""
 
 APP_BINDINGS: list[Binding] = [
     Binding("q", "quit", "Quit", id="quit", tooltip="Leave raidtop"),

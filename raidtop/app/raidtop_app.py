@@ -26,7 +26,7 @@ from raidtop.app.demo_stage import DemoStage
 from raidtop.app.hangup import catch_exit_signals, leave_on_signal
 from raidtop.app.latency_link import latency_feed
 from raidtop.app.leaving import leave_or_ask
-from raidtop.app.keys import APP_BINDINGS, DEMO_ACTIONS, REPLAY_ACTIONS
+from raidtop.app.keys import APP_BINDINGS, REPLAY_ACTIONS
 from raidtop.app.messages import LatencySaid, LatencySampled, SamplingFailed, SnapshotReady
 from raidtop.app.notices import Notice, NoticeDesk
 from raidtop.app.palette import PROVIDERS, key_commands
@@ -88,7 +88,7 @@ class RaidtopApp(App[None]):
         if demo is None and self.config.demo:
             from raidtop.demo.controller import DemoController
 
-            demo = DemoController()
+            demo = DemoController(play_recording=self.config.demo_recording)
         self.demo = demo
         sampler, self.config_notes = sampler_for(self.config, demo)
         self.live = LiveState(simulated=demo is not None)
@@ -183,7 +183,7 @@ class RaidtopApp(App[None]):
         """The dashboard painted its first frame: collect garbage again, start sampling."""
         startup_gc.resume()
         if self.demo_stage is not None:
-            self.demo_stage.show()
+            self.demo_stage.show(self.config.present)
             if self.config.autostart_sampler:
                 self.sampling.start()
             return
@@ -236,9 +236,9 @@ class RaidtopApp(App[None]):
         self._to_dashboard(dashboard_messages.ShowMembers(message.array))
 
     @on(dashboard_messages.DemoDiskBad)
-    def _demo_disk_bad(self) -> None:
+    def _demo_disk_bad(self, message: dashboard_messages.DemoDiskBad) -> None:
         if self.demo_stage is not None:
-            self.demo_stage.disk_bad()
+            self.demo_stage.disk_bad(message.highlighted)
 
     # -------------------------------------------------------------- hang-up
 
@@ -270,8 +270,8 @@ class RaidtopApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in REPLAY_ACTIONS:
             return self.player is not None
-        if action in DEMO_ACTIONS:
-            return self.demo is not None
+        if action in ("demo", "demo_speed"):
+            return self.demo_stage is not None and self.demo_stage.offers(action, parameters)
         if action == "toggle_recording":
             return self.player is None and self.demo is None
         return True
@@ -295,7 +295,7 @@ class RaidtopApp(App[None]):
             # A snapshot that lands while the app shuts down finds no panels.
             return
         # In the demo only the simulated array speaks: the recording's events are history (still in the timeline).
-        heard = self.demo.handles if self.demo is not None else None
+        heard = self.demo_stage.after_snapshot() if self.demo_stage is not None else None
         if self.notices.announce(snapshot, previous_alerts, heard) and self.config.bell:
             self.bell()
 
@@ -347,15 +347,14 @@ class RaidtopApp(App[None]):
         if self.player is not None:
             self.player.ask_jump()
 
-    def action_demo_reset(self) -> None:
-        """Put the demo back to its start, also after ``broken``."""
-        if self.demo_stage is not None:
-            self.demo_stage.reset()
+    def action_demo(self, verb: str, *arguments: int) -> None:
+        """A demo key: reset, presenter mode, the rebuild's speed (:class:`DemoStage`)."""
+        if self.demo_stage is not None and self.demo_stage.offers("demo", (verb,)):
+            getattr(self.demo_stage, verb)(*arguments)
 
     def action_demo_speed(self, direction: int) -> None:
         """Slow down (-1) or speed up (+1) the simulated array's rebuild."""
-        if self.demo_stage is not None:
-            self.demo_stage.change_speed(direction)
+        self.action_demo("change_speed", direction)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Every key is also a command-palette entry."""

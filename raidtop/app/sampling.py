@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from raidtop.collect.udev_watch import BlockDeviceWatcher
 from raidtop.collect.smart.poller import START_DELAY_S
 from raidtop.config import Config, md_expected_members, next_interval
 from raidtop.live.state import LiveState
+from raidtop.model.md import MdEvent
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.judgement import judged_sampler, smart_poller
 
@@ -111,8 +113,10 @@ class Sampling:
 
     def sample_once(self) -> Snapshot:
         """One sample (in the worker thread), handed to the frame sink too."""
+        reset = False
         if self.demo is not None:
             if self._demo_reset_asked:
+                reset = True
                 # Here, in the sampler's own thread, so no sample sees half a reset; a
                 # fresh Sampler, because the counters start over (not "went backwards").
                 self._demo_reset_asked = False
@@ -124,6 +128,12 @@ class Sampling:
         watch.want_processes = self._live.show_processes
         watch.want_units = bool(self._live.units_wanted_by)
         snapshot = self.sampler.sample()
+        if reset and self.demo is not None:
+            # The timeline keeps the run before: this mark says where it ended.
+            mark = MdEvent(
+                snapshot.time, self.demo.sim.name, "DemoReset", detail="the events before it are the run before"
+            )
+            snapshot = replace(snapshot, events=(mark, *snapshot.events))
         self._frame_sink(snapshot)
         return snapshot
 

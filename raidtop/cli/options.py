@@ -239,6 +239,17 @@ DASHBOARD_OPTIONS = (
         "--demo", "demo", "classroom demo: a simulated array to fail, remove and add disks on (no root, no md)"
     ),
     ConfigOption(
+        "--demo-recording",
+        "demo_recording",
+        "with --demo: also play the md6 rebuild recorded on a real kernel, once (its disk fails 2 s in)",
+    ),
+    ConfigOption(
+        "--present",
+        "present",
+        "with --demo: presenter mode for a projector: only the simulated array, a line saying what md just did"
+        " and why, one key per step (P toggles it)",
+    ),
+    ConfigOption(
         "--smart-interval",
         "smart_interval",
         "ask smartctl about each disk at most every S seconds (default 600; 0 = off)",

@@ -26,16 +26,19 @@ START_SPEED_KIB_S = 20 * 1024
 
 
 class RecordedBase:
-    """A ReplayRoot that moves one recorded frame per tick, then holds the last one.
+    """A ReplayRoot held at its first frame until asked to play, then one frame per tick; it holds the last one.
 
-    Played once: starting over made the recorded array fail and rebuild by
-    itself every minute (bells, toasts) and its counters run backwards.
+    Nothing on the stage happens by itself: the recorded array failed 2 s
+    after start in a class that had not asked for it. Played once: starting
+    over made it fail and rebuild again every minute and its counters run backwards.
     """
 
     def __init__(self, path: Path) -> None:
         self.recording = read_recording(path)
         self.root = ReplayRoot("recorded rebuild")
         self.index = -1
+        self.playing = False
+        """Asked to play (:meth:`play`); until then the first frame stays."""
 
     @property
     def finished(self) -> bool:
@@ -43,23 +46,30 @@ class RecordedBase:
         return self.index >= len(self.recording.frames) - 1
 
     def tick(self) -> None:
-        """Show the next recorded frame; after the last, nothing changes."""
-        if self.finished:
+        """Show the next recorded frame (the first one until played); after the last, nothing changes."""
+        if self.finished or (self.index >= 0 and not self.playing):
             return
         self.index += 1
         self.root.state.update(self.recording.frames[self.index].delta)
 
+    def play(self) -> None:
+        """Play from here (the first frame) to the end, one frame per tick."""
+        self.playing = True
+
     def restart(self) -> None:
-        """Back to before the first frame (the demo's reset)."""
+        """Back to the first frame, held (the demo's reset)."""
         self.index = -1
+        self.playing = False
         self.root.state = {}
+        self.tick()
 
 
 class DemoController:
     """The simulated array, its overlay root, and the lab actions a user may take.
 
     ``clock`` is the demo's time (seconds, monotonic): tests drive it instead
-    of sleeping.
+    of sleeping. The recorded rebuild plays only with ``play_recording``
+    (``--demo-recording``): nothing on the stage happens by itself.
     """
 
     simulated = True
@@ -72,14 +82,18 @@ class DemoController:
         speed_limit_kib_s: int = START_SPEED_KIB_S,
         recording: Path | None = BUNDLED_REBUILD,
         clock: Callable[[], float] = time.monotonic,
+        play_recording: bool = False,
     ) -> None:
         self._shape = (level, disks, speed_limit_kib_s)
+        self._play_recording = play_recording
         self._clock = clock
         self.sim = self._new_array()
         self.replay = RecordedBase(recording) if recording is not None and recording.exists() else None
         base = self.replay.root if self.replay is not None else Root("/")
         if self.replay is not None:
-            self.replay.tick()
+            self.replay.tick()  # its first frame, held until played
+            if play_recording:
+                self.replay.play()
         self.smart = DemoSmart(self.sim)
         """The simulated disks' SMART readings (the demo root answers the sampler's SMART with them)."""
         self.load = DemoLoad(self.sim)
@@ -96,13 +110,27 @@ class DemoController:
         return sim
 
     @property
+    def recording_state(self) -> str | None:
+        """The recorded base: ``held`` (at its start), ``playing``, ``finished``, or ``None`` (none bundled)."""
+        if self.replay is None:
+            return None
+        if not self.replay.playing:
+            return "held"
+        return "finished" if self.replay.finished else "playing"
+
+    @property
     def base_description(self) -> str:
         """Where the non-simulated numbers come from, in words."""
-        if self.replay is not None:
-            return (
-                f"a rebuild recorded from a real kernel ({self.replay.recording.header.get('host', '?')}), played once"
-            )
-        return "this machine's own /proc (no recorded rebuild is bundled)"
+        if self.replay is None:
+            return "this machine's own /proc (no recorded rebuild is bundled)"
+        host = self.replay.recording.header.get("host", "?")
+        seconds = len(self.replay.recording.frames)
+        said = {
+            "held": "held at its start, before md6 fails",
+            "playing": f"playing once ({seconds} s): md6's failure and rebuild are history, not this machine",
+            "finished": "played to its end and held there",
+        }[self.recording_state or "held"]
+        return f"a rebuild recorded on a real kernel ({host}), {said}"
 
     def tick(self) -> None:
         """Advance the simulation by the demo clock's time since the last tick (sampler thread)."""
@@ -115,7 +143,7 @@ class DemoController:
         self.root.refresh()
 
     def reset(self) -> None:
-        """Back to the start: a whole simulated array (also after ``broken``) and the recording from its start.
+        """Back to the start: a whole simulated array (also after ``broken``), the recording at its start.
 
         The caller starts a fresh Sampler too: the counters go back to where
         they began, which an old sampler would report as going backwards.
@@ -127,7 +155,8 @@ class DemoController:
         self.smart = self.root.smart = DemoSmart(self.sim)
         if self.replay is not None:
             self.replay.restart()
-            self.replay.tick()
+            if self._play_recording:
+                self.replay.play()
         self.root.refresh()
 
     def change_speed(self, direction: int) -> int:

@@ -1,7 +1,7 @@
 """SMART readings for the demo's simulated disks, and the key that makes one go bad.
 
 Every member of the simulated array reads as a healthy SATA disk. ``B`` on
-the dashboard (demo only) gives one survivor 8 pending sectors, the reading
+the dashboard (demo only) gives one survivor (never the highlighted member) 8 pending sectors, the reading
 Backblaze found to predict failure (judged by raidtop/presentation/smart_rules.py
 like a real disk), so a teacher can show the rebuild-risk banner: fail a
 member (``f``) and the array's last copy sits on that disk.
@@ -21,6 +21,8 @@ from raidtop.presentation.smart_rules import judge
 PENDING = 8
 """Pending sectors a disk gets when it goes bad."""
 _HOURS = 21_304
+CAPACITY_BYTES = SimulatedArray.component_kib * 1024
+"""Each simulated disk is exactly as large as the simulated array's component (its model name says so too)."""
 DESKTOP_INDEX = 2
 """The demo's third disk is a desktop model: SCT ERC supported but off (the audit's erc-mismatch)."""
 
@@ -45,10 +47,10 @@ def healthy(disk: str, index: int, read_at: float) -> SmartHealth:
             state="read",
             verdict="ok",
             protocol="ATA",
-            model="DEMO simulated 1TB disk",
+            model="DEMO simulated 1GiB disk",
             serial=f"DEMO{index:04d}",
             firmware="DM01",
-            capacity_bytes=1024**3,
+            capacity_bytes=CAPACITY_BYTES,
             rotation_rate=7200,
             passed=True,
             exit_status=0,
@@ -100,14 +102,24 @@ class DemoSmart:
         self._readings = readings
         return dict(readings), {name: (name,) for name in names}
 
-    def go_bad(self) -> str:
-        """Give the first survivor that is still healthy 8 pending sectors; say what happened."""
+    def go_bad(self, highlighted: str | None = None) -> str:
+        """Give a healthy survivor other than ``highlighted`` 8 pending sectors; say what happened and what next.
+
+        Never the highlighted member: the next key, ``f``, fails that one, and
+        the story is a degraded array whose last copy sits on the bad disk.
+        """
         survivors = [m.name for m in self.sim.members if m.roles == ["in_sync"] and m.name not in self._bad]
-        if not survivors:
-            return "no healthy survivor left to make go bad"
-        self._bad = self._bad | {survivors[0]}
+        others = [name for name in survivors if name != highlighted]
+        if not others:
+            return "no healthy survivor left to make go bad (z starts the demo over)"
+        bad = others[0]
+        self._bad = self._bad | {bad}
         array = self.sim.name
+        if highlighted in survivors:
+            nxt = f"Now fail {highlighted} (highlighted: f)"
+        else:
+            nxt = f"Now fail another member of {array} (highlight it, f)"
         return (
-            f"{survivors[0]} now has {PENDING} pending sectors. Fail another member of {array} (f) if it is "
-            "whole: the red banner says its last copy of the data sits on a disk that is not ok."
+            f"{bad} now has {PENDING} pending sectors: SMART calls it failing. {nxt}: {array} is then degraded "
+            f"and the red banner says its last copy of the data sits on {bad}."
         )

@@ -206,7 +206,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical() as frame:
             # In the border, not a line of its own: every line counts for fitting the screen.
             frame.border_title = "Every key raidtop knows · all are in the command palette (Ctrl+P)"
-            frame.border_subtitle = "↓ ↑ PgDn End scroll · Esc closes"
+            frame.border_subtitle = "Esc closes"  # the scroll keys are added once the page is known to scroll
             with VerticalScroll(id="help-scroll"), Horizontal():
                 for column in _deal(sections, count, widths, self.app.size.height - 2):
                     with Vertical(classes="help-column"):
@@ -216,6 +216,11 @@ class HelpScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll", VerticalScroll).focus()
+        self.call_after_refresh(self._say_how_to_scroll)
+
+    def _say_how_to_scroll(self) -> None:
+        if self.query_one("#help-scroll", VerticalScroll).max_scroll_y > 0:
+            self.query_one(Vertical).border_subtitle = "↓ ↑ PgDn End scroll · Esc closes"
 
     @property
     def rows(self) -> list[KeyRow]:
@@ -236,7 +241,7 @@ class HelpScreen(ModalScreen[None]):
 FRAME_WIDTH = 4 + 1
 """The frame's border and padding, and the scroll bar's one column."""
 COLUMN_GAP = 2
-ACTION_MAX = 20
+ACTION_MAX = 16
 """A longer action ("Slower rebuild / Faster rebuild") wraps onto a second line."""
 DETAILS_MIN = 40
 """Narrower than this, details wrap into too many lines to read: one column fewer."""

@@ -83,6 +83,7 @@ class ArraysPanel(Panel):
         self._room: int | None = None
         self._latencies: dict[str, MemberLatency] | None = None
         self._shown_members: frozenset[str] = frozenset()
+        self._focus_grid_of: str | None = None
 
     def compose(self) -> ComposeResult:
         yield RiskBanner(id="risk-banner")
@@ -111,6 +112,11 @@ class ArraysPanel(Panel):
     def selected_array(self) -> str | None:
         """The array under the cursor: the focused member grid's array, else the arrays table's."""
         return self._highlighted()[0]
+
+    @property
+    def highlighted_member(self) -> str | None:
+        """The member under the focused member grid's cursor (``None``: the grid has no focus)."""
+        return self._highlighted()[1]
 
     def set_room(self, rows: int | None) -> None:
         """At most ``rows`` for the whole panel (None: the stylesheet's limit).
@@ -185,10 +191,14 @@ class ArraysPanel(Panel):
         table.focus()
 
     def expand_for_actions(self, array: str) -> None:
-        """Open ``array``'s member grid and focus it (the demo starts like this)."""
+        """Open ``array``'s member grid and focus it (the demo starts like this).
+
+        Asked before the first sample, the grid has no rows yet and cannot take
+        the focus: it takes it, on the array's first member, when they arrive.
+        """
         self.expanded.add(array)
+        self._focus_grid_of = array
         self._refresh_rows()
-        self.call_after_refresh(self.query_one("#member-table", TextTable).focus)
 
     def set_offers(self, offers: dict[str, frozenset[str]]) -> None:
         """Which verbs each array offers (from the host's worker); member keys show accordingly."""
@@ -222,8 +232,12 @@ class ArraysPanel(Panel):
         self.post_message(self.MemberVerb(array, member if verb not in ARRAY_VERBS else None, verb))
 
     def action_leave_members(self) -> None:
-        """Back to the arrays table."""
-        self.query_one("#array-table", TextTable).focus()
+        """Back to the arrays table, its cursor on the array whose grid was left (the next key acts on it)."""
+        array = self._highlighted()[0]
+        table = self.query_one("#array-table", TextTable)
+        if array is not None:
+            table.move_cursor_to_key(array)
+        table.focus()
 
     def _refresh_rows(self) -> None:
         snap = self._snapshot
@@ -231,17 +245,12 @@ class ArraysPanel(Panel):
             return
         arrays_table = self.query_one("#array-table", TextTable)
         disks = {d.name: d for d in snap.disks}
-        rows = [
-            array_row(
-                a,
-                a.name in snap.degraded_alerts,
-                self._columns,
-                self._bar_width,
-                snap.time,
-                marks_of(a, disks, snap, self._latencies),
-            )
-            for a in snap.arrays
-        ]
+        rows = []
+        for a in snap.arrays:
+            marks = marks_of(a, disks, snap, self._latencies)
+            # md's state stays md's ("clean [UUU]"); a member SMART calls failing marks the row as an alert too.
+            alert = a.name in snap.degraded_alerts or any(tone == "crit" for _text, tone in marks)
+            rows.append(array_row(a, alert, self._columns, self._bar_width, snap.time, marks))
         placeholder = snap.md_absence or "no md arrays"
         _set_rows_keeping_cursor(arrays_table, rows, placeholder)
         names = {a.name for a in snap.arrays}
@@ -254,6 +263,10 @@ class ArraysPanel(Panel):
         # it by name, so the next key aims at the disk the user was looking at.
         _set_rows_keeping_cursor(self.query_one("#member-table", TextTable), members)
         self.set_class(bool(members), "-expanded")
+        if self._focus_grid_of is not None and any(row.key.startswith(f"{self._focus_grid_of}/") for row in members):
+            self._cursor_to_first_member(self._focus_grid_of)
+            self._focus_grid_of = None
+            self.call_after_refresh(self.query_one("#member-table", TextTable).focus)
         shown = frozenset(m.name for a in snap.arrays if a.name in self.expanded for m in a.members if not m.is_faulty)
         if shown != self._shown_members:
             self._shown_members = shown

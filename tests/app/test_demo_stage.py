@@ -1,10 +1,12 @@
-"""The demo's stage: quiet until the teacher acts, the recording plays once, reset and speed keys.
+"""The demo's stage: quiet until the teacher acts, the recording plays once when asked, reset and speed keys.
 
 The demo clock is driven by the test (no sleeping): each step moves it one
 second and takes the sample the sampler worker would take.
 """
 
 from __future__ import annotations
+
+from textual.geometry import Region
 
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
@@ -22,9 +24,10 @@ class DemoClock:
         return self.now
 
 
-def demo_app(clock: DemoClock) -> RaidtopApp:
+def demo_app(clock: DemoClock, play_recording: bool = False) -> RaidtopApp:
     # The app's own controller, on the test's clock.
-    app = RaidtopApp(Config(demo=True, autostart_sampler=False), demo=DemoController(clock=clock))
+    demo = DemoController(clock=clock, play_recording=play_recording)
+    app = RaidtopApp(Config(demo=True, demo_recording=play_recording, autostart_sampler=False), demo=demo)
     app.bells = 0
 
     def bell() -> None:
@@ -46,6 +49,24 @@ async def run_for(app: RaidtopApp, pilot, clock: DemoClock, seconds: int) -> lis
     return snaps
 
 
+async def grid_focused(app, pilot) -> TextTable:
+    """The member grid once it has taken the focus (after the refresh that shows its rows; bounded)."""
+    grid = app.screen.query_one("#member-table", TextTable)
+    for _ in range(50):
+        if app.focused is grid:
+            break
+        await pilot.pause()
+    return grid
+
+
+def stage_bar_text(app) -> str:
+    """The stage bar's words as drawn, lines joined, when it is wholly inside the screen."""
+    bar = app.screen.query_one("#stage-bar")
+    assert bar.display and bar.region.height > 0 and bar.region.bottom <= app.size.height
+    strips = bar.render_lines(Region(0, 0, bar.size.width, bar.size.height))
+    return " ".join(" ".join(strip.text.split()) for strip in strips).strip()
+
+
 def md9(app):
     return next(a for a in app.live.latest.arrays if a.name == "md9")
 
@@ -65,12 +86,33 @@ async def test_150_seconds_untouched_ring_no_bell_and_add_no_note():
         assert app.bells == 0
         assert [s.notes for s in snaps if s.notes] == []
         assert len(app._notifications) == before, [n.message for n in app._notifications]
-        # The recording played once: md6 failed once, rebuilt once, and holds whole.
+        # Nothing happens by itself: the recorded md6 stays held at its start, whole.
+        assert [e for s in snaps for e in s.events if e.array == "md6"] == []
+        assert next(a for a in snaps[-1].arrays if a.name == "md6").health == "ok"
+        assert md9(app).health == "ok" and md9(app).sync is None
+
+
+async def test_the_recording_plays_once_only_when_asked_and_says_so_at_projector_widths():
+    clock = DemoClock()
+    held = demo_app(clock)
+    async with held.run_test(size=(80, 24)) as pilot:
+        await run_for(held, pilot, clock, 3)
+        assert "held at its start" in stage_bar_text(held) and "--demo-recording plays it" in stage_bar_text(held)
+    app = demo_app(clock, play_recording=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        snaps = await run_for(app, pilot, clock, 80)
+        # Played once: md6 failed once, rebuilt once, and holds whole; no bell for the recording.
         md6 = [e.event for s in snaps for e in s.events if e.array == "md6"]
         assert md6.count("Fail") == 1 and md6.count("RebuildFinished") == 1
         assert "Fail" not in md6[md6.index("SpareActive") :]
         assert next(a for a in snaps[-1].arrays if a.name == "md6").health == "ok"
-        assert md9(app).health == "ok" and md9(app).sync is None
+        assert app.bells == 0
+        for width, height in ((80, 24), (100, 30)):
+            await pilot.resize_terminal(width, height)
+            await pilot.pause()
+            # The line that says where md6 comes from is on screen whole (it wraps, never cut).
+            shown = stage_bar_text(app)
+            assert "a rebuild recorded on a real kernel (realmd-vm), played to its end" in shown, shown
 
 
 async def test_rebuilding_disk_empty_slot_speed_and_reset():
@@ -120,7 +162,7 @@ async def test_the_demo_offers_only_keys_that_work_and_refuses_in_sentences():
         await run_for(app, pilot, clock, 1)
         assert app.check_action("replay_step", (1,)) is False
         assert app.check_action("toggle_recording", ()) is False
-        assert app.check_action("demo_reset", ()) is True
+        assert app.check_action("demo", ("reset",)) is True
         panel = app.screen.query_one("#arrays")
         panel.query_one("#member-table", TextTable).focus()
         await pilot.pause()

@@ -44,7 +44,7 @@ async def test_watch_shows_the_rebuild_as_the_arrays_panel_does(tmp_path):
         assert row["state"] == "~ recovering"
         assert row["status"] == "[UUUUU_]"
         assert re.fullmatch(r" █[▏▎▍▌▋▊▉]?·+ +12\.\d%", row["progress"]), row["progress"]  # mdstat: 12.6%
-        assert row["speed"] == "32.7M/s"  # md's own figure on the first sample: 33440K/sec
+        assert row["speed"] == "32.7MiB/s"  # md's own figure on the first sample: 33440K/sec
         assert row["eta"] == "2h07m"  # finish=127.5min
         assert "marks" not in row  # the notes have lines of their own, never cut
         notes = str(app.query_one("#watch-notes", PlainStatic).content)

@@ -29,6 +29,7 @@ def test_no_options_give_the_default_config():
         ["--no-bell"],
         ["--root", "/tmp/x", "--interval", "2m", "--theme", "raidtop-light", "--demo"],
         ["--smart-interval", "0", "--replay", "rec.jsonl.gz", "--no-bell", "--interval", "0.5"],
+        ["--demo", "--present", "--demo-recording"],
     ],
 )
 def test_every_option_survives_the_round_trip(argv):
@@ -89,3 +90,9 @@ def test_no_bell_help_names_every_event_that_rings(capsys):
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| `raidtop --no-bell` |"))
     assert all(name in row for name in BELL_EVENTS), row
+
+
+@pytest.mark.parametrize("flag", ["--present", "--demo-recording"])
+def test_the_demos_own_options_without_the_demo_are_refused_in_a_sentence(flag, capsys):
+    assert entry.main([flag]) == 2
+    assert capsys.readouterr().err == f"raidtop: {flag} is for the demo: use raidtop --demo {flag}\n"

@@ -136,3 +136,15 @@ def test_every_context_has_its_section():
     titles = [title for title, _ in context_sections(APP_BINDINGS)]
     for word in ("Global", "Dashboard", "Member grid", "Replay", "Benchmarks", "Lab", "Tuning", "Fleet"):
         assert any(title.startswith(word) for title in titles), word
+
+
+async def test_help_names_its_scroll_keys_only_when_the_page_scrolls(static_config):
+    for size, scrolls in (((200, 60), False), ((80, 24), True)):
+        app = RaidtopApp(static_config)
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("question_mark")
+            await pilot.pause()
+            await pilot.pause()
+            text = "\n".join(painted_lines(app))
+            assert ("PgDn End scroll" in text) is scrolls, size
+            assert "Esc closes" in text

@@ -20,8 +20,29 @@ DEMO_DISK_BAD = Binding(
     "demo_disk_bad",
     "Make a disk go bad",
     id="demo-disk-bad",
-    tooltip="Demo only: give a survivor of the demo array 8 pending sectors (raises the rebuild-risk banner)",
+    tooltip="Demo only: a survivor of the demo array other than the highlighted member gets 8 pending sectors"
+    " (fail the highlighted one next: the rebuild-risk banner)",
 )
+STAGE_STEPS = (
+    "table-cursor-up",
+    "table-cursor-down",
+    "member-fail",
+    "member-remove",
+    "member-add",
+    "demo-disk-bad",
+    "demo-rebuild-slower",
+    "demo-rebuild-faster",
+    "demo-reset",
+    "members-back",
+    "explain",
+    "demo-present",
+    "help",
+)
+"""The binding ids of the steps presenter mode shows, in a lesson's order (those that work at the moment)."""
+PRESENTER_HIDES = frozenset(
+    {"next_panel", "focus_panel", "sort", "sort_reverse", "filter", "toggle_all", "toggle_processes"}
+)
+"""The dashboard actions of the panels presenter mode hides: off there, or they would focus what is not shown."""
 
 DASHBOARD_BINDINGS: list[Binding] = [
     Binding(

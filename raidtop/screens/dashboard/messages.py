@@ -75,7 +75,27 @@ class SampleWanted(Message):
 
 
 class DemoDiskBad(Message):
-    """Demo only: give a survivor of the demo array pending sectors (bubbles to the app)."""
+    """Demo only: give a survivor of the demo array pending sectors (bubbles to the app).
+
+    ``highlighted`` is the member under the cursor: never the one that goes bad, as the next key fails it.
+    """
+
+    def __init__(self, highlighted: str | None) -> None:
+        super().__init__()
+        self.highlighted = highlighted
+
+
+class StageSet(Message):
+    """The demo's stage: its simulated array, presenter mode on or off, and where the rest of the numbers come from.
+
+    In presenter mode the dashboard shows only ``array``, its narration and the steps' keys.
+    """
+
+    def __init__(self, array: str, present: bool, source: str) -> None:
+        super().__init__()
+        self.array = array
+        self.present = present
+        self.source = source
 
 
 class LatencyChanged(Message):

@@ -24,9 +24,10 @@ from raidtop.live.state import LiveState
 from raidtop.model.snapshot import Snapshot
 from raidtop.screens.dashboard import messages
 from raidtop.screens.dashboard.keys import DASHBOARD_BINDINGS
+from raidtop.screens.dashboard.stage import PRESENT_CSS, Stage
 from raidtop.screens.dashboard.panels import PanelFocus
 from raidtop.screens.dashboard.rows import fit_rows
-from raidtop.screens.dashboard.screen_table import SCREENS_BY_NAME, Highlight
+from raidtop.screens.dashboard.screen_table import SCREENS, SCREENS_BY_NAME, Highlight
 from raidtop.screens.host import screen_host
 from raidtop.screens.member_flow import MemberFlow, Resolver
 from raidtop.widgets.arrays_panel import ArraysPanel
@@ -37,6 +38,7 @@ from raidtop.widgets.notes_bar import NotesBar
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.processes_panel import ProcessesPanel
 from raidtop.widgets.sensors_panel import SensorsPanel
+from raidtop.widgets.stage_bar import StageBar
 from raidtop.widgets.status_bar import StatusBar
 from raidtop.widgets.text_table import TextTable
 from raidtop.widgets.time_bar import TimeBar
@@ -57,9 +59,11 @@ class DashboardScreen(Screen[None]):
     # on_mount then moved focus on: two restyles of both before the first frame.
     AUTO_FOCUS = "#array-table"
 
-    BINDINGS: ClassVar[list[BindingType]] = [*DASHBOARD_BINDINGS]
+    # The demo's refusals answer only their key (no footer, help or palette entry): see check_action.
+    BINDINGS: ClassVar[list[BindingType]] = [*DASHBOARD_BINDINGS, *(e.refusal() for e in SCREENS if e.live_system)]
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = (
+        """
     DashboardScreen { layout: vertical; overflow: hidden hidden; }
     DashboardScreen #status { dock: top; }
     DashboardScreen #panel-tabs { display: none; height: 2; }
@@ -91,6 +95,8 @@ class DashboardScreen(Screen[None]):
     DashboardScreen.-narrow.-processes #panel-tabs { display: none; }
     DashboardScreen.-narrow ProcessesPanel.-on { display: block; }
     """
+        + PRESENT_CSS
+    )
 
     def __init__(self, host_label: str, live: LiveState, member_actions: Resolver, interval: float = 1.0) -> None:
         self.panels = PanelFocus(self)
@@ -104,6 +110,8 @@ class DashboardScreen(Screen[None]):
         self._resumed_once = False
         self._grid_devices: frozenset[str] = frozenset()
         """The member devices the open grids show: the latency feed is told again when the screen comes back."""
+        self.stage = Stage(self)
+        """The demo's stage: presenter mode, the narration, the steps' keys."""
 
     def compose(self) -> ComposeResult:
         # Layout classes before the first styling pass: set after mount, each
@@ -127,11 +135,13 @@ class DashboardScreen(Screen[None]):
                 yield VmPanel(id="vm", classes="panel")
                 yield SensorsPanel(id="sensors", classes="panel")
         yield NotesBar(id="notes-bar")
+        yield StageBar(id="stage-bar")
         yield KeyFooter()
         # The Arrays panel's member keys end here: planned, confirmed and run off the UI thread.
         yield MemberFlow(self._member_actions, id="member-flow")
 
     def on_mount(self) -> None:
+        self.bindings_updated_signal.subscribe(self, self.stage.bindings_changed)
         self.query_one(ArraysPanel).focus_table()
         if self.live.latest is not None:
             # One came before the panels existed (a test feeding one at once): show
@@ -161,6 +171,8 @@ class DashboardScreen(Screen[None]):
         self.call_after_refresh(self._fit_rows)
 
     def _fit_rows(self) -> None:
+        if self.stage.fit(self.query_one(ArraysPanel)):
+            return
         fit_rows(
             self.query_one(ArraysPanel),
             self.query_one(DisksPanel),
@@ -183,7 +195,8 @@ class DashboardScreen(Screen[None]):
 
     def _show(self, snap: Snapshot) -> None:
         arrays = self.query_one(ArraysPanel)
-        arrays.show(snap)
+        arrays.show(self.stage.arrays_view(snap))
+        self.stage.show(snap)
         # An open member grid says who loads its array: the cgroup tree is read while one is open.
         self.live.want_units("members", bool(arrays.expanded))
         if snap.arrays:
@@ -250,6 +263,12 @@ class DashboardScreen(Screen[None]):
         bar.position = message.position
         bar.playing = message.playing
         bar.speed = message.speed
+
+    @on(messages.StageSet)
+    def _stage_set(self, message: messages.StageSet) -> None:
+        message.stop()
+        self.stage.set(message)
+        self.call_after_refresh(self._show_latest)  # filtered (or not) and fitted once laid out again
 
     @on(messages.ShowMembers)
     def _show_members(self, message: messages.ShowMembers) -> None:
@@ -318,22 +337,22 @@ class DashboardScreen(Screen[None]):
         disks.set_view(replace(disks.view, show_all=not disks.view.show_all))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "demo_disk_bad":
-            return self.live.simulated
+        if action == "demo_disk_bad" or self.stage.hides(action):  # presenter mode hides the other panels' keys
+            return self.live.simulated and action == "demo_disk_bad"
         if action == "open" and parameters:
             entry = SCREENS_BY_NAME[str(parameters[0])]
             if entry.live_system and self.live.simulated:
                 # Tuning, fio and the lab act on the real machine: not from a screen that says SIMULATED.
-                return False
+                return len(parameters) > 1  # hidden; the key's refusal binding says so in a sentence
             if entry.needs_arrays:
                 # Greyed out (not hidden) so users learn the key exists.
                 snap = self.live.latest
                 return True if snap is not None and snap.arrays else None
         return True
 
-    def action_open(self, name: str) -> None:
-        """Open one of the screens of :data:`~raidtop.screens.dashboard.screen_table.SCREENS` on what is highlighted."""
-        opened = SCREENS_BY_NAME[name].opens(self.highlight())
+    def action_open(self, name: str, refused: bool = False) -> None:
+        """Open a screen of :data:`.screen_table.SCREENS` on what is highlighted (``refused``: say why not)."""
+        opened = SCREENS_BY_NAME[name].refused_in_demo if refused else SCREENS_BY_NAME[name].opens(self.highlight())
         if isinstance(opened, str):
             self.notify(opened, timeout=4)
         elif opened is not None:
@@ -353,8 +372,8 @@ class DashboardScreen(Screen[None]):
         )
 
     def action_demo_disk_bad(self) -> None:
-        """Demo only: a survivor of the demo array gets 8 pending sectors."""
-        self.post_message(messages.DemoDiskBad())
+        """Demo only: a survivor of the demo array other than the highlighted member gets 8 pending sectors."""
+        self.post_message(messages.DemoDiskBad(self.query_one(ArraysPanel).highlighted_member))
 
     def running_work(self) -> list[str]:
         """What would be cut short by quitting now (a member action the user confirmed)."""

@@ -74,6 +74,29 @@ class ScreenEntry:
         """The dashboard's binding for this screen."""
         return Binding(self.key, f"open({self.name!r})", self.label, show=self.show, id=self.name, tooltip=self.tooltip)
 
+    def refusal(self) -> Binding:
+        """For a ``live_system`` screen: the same key in the demo, where it only says why it is refused.
+
+        A system binding: no footer, help or palette entry (the screen's own binding is hidden there).
+        """
+        return Binding(
+            self.key,
+            f"open({self.name!r}, True)",
+            self.label,
+            show=False,
+            id=f"{self.name}-refused",
+            tooltip=self.refused_in_demo,
+            system=True,
+        )
+
+    @property
+    def refused_in_demo(self) -> str:
+        """Why the demo does not offer this screen, in a sentence."""
+        return (
+            f"{self.label} ({self.key}) acts on this real machine: the demo does not offer it"
+            " (it changes only its simulated array; leave the demo to use it)"
+        )
+
 
 def _notes(seen: Highlight) -> Opened:
     from raidtop.screens.dialogs import NotesScreen

@@ -7,7 +7,7 @@ which ``aqu-sz`` needs, and the discard/flush fields, so raidtop reads the file.
 from __future__ import annotations
 
 from array import array
-from itertools import compress
+from itertools import compress, repeat
 from operator import ne
 
 from raidtop.model.disk_columns import COUNTER_FIELDS, DiskCounterColumns
@@ -19,6 +19,7 @@ from raidtop.model.snapshot import DiskCounters
 _MIN_FIELDS = 14
 _KERNEL_FIELD_COUNTS = frozenset({14, 18, 20})
 _DOTS = frozenset({".", ".."})
+_NOT_PLAIN = ("+", "_", " -", "\t-", "\n-")
 _U64 = 1 << 64
 
 
@@ -90,12 +91,14 @@ def _regular(lines: list[str], text: str) -> DiskCounterColumns | None:
         return None
     names = tokens[2::width]
     joined = " ".join(names)
-    if not joined.isprintable() or "/" in joined or any(map(str.isdigit, names)) or not _DOTS.isdisjoint(names):
+    if not joined.isprintable() or any(map(str.isdigit, names)) or not _DOTS.isdisjoint(names):
+        return None
+    if any(map(str.startswith, names, repeat("/"))):  # a name that would be an absolute sysfs path
         return None
     numbers: list[array[int]] = []
-    # int() also takes "+5", "5_0" and non-ASCII digits: with none of those in the
-    # text, the unsigned array's OverflowError is the only check a column needs.
-    plain = text.isascii() and "+" not in text and "_" not in text
+    # int() also takes "+5", "5_0", "-0" and non-ASCII digits: with none of those in
+    # the text, the unsigned array's OverflowError is the only check a column needs.
+    plain = text.isascii() and not any(mark in text for mark in _NOT_PLAIN) and not text.startswith("-")
     for k in (0, 1, *range(3, width)):
         column = tokens[k::width]
         if not plain:
@@ -171,6 +174,10 @@ def _parse_fields(parts: list[str], line: str, notes: list[str]) -> DiskCounters
         return None
     if min(numbers) < 0:
         notes.append(f"/proc/diskstats: negative counter in line for {parts[2]!r}, skipped")
+        return None
+    digits = "".join(parts[3:]) + parts[0] + parts[1]
+    if not (digits.isascii() and digits.isdigit()):  # int() also takes "+5", "1_000" and other scripts' digits
+        notes.append(f"/proc/diskstats: non-numeric line skipped: {line.strip()[:60]!r}")
         return None
     if max(numbers) >= _U64:
         notes.append(f"/proc/diskstats: counter beyond 64 bits in line for {parts[2][:30]!r}, skipped")

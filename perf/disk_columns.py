@@ -122,7 +122,9 @@ def run_child(code: Path, args: argparse.Namespace) -> dict:
     """One measurement of ``code`` in a fresh interpreter."""
     command = [sys.executable, __file__, "--child", str(code), "--disks", str(args.disks)]
     command += ["--busy", str(args.busy), "--seconds", str(args.seconds)]
-    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=code)
+    # No bytecode written: the --before checkout is read, never changed.
+    environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=code, env=environment)
     return json.loads(out.stdout)
 
 

@@ -194,7 +194,8 @@ def tool_specs(tools: list[str], python: str, glances: str | None, before: str |
         if tool == "raidtop-before":
             if before is None:
                 raise SystemExit("raidtop-before needs --before CHECKOUT")
-            specs.append(AppSpec("raidtop-before", ("env", f"PYTHONPATH={before}", python, "-m", "raidtop"), "Disks"))
+            command = ("env", f"PYTHONPATH={before}", "PYTHONDONTWRITEBYTECODE=1", python, "-m", "raidtop")
+            specs.append(AppSpec("raidtop-before", command, "Disks"))
         elif tool == "raidtop":
             # This checkout's raidtop, with the shared venv's Python.
             specs.append(AppSpec("raidtop", (python, "-m", "raidtop"), "Disks"))

@@ -70,3 +70,23 @@ async def test_one_changed_number_marks_only_its_cell(refreshes: Counter) -> Non
         marked = [regions for widget, regions in refreshes["regions"] if widget == "cpu-table"]
         assert marked == [(Region(sum(table.column_widths[:-1]), 2, table.column_widths[-1], 1),)]
         assert {w for w, _ in refreshes["regions"]} == {"cpu-table"}  # the rest of the screen stays
+
+
+async def test_the_next_second_repaints_only_the_clock_digits_that_moved(refreshes: Counter) -> None:
+    app = RaidtopApp(Config(root=DATA / "root1", autostart_sampler=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        snap = two_root_snapshot()
+        for _ in range(SPARK_WIDTH + 2):
+            app.apply_snapshot(snap)
+            await pilot.pause()
+        line = app.screen.query_one("#status").render().plain
+        refreshes.clear()
+        app.apply_snapshot(replace(snap, time=snap.time + 1))  # 12:26:40 -> 12:26:41 (UTC in tests)
+        await pilot.pause()
+        marked = [regions for widget, regions in refreshes["regions"] if widget == "status"]
+        assert len(marked) == 1 and len(marked[0]) == 1
+        region = marked[0][0]
+        assert region.width == 1 and region.height == 1
+        after = app.screen.query_one("#status").render().plain
+        assert line[region.x] != after[region.x] and line[: region.x] == after[: region.x]
+        assert {w for w, _ in refreshes["regions"]} == {"status"}

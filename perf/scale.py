@@ -194,8 +194,9 @@ def tool_specs(tools: list[str], python: str, glances: str | None, before: str |
         if tool == "raidtop-before":
             if before is None:
                 raise SystemExit("raidtop-before needs --before CHECKOUT")
-            command = ("env", f"PYTHONPATH={before}", "PYTHONDONTWRITEBYTECODE=1", python, "-m", "raidtop")
-            specs.append(AppSpec("raidtop-before", command, "Disks"))
+            # Run from that checkout: ``python -m`` puts the working directory first on sys.path.
+            command = ("env", "PYTHONDONTWRITEBYTECODE=1", python, "-m", "raidtop")
+            specs.append(AppSpec("raidtop-before", command, "Disks", cwd=Path(before)))
         elif tool == "raidtop":
             # This checkout's raidtop, with the shared venv's Python.
             specs.append(AppSpec("raidtop", (python, "-m", "raidtop"), "Disks"))

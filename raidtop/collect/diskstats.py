@@ -42,19 +42,23 @@ class DiskstatsParser:
         """The devices the last :meth:`parse` returned."""
         self.same_devices = False
         """True when those are the same names and numbers as the read before (counters aside)."""
+        self.changed: list[int] | None = None
+        """Positions whose line differs from the read before (``None``: not known, take all)."""
 
     def parse(self, text: str) -> tuple[DiskCounterColumns, list[str]]:
         """Return the devices in ``text`` and notes on lines that could not be used."""
         lines = text.splitlines()
         before, old_lines = self.devices, self._lines
         if lines == old_lines:
-            self.same_devices = True
+            self.same_devices, self.changed = True, []
             return before, list(self._notes)  # nothing moved: the same object, the same notes
         disks = None
+        self.changed = None
         if old_lines is not None and len(lines) == len(old_lines) and not self._notes:
             changed = list(compress(range(len(lines)), map(ne, lines, old_lines)))
             if len(changed) * 4 <= len(lines):
                 disks = _patched(before, changed, [lines[i] for i in changed])
+                self.changed = changed if disks is not None else None
         if disks is None:
             disks = _regular(lines, text)
         notes: list[str] = []

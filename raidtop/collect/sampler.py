@@ -93,6 +93,8 @@ class Sampler:
         self._identities_pending = False
         self._previous: RawSample | None = None
         self._identity_result: dict[str, DiskIdentity] | None = None
+        # (the disks of the last sample, their rows, the positions that moved): see _disk_rows
+        self._last_disks: tuple[DiskCounterColumns, DiskRows, list[int]] | None = None
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
         self._md = MdTracker(md_expected_members)
         self.stack = StackPoller()
@@ -259,10 +261,25 @@ class Sampler:
         """Every device's ``iostat -x`` rates, in ``raw``'s order, as columns (rows made on demand)."""
         cur = DiskCounterColumns.of(raw.disks)
         identities = raw.identities
+        last, self._last_disks = self._last_disks, None
         if interval is None:
             # Still list every device, each rate unknown ("—"), rather than an empty panel.
             return DiskRows(cur, {}, identities)
         old = DiskCounterColumns.of(prev.disks) if prev is not None else None
+        parser = self._diskstats
+        changed = parser.changed if cur is parser.devices and parser.same_devices else None
+        if last is not None and old is last[0] and changed is not None and identities is last[1].identities:
+            # The steady state: only devices that moved now or last time cost any work.
+            redo = sorted({*changed, *last[2]})
+            before_rates: Any = last[1].rates
+            updated = rates.updated_rate_columns(old, cur, interval, before_rates, redo) if interval > 0 else None
+            if updated is not None:
+                columns, unknown = updated
+                rows = DiskRows(cur, columns, identities)
+                rows.carry(last[1], redo)
+                self._note_reset(cur, unknown, None, notes)
+                self._last_disks = (cur, rows, sorted({*changed, *unknown}))
+                return rows
         if _irregular(cur) or (old is not None and _irregular(old)):
             return DiskRows.of(cur, _rows_one_by_one(old, cur, interval, identities, notes), identities)
         before: list[int | None] | None = None
@@ -277,12 +294,20 @@ class Sampler:
             notes.extend(f"{gone}: disappeared during the interval" for gone in where.keys() - set(cur.names))
         columns, unknown = rates.disk_rate_columns(old, cur, interval, before)
         if old is not None and interval > 0:
-            notes.extend(
-                f"{cur.names[i]}: counters went backwards (device reset?); no rate this interval"
-                for i in unknown
-                if before is None or before[i] is not None
-            )
-        return DiskRows(cur, columns, identities)
+            self._note_reset(cur, unknown, before, notes)
+        rows = DiskRows(cur, columns, identities)
+        if old is not None and changed is not None and before is None and interval > 0:
+            self._last_disks = (cur, rows, sorted({*changed, *unknown}))
+        return rows
+
+    @staticmethod
+    def _note_reset(cur: DiskCounterColumns, unknown: list[int], before: list[int | None] | None, notes: list[str]):
+        """A note for each device whose counters went back (not for one that just appeared)."""
+        notes.extend(
+            f"{cur.names[i]}: counters went backwards (device reset?); no rate this interval"
+            for i in unknown
+            if before is None or before[i] is not None
+        )
 
     def sample(self) -> Snapshot:
         """Read now and return rates since the previous call (since boot the first time)."""
@@ -291,6 +316,7 @@ class Sampler:
     def reset(self) -> None:
         """Forget the previous sample: the next one averages since boot again."""
         self._previous = None
+        self._last_disks = None
         self._md.reset()
         if self.judgement is not None:
             self.judgement.reset()

@@ -13,6 +13,7 @@ column (the history's sparklines, a sort) read it without any object made.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from operator import or_, truth
 from typing import Any, Protocol, TypeVar, overload
 
 from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO
@@ -66,6 +67,14 @@ class DiskCounterColumns(Sequence[DiskCounters]):
     def column(self, name: str) -> Column | None:
         """The values of one counter for every device (``None``: the kernel does not print it)."""
         return self.counters[name]
+
+    def take(self, positions: Sequence[int]) -> DiskCounterColumns:
+        """The devices at ``positions`` only, in that order."""
+        counters = {f: None if c is None else [c[i] for i in positions] for f, c in self.counters.items()}
+        pick = [self.names[i] for i in positions]
+        return DiskCounterColumns(
+            [self.majors[i] for i in positions], [self.minors[i] for i in positions], pick, counters
+        )
 
     def __len__(self) -> int:
         return len(self.names)
@@ -150,12 +159,22 @@ class DiskRows(Sequence[DiskIO]):
     def ever_used(self) -> list[bool]:
         """Whether each device has completed any I/O since it appeared."""
         columns = self._counters.counters
-        used = [bool(r or w) for r, w in zip(columns["rd_ios"] or (), columns["wr_ios"] or ())]
-        for extra in ("dc_ios", "fl_ios"):
-            values = columns[extra]
-            if values is not None:
-                used = [u or bool(v) for u, v in zip(used, values)]
-        return used
+        present = [c for c in map(columns.get, ("rd_ios", "wr_ios", "dc_ios", "fl_ios")) if c is not None]
+        if not present:
+            return [False] * len(self.names)
+        if any(isinstance(c, list) for c in present):  # an irregular read: a device may lack a field
+            return [any(values) for values in zip(*present)]
+        ios: Iterator[int] = iter(present[0])
+        for values in present[1:]:
+            ios = map(or_, ios, values)  # all in C: nonzero where any counter is
+        return list(map(truth, ios))
+
+    def carry(self, before: DiskRows, redone: Sequence[int]) -> None:
+        """Keep ``before``'s row objects for every device but those at ``redone`` (same devices, same identities)."""
+        made = list(before._made)
+        for index in redone:
+            made[index] = None
+        self._made = made
 
     def kinds(self) -> list[str]:
         """Each device's kind (disk, partition, loop, …)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import compress, repeat
 from operator import add, attrgetter, mul, not_, sub, truediv
 from typing import Any, cast
@@ -11,7 +11,7 @@ from raidtop.model.disk_columns import DiskCounterColumns
 from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO
 
 _DISK_FIELDS = DiskCounters.__slots__[3:]
-__all__ = ["DISK_RATE_FIELDS", "disk_io", "disk_rate_columns"]
+__all__ = ["DISK_RATE_FIELDS", "disk_io", "disk_rate_columns", "updated_rate_columns"]
 
 
 def disk_io(
@@ -228,6 +228,36 @@ def disk_rate_columns(
                 for i in unknown:
                     values[i] = None
     return columns, sorted(unknown)
+
+
+def updated_rate_columns(
+    prev: DiskCounterColumns,
+    cur: DiskCounterColumns,
+    interval_s: float,
+    last: Mapping[str, list[float | None] | None],
+    redo: list[int],
+) -> tuple[dict[str, list[float | None] | None], list[int]] | None:
+    """``last`` (the previous interval's columns) with the devices at ``redo`` worked out again.
+
+    For the same devices as the previous interval, when every device not in
+    ``redo`` was idle in both intervals: an idle device's rates are 0 or
+    unknown whatever the interval, so they stand. ``None`` when a column's
+    presence changed (then compute every device).
+    """
+    sub, sub_unknown = disk_rate_columns(prev.take(redo), cur.take(redo), interval_s) if redo else ({}, [])
+    columns: dict[str, list[float | None] | None] = {}
+    for field, values in last.items():
+        new = sub.get(field) if redo else values
+        if (values is None) != (new is None):
+            return None
+        if values is None or new is None or not redo:
+            columns[field] = values
+            continue
+        column = list(values)
+        for index, value in zip(redo, new):
+            column[index] = value
+        columns[field] = column
+    return columns, [redo[j] for j in sub_unknown]
 
 
 def _delta(

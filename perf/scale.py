@@ -52,9 +52,9 @@ from tui_measure import AppSpec, Measurement, measure, prewarm  # noqa: E402
 LOOP_FILE_BYTES = 64 * 1024 * 1024
 BUSY_IOPS = 100
 TOOLS = ("raidtop", "glances", "atop")
-EXTRA_TOOLS = ("raidtop-processes",)
+EXTRA_TOOLS = ("raidtop-processes", "raidtop-before")
 """Not run by default: raidtop with its Processes panel shown (``6``), for issue 26's budget."""
-BUDGETS = "500 devices, 1 busy: steady CPU ≤ 0.75× glances, start-up CPU ≤ 1 s, output ≤ 8 KB/s, RSS ≤ 64 MB"
+BUDGETS = "500 devices, 1 busy: steady CPU ≤ 0.75× glances, start-up CPU ≤ 1 s, output ≤ 4 KB/s (issue 30), RSS ≤ 64 MB"
 
 
 class Interrupted(Exception):
@@ -183,11 +183,21 @@ def _still_ours(device: str, backing: Path) -> bool:
         return False
 
 
-def tool_specs(tools: list[str], python: str, glances: str | None) -> list[AppSpec]:
-    """The tools to run, each with the text that shows its first screen is up."""
+def tool_specs(tools: list[str], python: str, glances: str | None, before: str | None = None) -> list[AppSpec]:
+    """The tools to run, each with the text that shows its first screen is up.
+
+    ``raidtop-before`` is the checkout ``before`` run with the same Python
+    (its tree first on PYTHONPATH), for a same-run comparison of a change.
+    """
     specs = []
     for tool in tools:
-        if tool == "raidtop":
+        if tool == "raidtop-before":
+            if before is None:
+                raise SystemExit("raidtop-before needs --before CHECKOUT")
+            # Run from that checkout: ``python -m`` puts the working directory first on sys.path.
+            command = ("env", "PYTHONDONTWRITEBYTECODE=1", python, "-m", "raidtop")
+            specs.append(AppSpec("raidtop-before", command, "Disks", cwd=Path(before)))
+        elif tool == "raidtop":
             # This checkout's raidtop, with the shared venv's Python.
             specs.append(AppSpec("raidtop", (python, "-m", "raidtop"), "Disks"))
         elif tool == "raidtop-processes":
@@ -239,7 +249,7 @@ def print_table(results: list[Measurement], warmup: float) -> None:
             f"raidtop / {other.name:<8} steady CPU {cpu:5.2f}x  RSS {subject.peak_rss_mb / other.peak_rss_mb:5.2f}x  "
             f"output {out:6.2f}x"
         )
-    print(f"budgets (issue 14): {BUDGETS}")
+    print(f"budgets (issues 14, 30): {BUDGETS}")
 
 
 def main() -> int:
@@ -252,6 +262,7 @@ def main() -> int:
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated, in run order (default all three)")
     parser.add_argument("--python", default=sys.executable, help="interpreter with raidtop's dependencies")
     parser.add_argument("--glances", help="path to the glances executable")
+    parser.add_argument("--before", help="a checkout whose raidtop the tool raidtop-before runs (read only)")
     parser.add_argument(
         "--hold", type=float, default=0.0, help="seconds to keep the devices after the runs (profiling)"
     )
@@ -269,7 +280,7 @@ def main() -> int:
     if missing:
         print(f"needed and not found: {', '.join(missing)}", file=sys.stderr)
         return 2
-    specs = tool_specs(args.tools.split(","), args.python, find_glances(args.glances))
+    specs = tool_specs(args.tools.split(","), args.python, find_glances(args.glances), args.before)
     for signum in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, _raise_interrupted)
     farm = LoopFarm()

@@ -34,7 +34,6 @@ from raidtop.app.recorder import Recorder
 from raidtop.app.replay_player import ReplayPlayer
 from raidtop.app.sampling import Sampling, sampler_for
 from raidtop.app.theme_choice import next_theme, register_themes
-from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import as_root
 from raidtop.config import Config
 from raidtop.live.replay_position import ReplayPosition
@@ -46,7 +45,8 @@ from raidtop.threads import DaemonExecutor
 from raidtop.untrusted import plain
 from raidtop.widgets.shown_text import ControlFilter
 
-if TYPE_CHECKING:  # imported only when --demo, --replay or the lab is asked for
+if TYPE_CHECKING:  # imported only when --demo, --replay or the lab is asked for, the sampler after the first frame
+    from raidtop.collect.sampler import Sampler
     from raidtop.actions.lab.core import Lab
     from raidtop.actions.lab.members import LabMemberActions
     from raidtop.collect.recording.read import Recording

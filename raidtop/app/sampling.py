@@ -3,44 +3,63 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from concurrent.futures import Executor
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.app import App
 from textual.message import Message
 
 from raidtop.app.messages import DeviceEvent, SamplingFailed, SnapshotReady
-from raidtop.collect.sampler import Sampler
-from raidtop.collect.udev_watch import BlockDeviceWatcher
-from raidtop.collect.smart.poller import START_DELAY_S
 from raidtop.config import Config, md_expected_members, next_interval
 from raidtop.live.state import LiveState
 from raidtop.model.md import MdEvent
 from raidtop.model.snapshot import Snapshot
-from raidtop.presentation.judgement import judged_sampler, smart_poller
 
-if TYPE_CHECKING:  # the demo is imported only when asked for: each import delays the first frame
+if TYPE_CHECKING:
+    # The demo is imported only when asked for, the readers only when the first
+    # sample is taken (in the sampler's thread): each import delays the first frame.
+    from raidtop.collect.sampler import Sampler
+    from raidtop.collect.udev_watch import BlockDeviceWatcher
     from raidtop.demo.controller import DemoController
 
 
-def sampler_for(config: Config, demo: DemoController | None) -> tuple[Sampler, list[str]]:
-    """The sampler ``config`` asks for (the demo's root when there is a demo), and notes on the md config."""
+def sampler_for(config: Config, demo: DemoController | None) -> tuple[Callable[[], Sampler], list[str]]:
+    """What makes the sampler ``config`` asks for (the demo's root when there is a demo), and notes on the md config.
+
+    The sampler is made when first used, normally in the sampler's thread after
+    the first frame: its readers' imports are a third of raidtop's start-up.
+    """
     if demo is not None:
-        return judged_sampler(demo.root), []
+        root = demo.root
+        return partial(_judged_sampler, root), []
     # SMART only for the live system, when the app samples it (tests feed snapshots by hand).
     live = config.replay is None and config.autostart_sampler
     # Thousands of devices: their udev/model/serial walk is spread over the first ticks.
     expected, notes = md_expected_members() if live else ({}, [])
-    sampler = judged_sampler(
-        config.root,
-        identify_per_sample=256,
-        smart=smart_poller(config.root, config.smart_interval if live else 0.0, start_delay=START_DELAY_S),
-        md_expected_members=expected,
-    )
-    return sampler, notes
+
+    def make() -> Sampler:
+        from raidtop.collect.smart.poller import START_DELAY_S
+        from raidtop.presentation.judgement import judged_sampler, smart_poller
+
+        return judged_sampler(
+            config.root,
+            identify_per_sample=256,
+            smart=smart_poller(config.root, config.smart_interval if live else 0.0, start_delay=START_DELAY_S),
+            md_expected_members=expected,
+        )
+
+    return make, notes
+
+
+def _judged_sampler(root) -> Sampler:
+    from raidtop.presentation.judgement import judged_sampler
+
+    return judged_sampler(root)
 
 
 class Sampling:
@@ -61,14 +80,20 @@ class Sampling:
     def __init__(
         self,
         app: App[None],
-        sampler: Sampler,
+        sampler: Sampler | Callable[[], Sampler],
         interval: float,
         live: LiveState,
         frame_sink: Callable[[Snapshot], None],
         demo: DemoController | None = None,
     ) -> None:
         self._app = app
-        self.sampler = sampler
+        self._sampler: Sampler | None = None
+        self._make_sampler: Callable[[], Sampler] | None = None
+        if callable(sampler) and not hasattr(sampler, "sample"):
+            self._make_sampler = sampler
+        else:
+            self._sampler = sampler  # type: ignore[assignment]  # a Sampler, not its maker
+        self._making = threading.Lock()
         self.interval = interval
         self.paused = False
         self._live = live
@@ -81,6 +106,22 @@ class Sampling:
         self.watcher: BlockDeviceWatcher | None = None
         self.device_events_seen = 0
         self.device_events_note = "device events not watched"
+
+    @property
+    def sampler(self) -> Sampler:
+        """The sampler, made on first use (normally by the first sample, in the sampler's thread)."""
+        sampler = self._sampler
+        if sampler is None:
+            with self._making:  # the UI thread may ask while the first sample makes it
+                if self._sampler is None:
+                    assert self._make_sampler is not None
+                    self._sampler = self._make_sampler()
+                sampler = self._sampler
+        return sampler
+
+    @sampler.setter
+    def sampler(self, sampler: Sampler) -> None:
+        self._sampler = sampler
 
     @property
     def wake(self) -> asyncio.Event:
@@ -121,7 +162,7 @@ class Sampling:
                 # fresh Sampler, because the counters start over (not "went backwards").
                 self._demo_reset_asked = False
                 self.demo.reset()
-                self.sampler = judged_sampler(self.demo.root)
+                self.sampler = _judged_sampler(self.demo.root)
             self.demo.tick()
         # Work follows the screen: /proc and the cgroup tree only while something shows them.
         watch = self.sampler.processes
@@ -167,6 +208,8 @@ class Sampling:
             # pyudev calls from its own thread.
             post(DeviceEvent(action, device))
 
+        from raidtop.collect.udev_watch import BlockDeviceWatcher
+
         self.watcher = BlockDeviceWatcher(self.sampler.root, heard)
         reason = self.watcher.start()
         self.device_events_note = reason or f"watching {self.watcher.source} block device events"
@@ -180,5 +223,6 @@ class Sampling:
         """Stop the watcher and the SMART poller (on the way out)."""
         if self.watcher is not None:
             self.watcher.stop()
-        if self.sampler.smart is not None:
-            self.sampler.smart.stop()
+        sampler = self._sampler  # never made: nothing to stop
+        if sampler is not None and sampler.smart is not None:
+            sampler.smart.stop()

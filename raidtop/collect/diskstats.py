@@ -6,8 +6,11 @@ which ``aqu-sz`` needs, and the discard/flush fields, so raidtop reads the file.
 
 from __future__ import annotations
 
-from typing import cast
+from array import array
+from itertools import compress, repeat
+from operator import ne
 
+from raidtop.model.disk_columns import COUNTER_FIELDS, DiskCounterColumns
 from raidtop.model.snapshot import DiskCounters
 
 # Field counts the kernel has printed: 14 (before 4.18; old kernels printed 7
@@ -15,87 +18,152 @@ from raidtop.model.snapshot import DiskCounters
 # and 20 (flushes, 5.5).
 _MIN_FIELDS = 14
 _KERNEL_FIELD_COUNTS = frozenset({14, 18, 20})
+_DOTS = frozenset({".", ".."})
+_NOT_PLAIN = ("+", "_", " -", "\t-", "\n-")
+_U64 = 1 << 64
 
 
 class DiskstatsParser:
-    """Parses /proc/diskstats, reusing the result for lines that did not change.
+    """Parses /proc/diskstats into columns, doing Python work only where lines changed.
 
-    On a machine with thousands of mostly idle devices, most lines are
-    byte-identical between samples; remembering the last parse of each line
-    turns the common case into one dict lookup per line.
+    A kernel prints every line with the same field count, so the common read
+    is split once and sliced into one column per field; the conversions run
+    in C (``map``, ``array``). When few lines changed since the last read
+    (a machine with thousands of mostly idle devices), only those are parsed
+    and written into copies of the last columns. Anything irregular (a
+    damaged line, a field count the kernel never prints) goes line by line
+    and says what it skipped.
     """
 
     def __init__(self) -> None:
-        # line -> its counters, for every usable line of the last read
-        self._previous: dict[str, DiskCounters] = {}
-        # the subset of those lines whose field count the kernel never prints
-        self._odd: frozenset[str] = frozenset()
-        # name -> (major, minor) of the devices of the last read
-        self._numbers: dict[str, tuple[int, int]] = {}
-        self.devices: list[DiskCounters] = []
+        self._lines: list[str] | None = None  # the last read's lines (None before the first)
+        self._notes: list[str] = []
+        self.devices: DiskCounterColumns = DiskCounterColumns([], [], [], {})
         """The devices the last :meth:`parse` returned."""
         self.same_devices = False
         """True when those are the same names and numbers as the read before (counters aside)."""
+        self.changed: list[int] | None = None
+        """Positions whose line differs from the read before (``None``: not known, take all)."""
 
-    def parse(self, text: str) -> tuple[list[DiskCounters], list[str]]:
+    def parse(self, text: str) -> tuple[DiskCounterColumns, list[str]]:
         """Return the devices in ``text`` and notes on lines that could not be used."""
         lines = text.splitlines()
-        table = self._previous
-        odd: frozenset[str] | set[str] = self._odd
+        before, old_lines = self.devices, self._lines
+        if lines == old_lines:
+            self.same_devices, self.changed = True, []
+            return before, list(self._notes)  # nothing moved: the same object, the same notes
+        disks = None
+        self.changed = None
+        if old_lines is not None and len(lines) == len(old_lines) and not self._notes:
+            changed = list(compress(range(len(lines)), map(ne, lines, old_lines)))
+            if len(changed) * 4 <= len(lines):
+                disks = _patched(before, changed, [lines[i] for i in changed])
+                self.changed = changed if disks is not None else None
+        if disks is None:
+            disks = _regular(lines, text)
         notes: list[str] = []
-        unusable = False
-        # Set and map operations run in C: with thousands of devices, only the
-        # lines that changed since the last read cost any Python work.
-        fresh = set(lines).difference(table)
-        if fresh:
-            table, grown = dict(table), set(odd)
-            for line in [line for line in lines if line in fresh]:
-                parts = line.split()
-                counters = _parse_fields(parts, line, notes) if parts else None
-                if counters is None:
-                    unusable = True
-                    continue
-                table[line] = counters
-                if len(parts) not in _KERNEL_FIELD_COUNTS:
-                    grown.add(line)
-            odd = grown
-        found = list(map(table.get, lines))
-        if unusable:
-            kept = [(line, counters) for line, counters in zip(lines, found) if counters is not None]
-            self._previous = dict(kept)
-            disks = [counters for _, counters in kept]
-        else:
-            disks = cast(list[DiskCounters], found)  # every line parsed: no None among them
-            self._previous = dict(zip(lines, disks))
-        self._note_devices(disks, [table[line] for line in fresh if line in table])
-        odd_lines = 0
-        if odd:
-            odd_lines = sum(line in odd for line in lines)
-            odd = odd.intersection(self._previous)
-        self._odd = frozenset(odd)
-        if odd_lines:
-            # Said once per read (not per line, and also for cached lines) so a
-            # future kernel's longer lines give one steady note, not a flood.
-            notes.append(
-                f"/proc/diskstats: {odd_lines} line(s) with a field count the kernel does not print "
-                "(14, 18 or 20); read the fields raidtop knows"
-            )
-        if not disks and not notes:
+        if disks is None:
+            disks = DiskCounterColumns.of(_line_by_line(lines, notes))
+        if not len(disks) and not notes:
             notes.append("/proc/diskstats: no devices listed")
-        return disks, notes
-
-    def _note_devices(self, disks: list[DiskCounters], changed: list[DiskCounters]) -> None:
-        """Work out :attr:`same_devices` from the lines that changed, not from every device."""
-        numbers = self._numbers
-        same = len(disks) == len(self.devices) and all(numbers.get(c.name) == (c.major, c.minor) for c in changed)
-        if not same:
-            self._numbers = {d.name: (d.major, d.minor) for d in disks}
-        self.devices, self.same_devices = disks, same
+        self.same_devices = (
+            disks.names == before.names and disks.majors == before.majors and disks.minors == before.minors
+        )
+        self.devices, self._lines, self._notes = disks, lines, notes
+        return disks, list(notes)
 
 
-def parse_diskstats(text: str) -> tuple[list[DiskCounters], list[str]]:
+def parse_diskstats(text: str) -> tuple[DiskCounterColumns, list[str]]:
     """Parse a whole /proc/diskstats text (stateless convenience)."""
     return DiskstatsParser().parse(text)
+
+
+def _regular(lines: list[str], text: str) -> DiskCounterColumns | None:
+    """Every line split at once and sliced into columns; ``None`` unless every line is regular.
+
+    Regular: the same field count on every line (one the kernel prints),
+    counters of ASCII digits below 2**64, names that are not numbers (so a
+    line with a field too many or too few shifts a name into a number column
+    or a number into the names, and is caught) and that are safe as sysfs names.
+    """
+    count = len(lines)
+    if not count:
+        return None
+    tokens = text.split()
+    width = len(tokens) // count
+    if width not in _KERNEL_FIELD_COUNTS or width * count != len(tokens):
+        return None
+    names = tokens[2::width]
+    joined = " ".join(names)
+    if not joined.isprintable() or any(map(str.isdigit, names)) or not _DOTS.isdisjoint(names):
+        return None
+    if any(map(str.startswith, names, repeat("/"))):  # a name that would be an absolute sysfs path
+        return None
+    numbers: list[array[int]] = []
+    # int() also takes "+5", "5_0", "-0" and non-ASCII digits: with none of those in
+    # the text, the unsigned array's OverflowError is the only check a column needs.
+    plain = text.isascii() and not any(mark in text for mark in _NOT_PLAIN) and not text.startswith("-")
+    for k in (0, 1, *range(3, width)):
+        column = tokens[k::width]
+        if not plain:
+            digits = "".join(column)
+            if not (digits.isascii() and digits.isdigit()):
+                return None
+        try:
+            numbers.append(array("Q", map(int, column)))
+        except (OverflowError, ValueError):  # not a number, negative, or 2**64 or more
+            return None
+    counters = dict(zip(COUNTER_FIELDS, numbers[2:]))
+    return DiskCounterColumns(numbers[0], numbers[1], names, counters)
+
+
+def _patched(before: DiskCounterColumns, changed: list[int], lines: list[str]) -> DiskCounterColumns | None:
+    """``before`` with the ``changed`` positions read again from ``lines``; ``None`` if devices moved."""
+    if not changed:
+        return before
+    fresh = _regular(lines, "\n".join(lines))
+    if fresh is None:
+        return None
+    if (
+        [before.names[i] for i in changed] != list(fresh.names)
+        or [before.majors[i] for i in changed] != list(fresh.majors)
+        or [before.minors[i] for i in changed] != list(fresh.minors)
+    ):
+        return None
+    counters: dict[str, array[int] | None] = {}
+    for field, old in before.counters.items():
+        new = fresh.counters[field]
+        if (old is None) != (new is None) or not isinstance(old, array):
+            return None
+        if new is None:
+            counters[field] = None
+            continue
+        column = array("Q", old)
+        for index, value in zip(changed, new):
+            column[index] = value
+        counters[field] = column
+    return DiskCounterColumns(before.majors, before.minors, before.names, counters)
+
+
+def _line_by_line(lines: list[str], notes: list[str]) -> list[DiskCounters]:
+    """The irregular read: each usable line on its own, a note for the rest."""
+    disks: list[DiskCounters] = []
+    odd_lines = 0
+    for line in lines:
+        parts = line.split()
+        counters = _parse_fields(parts, line, notes) if parts else None
+        if counters is None:
+            continue
+        disks.append(counters)
+        odd_lines += len(parts) not in _KERNEL_FIELD_COUNTS
+    if odd_lines:
+        # Said once per read (not per line) so a future kernel's longer lines
+        # give one steady note, not a flood.
+        notes.append(
+            f"/proc/diskstats: {odd_lines} line(s) with a field count the kernel does not print "
+            "(14, 18 or 20); read the fields raidtop knows"
+        )
+    return disks
 
 
 def _parse_fields(parts: list[str], line: str, notes: list[str]) -> DiskCounters | None:
@@ -110,6 +178,13 @@ def _parse_fields(parts: list[str], line: str, notes: list[str]) -> DiskCounters
         return None
     if min(numbers) < 0:
         notes.append(f"/proc/diskstats: negative counter in line for {parts[2]!r}, skipped")
+        return None
+    digits = "".join(parts[3:]) + parts[0] + parts[1]
+    if not (digits.isascii() and digits.isdigit()):  # int() also takes "+5", "1_000" and other scripts' digits
+        notes.append(f"/proc/diskstats: non-numeric line skipped: {line.strip()[:60]!r}")
+        return None
+    if max(numbers) >= _U64:
+        notes.append(f"/proc/diskstats: counter beyond 64 bits in line for {parts[2][:30]!r}, skipped")
         return None
     if not parts[2].isprintable() or parts[2] in (".", "..") or parts[2].startswith("/"):
         # The name becomes a sysfs path; a damaged one must not point elsewhere.

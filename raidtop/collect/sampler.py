@@ -15,10 +15,9 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import replace
-from itertools import compress
-from operator import and_, is_, not_
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
+from array import array
 
 from raidtop.collect import rates
 from raidtop.collect.blockinfo import identify, identify_kind
@@ -40,9 +39,9 @@ from raidtop.collect.smart.poller import SmartPoller
 from raidtop.collect.dmraid.reader import DmRaidReader
 from raidtop.collect.stack.poller import StackPoller
 from raidtop.collect.source import Root, SourceError, as_root
+from raidtop.model.disk_columns import DiskCounterColumns, DiskRows
 from raidtop.model.snapshot import (
     CpuUsage,
-    DiskCounters,
     DiskIdentity,
     DiskIO,
     RawSample,
@@ -51,6 +50,7 @@ from raidtop.model.snapshot import (
 )
 
 _PSI_RESOURCES = ("io", "memory", "cpu")
+_NO_DISKS = DiskCounterColumns([], [], [], {})
 
 
 class Judgement(Protocol):
@@ -92,11 +92,9 @@ class Sampler:
         self._identities: dict[str, tuple[int, int, DiskIdentity, bool]] = {}
         self._identities_pending = False
         self._previous: RawSample | None = None
-        # name -> (counters it was last idle with, what an idle row depends on, that row)
-        self._idle_rows: dict[str, tuple[DiskCounters, tuple, DiskIO]] = {}
         self._identity_result: dict[str, DiskIdentity] | None = None
-        # (the disks tuple, its rows, which of them were idle): see _changed_rows
-        self._last_rows: tuple[tuple[DiskCounters, ...], list[DiskIO], list[bool]] | None = None
+        # (the disks of the last sample, their rows, the positions that moved): see _disk_rows
+        self._last_disks: tuple[DiskCounterColumns, DiskRows, list[int]] | None = None
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
         self._md = MdTracker(md_expected_members)
         self.stack = StackPoller()
@@ -129,7 +127,7 @@ class Sampler:
             return value
 
         uptime = parsed("/proc/uptime", parse_uptime)
-        disks = parsed("/proc/diskstats", self._diskstats.parse, [])
+        disks = parsed("/proc/diskstats", self._diskstats.parse, _NO_DISKS)
         stat = parsed("/proc/stat", parse_stat)
         meminfo = parsed("/proc/meminfo", parse_meminfo)
         vm = parsed("/proc/vmstat", parse_vmstat)
@@ -154,7 +152,7 @@ class Sampler:
         return RawSample(
             time=self._clock(),
             uptime_s=uptime,
-            disks=tuple(disks),
+            disks=disks,
             identities=self._identify(disks),
             stat=stat,
             meminfo=meminfo,
@@ -171,7 +169,7 @@ class Sampler:
             notes=tuple(notes),
         )
 
-    def _identify(self, disks) -> dict[str, DiskIdentity]:
+    def _identify(self, disks: DiskCounterColumns) -> dict[str, DiskIdentity]:
         parser = self._diskstats
         reusable = disks is parser.devices and parser.same_devices and not self._identities_pending
         if reusable and self._identity_result is not None:
@@ -181,19 +179,19 @@ class Sampler:
         budget = self._identify_per_sample
         pending = False
         result: dict[str, DiskIdentity] = {}
-        for d in disks:
-            entry = known.get(d.name)
-            new = entry is None or entry[0] != d.major or entry[1] != d.minor
+        for name, major, minor in zip(disks.names, disks.majors, disks.minors):
+            entry = known.get(name)
+            new = entry is None or entry[0] != major or entry[1] != minor
             if entry is None or new or not entry[3]:
                 if budget is None or budget > 0:
                     # A device not walked yet (or a new device under an old name): walk sysfs once.
-                    entry = (d.major, d.minor, identify(self.root, d.name, d.major, d.minor), True)
+                    entry = (major, minor, identify(self.root, name, major, minor), True)
                     budget = None if budget is None else budget - 1
                 elif entry is None or new:
-                    entry = (d.major, d.minor, identify_kind(self.root, d.name), False)
+                    entry = (major, minor, identify_kind(self.root, name), False)
                 pending = pending or not entry[3]
-                known[d.name] = entry
-            result[d.name] = entry[2]
+                known[name] = entry
+            result[name] = entry[2]
         if len(known) > len(result):
             for gone in set(known) - set(result):
                 del known[gone]
@@ -241,7 +239,7 @@ class Sampler:
             time=raw.time,
             interval_s=interval,
             since_boot=since_boot,
-            disks=tuple(disks),
+            disks=disks,
             cpus=cpus,
             vm=vm,
             sensors=raw.sensors,
@@ -259,98 +257,57 @@ class Sampler:
         # Beside the md events: SmartWarning and the rebuild risk need this sample's arrays and SMART readings.
         return snapshot if self.judgement is None else self.judgement.apply(snapshot)
 
-    def _disk_rows(
-        self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]
-    ) -> list[DiskIO]:
-        """One ``iostat -x`` row per device, in ``raw``'s order."""
-        if interval is None:
-            self._idle_rows, self._last_rows = {}, None
-            identities = raw.identities
-            # Still list every device, each rate unknown ("—"), rather than an empty panel.
-            return [_without_rates(rates.disk_io(None, cur, 1.0, identities.get(cur.name))) for cur in raw.disks]
-        rows = self._changed_rows(prev, raw, interval, notes)
-        return rows if rows is not None else self._all_rows(prev, raw, interval, notes)
-
-    def _changed_rows(
-        self, prev: RawSample | None, raw: RawSample, interval: float, notes: list[str]
-    ) -> list[DiskIO] | None:
-        """The steady state: the same devices, in the same order, as last time.
-
-        The parser hands back the same object for an unchanged line, so one
-        C-level pass finds the devices whose counters moved; only those, and
-        those that moved last time, cost Python work. The rest keep the idle
-        row they had. ``None`` when the device list changed: the general
-        path then also says what appeared or went.
-        """
-        last = self._last_rows
-        if prev is None or last is None or last[0] is not prev.disks or len(prev.disks) != len(raw.disks):
-            return None
-        if raw.identities is not prev.identities:
-            return None  # a device's identity was walked since: rows idle since then need it too
-        before, now = prev.disks, raw.disks
-        rows, was_idle = list(last[1]), last[2]
-        idle = list(map(is_, before, now))
+    def _disk_rows(self, prev: RawSample | None, raw: RawSample, interval: float | None, notes: list[str]) -> DiskRows:
+        """Every device's ``iostat -x`` rates, in ``raw``'s order, as columns (rows made on demand)."""
+        cur = DiskCounterColumns.of(raw.disks)
         identities = raw.identities
-        more_notes: list[str] = []
-        for index in compress(range(len(now)), map(not_, map(and_, idle, was_idle))):
-            old, cur = before[index], now[index]
-            if idle[index]:
-                rows[index] = self._idle_row(cur, identities.get(cur.name), self._idle_rows.get(cur.name), interval)
-            elif old.name != cur.name:
-                return None
-            else:
-                rows[index] = _moved_row(old, cur, interval, identities.get(cur.name), more_notes)
-        notes.extend(more_notes)
-        self._last_rows = (now, rows, idle)
+        last, self._last_disks = self._last_disks, None
+        if interval is None:
+            # Still list every device, each rate unknown ("—"), rather than an empty panel.
+            return DiskRows(cur, {}, identities)
+        old = DiskCounterColumns.of(prev.disks) if prev is not None else None
+        parser = self._diskstats
+        changed = parser.changed if cur is parser.devices and parser.same_devices else None
+        if last is not None and old is last[0] and changed is not None and identities is last[1].identities:
+            # The steady state: only devices that moved now or last time cost any work.
+            redo = sorted({*changed, *last[2]})
+            before_rates: Any = last[1].rates
+            updated = rates.updated_rate_columns(old, cur, interval, before_rates, redo) if interval > 0 else None
+            if updated is not None:
+                columns, unknown = updated
+                rows = DiskRows(cur, columns, identities)
+                rows.carry(last[1], redo)
+                self._note_reset(cur, unknown, None, notes)
+                self._last_disks = (cur, rows, sorted({*changed, *unknown}))
+                return rows
+        if _irregular(cur) or (old is not None and _irregular(old)):
+            return DiskRows.of(cur, _rows_one_by_one(old, cur, interval, identities, notes), identities)
+        before: list[int | None] | None = None
+        if old is not None and old.names != cur.names:
+            where = {name: i for i, name in enumerate(old.names)}
+            before = [where.get(name) for name in cur.names]
+            notes.extend(
+                f"{name}: appeared during the interval; rates from the next sample"
+                for name, b in zip(cur.names, before)
+                if b is None
+            )
+            notes.extend(f"{gone}: disappeared during the interval" for gone in where.keys() - set(cur.names))
+        columns, unknown = rates.disk_rate_columns(old, cur, interval, before)
+        if old is not None and interval > 0:
+            self._note_reset(cur, unknown, before, notes)
+        rows = DiskRows(cur, columns, identities)
+        if old is not None and changed is not None and before is None and interval > 0:
+            self._last_disks = (cur, rows, sorted({*changed, *unknown}))
         return rows
 
-    def _all_rows(self, prev: RawSample | None, raw: RawSample, interval: float, notes: list[str]) -> list[DiskIO]:
-        """Every device looked up by name: devices may have appeared, gone or moved."""
-        identities = raw.identities
-        before = {d.name: d for d in prev.disks} if prev else {}
-        idle_rows = self._idle_rows
-        disks: list[DiskIO] = []
-        idle: list[bool] = []
-        for cur in raw.disks:
-            name = cur.name
-            old = before.get(name)
-            idle.append(old is cur)
-            if prev is not None and old is None:
-                notes.append(f"{name}: appeared during the interval; rates from the next sample")
-                disks.append(_without_rates(rates.disk_io(cur, cur, interval, identities.get(name))))
-                continue
-            if old is cur:
-                # An unchanged line (the parser hands back the same object).
-                cached = idle_rows.get(name)
-                if cached is not None and cached[0] is cur and cached[1][0] is identities.get(name):
-                    row = cached[2]  # still idle, and still the same identity, since that row was made
-                else:
-                    row = self._idle_row(cur, identities.get(name), cached, interval)
-            else:
-                row = _moved_row(old, cur, interval, identities.get(name), notes)
-            disks.append(row)
-        if prev:
-            for gone in before.keys() - {d.name for d in raw.disks}:
-                notes.append(f"{gone}: disappeared during the interval")
-                idle_rows.pop(gone, None)
-        self._last_rows = (raw.disks, disks, idle)
-        return disks
-
-    def _idle_row(
-        self, cur: DiskCounters, identity: DiskIdentity | None, cached: tuple | None, interval: float
-    ) -> DiskIO:
-        """The row of a device whose counters did not move, reused while what it depends on holds.
-
-        An idle row has every rate 0 or unknown whatever the interval, so a
-        device that was busy and is idle again gets back the row it had.
-        """
-        key = (identity, cur.ever_used, cur.dc_ios is None, cur.fl_ios is None)
-        if cached is not None and cached[1] == key:
-            row = cached[2]
-        else:
-            row = rates.disk_io(cur, cur, interval, identity)
-        self._idle_rows[cur.name] = (cur, key, row)
-        return row
+    @staticmethod
+    def _note_reset(cur: DiskCounterColumns, unknown: list[int], before: list[int | None] | None, notes: list[str]):
+        """A note for each device whose counters went back (not for one that just appeared)."""
+        notes.extend(
+            f"{cur.names[i]}: counters went backwards (device reset?); no rate this interval"
+            for i in unknown
+            if before is None or before[i] is not None
+        )
 
     def sample(self) -> Snapshot:
         """Read now and return rates since the previous call (since boot the first time)."""
@@ -359,8 +316,7 @@ class Sampler:
     def reset(self) -> None:
         """Forget the previous sample: the next one averages since boot again."""
         self._previous = None
-        self._idle_rows = {}
-        self._last_rows = None
+        self._last_disks = None
         self._md.reset()
         if self.judgement is not None:
             self.judgement.reset()
@@ -386,15 +342,33 @@ def _interval(prev: RawSample | None, raw: RawSample, notes: list[str]) -> float
     return None
 
 
-def _moved_row(old: DiskCounters | None, cur: DiskCounters, interval: float, identity, notes: list[str]) -> DiskIO:
-    """The row of a device whose counters changed; a note when they went backwards."""
-    row = rates.disk_io(old, cur, interval, identity)
-    if row.r_s is None and old is not None:
-        notes.append(f"{cur.name}: counters went backwards (device reset?); no rate this interval")
-    return row
+def _irregular(disks: DiskCounterColumns) -> bool:
+    """True when some devices have a counter others lack (lines of different kernels' lengths)."""
+    return any(
+        column is not None and not isinstance(column, array) and None in column for column in disks.counters.values()
+    )
 
 
-def _without_rates(row: DiskIO) -> DiskIO:
-    """The same device with every rate unknown (it has no previous sample)."""
-    unknown: dict[str, Any] = dict.fromkeys(rates.DISK_RATE_FIELDS)
-    return replace(row, **unknown)
+def _rows_one_by_one(
+    old: DiskCounterColumns | None,
+    cur: DiskCounterColumns,
+    interval: float,
+    identities: Mapping[str, DiskIdentity],
+    notes: list[str],
+) -> list[DiskIO]:
+    """An irregular read's rows, device by device (no real kernel prints one)."""
+    before = {d.name: d for d in old} if old is not None else {}
+    rows = []
+    for disk in cur:
+        previous = before.get(disk.name)
+        row = rates.disk_io(previous, disk, interval, identities.get(disk.name))
+        if old is not None and previous is None:
+            notes.append(f"{disk.name}: appeared during the interval; rates from the next sample")
+            unknown: dict[str, Any] = dict.fromkeys(rates.DISK_RATE_FIELDS)
+            row = replace(row, **unknown)
+        elif row.r_s is None and previous is not None:
+            notes.append(f"{disk.name}: counters went backwards (device reset?); no rate this interval")
+        rows.append(row)
+    if old is not None:
+        notes.extend(f"{gone}: disappeared during the interval" for gone in before.keys() - set(cur.names))
+    return rows

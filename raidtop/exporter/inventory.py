@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily, Metric
 
+from raidtop.model.disk_columns import disk_named, disks_by_name
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import NO_MD_DRIVER
 
@@ -45,7 +46,7 @@ def inventory_families(snapshot: Snapshot, nodename: str) -> list[Metric]:
     chunk = GaugeMetricFamily(
         "raidtop_md_chunk_size_bytes", "The array's chunk size (striped levels only).", labels=["array"]
     )
-    disks = {d.name: d for d in snapshot.disks}
+    disks = disks_by_name(snapshot.disks)
     for array in snapshot.arrays:
         if array.chunk_kib:
             chunk.add_metric([array.name], float(array.chunk_kib * 1024))
@@ -68,7 +69,7 @@ def whole_disks_of(snapshot: Snapshot, device: str) -> tuple[str, ...]:
     found = snapshot.smart_disk_of.get(device)
     if found:
         return found
-    info = next((d for d in snapshot.disks if d.name == device), None)
+    info = disk_named(snapshot.disks, device)
     if info is None:
         return ()
     if info.parent:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 
 from raidtop import __version__
+from raidtop.model.disk_columns import disks_by_name
 from raidtop.collect.queue_settings import QueueSettings
 from raidtop.presentation.md import slow_members
 from raidtop.model.snapshot import Snapshot
@@ -144,7 +145,7 @@ class MdMetrics:
 def md_families(snapshot: Snapshot) -> list[Metric]:
     """Every per-array and per-member family for one snapshot (no cross-sample state)."""
     fam = _Families()
-    disks = {d.name: d for d in snapshot.disks}
+    disks = disks_by_name(snapshot.disks)
     system = snapshot.raid_speed_limit
     fam.arrays.add_metric([], len(snapshot.arrays))
     for array in snapshot.arrays:

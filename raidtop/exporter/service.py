@@ -23,6 +23,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry
 from prometheus_client.process_collector import ProcessCollector
 
+from raidtop.model.disk_columns import disks_by_name
 from raidtop.collect.queue_settings import QueueSettings, read_queue_settings
 from raidtop.collect.recording.roots import Recording
 from raidtop.audit.periodic import PeriodicAudit
@@ -108,13 +109,14 @@ class ReplaySource:
 
 
 def _queue_devices(snapshot: Snapshot) -> tuple[str, ...]:
-    parents = {d.name: d.parent for d in snapshot.disks}
+    disks = disks_by_name(snapshot.disks)
     names = set()
     for array in snapshot.arrays:
         names.add(array.name)
         for member in array.members:
             # A partition's queue is its disk's: /sys/block/sdb1 does not exist.
-            names.add(parents.get(member.name) or member.name)
+            disk = disks.get(member.name)
+            names.add((disk.parent if disk is not None else None) or member.name)
     return tuple(sorted(names))
 
 

@@ -10,7 +10,7 @@ from raidtop.untrusted import plain
 from raidtop.model.units import counted
 
 BAR_WIDTH = 16
-PROBLEM_WIDTH = 40
+PROBLEM_WIDTH = 32
 """Widest an unreadable host's reason is in the host list: a longer one (a URL, a parse error)
 widened the Progress column until "Alerts firing" left a 120-column screen. Enter on the host
 shows the whole reason."""

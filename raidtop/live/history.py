@@ -9,6 +9,7 @@ from array import array as DoubleRing
 from collections import deque
 from dataclasses import dataclass
 
+from raidtop.model.disk_columns import disk_names, rate_column
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdEvent
 
@@ -48,16 +49,17 @@ class History:
         self._tick += 1
         tick, slot, length = self._tick, self._tick % self.length, self.length
         rings, first = self._throughput, self._first_tick
-        for disk in snap.disks:
-            ring = rings.get(disk.name)
+        # From the columns: no per-device object is made for the history.
+        names = disk_names(snap.disks)
+        for name, value in zip(names, rate_column(snap.disks, "throughput_kib_s")):
+            ring = rings.get(name)
             if ring is None:
-                ring = rings[disk.name] = DoubleRing("d", bytes(8 * length))
-                first[disk.name] = tick
-            value = disk.throughput_kib_s
+                ring = rings[name] = DoubleRing("d", bytes(8 * length))
+                first[name] = tick
             ring[slot] = 0.0 if value is None or snap.since_boot else value
         # Every device of this snapshot has a ring now, so more rings means some went.
-        if len(rings) > len(snap.disks):
-            for gone in rings.keys() - {disk.name for disk in snap.disks}:
+        if len(rings) > len(names):
+            for gone in rings.keys() - set(names):
                 del rings[gone], first[gone]
         arrays = set()
         for array in snap.arrays:

@@ -8,6 +8,7 @@ A value that cannot be computed is ``None``, never a made-up number.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from raidtop.model.md import MdArray, MdEvent, MdReading, RaidSpeedLimit
@@ -180,7 +181,8 @@ class RawSample:
     """Wall-clock time of the sample (Unix seconds)."""
     uptime_s: float | None
     """/proc/uptime, the clock sysstat takes intervals from."""
-    disks: tuple[DiskCounters, ...] = ()
+    disks: Sequence[DiskCounters] = ()
+    """Every /proc/diskstats line; the sampler's are columns (``disk_columns.DiskCounterColumns``)."""
     identities: dict[str, DiskIdentity] = field(default_factory=dict, compare=False)
     stat: StatCounters | None = None
     meminfo: MemInfo | None = None
@@ -325,7 +327,9 @@ class Snapshot:
     """Seconds the rates average over (since boot for the first sample)."""
     since_boot: bool = False
     """True for the first sample, whose rates average over the whole uptime."""
-    disks: tuple[DiskIO, ...] = ()
+    disks: Sequence[DiskIO] = ()
+    """One row per device; the sampler's are columns (:class:`raidtop.model.disk_columns.DiskRows`),
+    each :class:`DiskIO` made when first asked for."""
     cpus: tuple[CpuUsage, ...] = ()
     vm: VmStat | None = None
     sensors: tuple[Sensor, ...] = ()

@@ -7,12 +7,14 @@ compute them, so a user can check raidtop against iostat by hand.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from raidtop.collect.md.methods import ETA_METHOD, SPEED_METHOD, STALL_METHOD
 from raidtop.model.units import size
 from raidtop.presentation.format import DASH, num
 from raidtop.presentation.md import held_text, sync_speed_cell
+from raidtop.model.disk_columns import disk_named
 from raidtop.model.snapshot import CpuCounters, DiskCounters, Snapshot
 from raidtop.model.md import MdArray
 from raidtop.model.smart import RebuildRisk
@@ -48,7 +50,7 @@ class Explanation:
 def explain_disk(snap: Snapshot, name: str) -> Explanation | None:
     """Every iostat -x column of one device, from the diskstats deltas."""
     cur = _disk(snap.raw.disks if snap.raw else (), name)
-    row = next((d for d in snap.disks if d.name == name), None)
+    row = disk_named(snap.disks, name)
     if cur is None or row is None or snap.interval_s is None:
         return None
     prev = _disk(snap.raw_previous.disks, name) if snap.raw_previous else None
@@ -324,8 +326,8 @@ def _kib(value: int | None) -> str:
     return DASH if value is None else f"{size(value * 1024, spoken=True)} ({value} KiB)"
 
 
-def _disk(disks: tuple[DiskCounters, ...], name: str) -> DiskCounters | None:
-    return next((d for d in disks if d.name == name), None)
+def _disk(disks: Sequence[DiskCounters], name: str) -> DiskCounters | None:
+    return disk_named(disks, name)
 
 
 def _cpu(cpus: tuple[CpuCounters, ...], cpu: str | int) -> CpuCounters | None:

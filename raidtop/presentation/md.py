@@ -250,7 +250,7 @@ def slow_members(array: MdArray, disks: Mapping[str, MemberWaits]) -> set[str]:
     return slow
 
 
-def member_temperature(member: str, disks: dict[str, DiskIO], sensors: tuple[Sensor, ...]) -> float | None:
+def member_temperature(member: str, disks: Mapping[str, DiskIO], sensors: tuple[Sensor, ...]) -> float | None:
     """The temperature of the disk a member lives on, when a sensor names it."""
     io = disks.get(member)
     candidates = {member}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from raidtop.model.md import MdArray, MdEvent
 from raidtop.model.md_events import event_kind, event_sentence
 from raidtop.model.snapshot import Snapshot
+from raidtop.model.units import counted
 
 _COPIES = {
     "raid1": "the other mirror",
@@ -48,7 +49,7 @@ def state_narration(array: MdArray) -> str:
     if array.health == "degraded":
         return f"{array.name} is degraded: it serves reads from {copy} until a new disk is added and rebuilt."
     return (
-        f"{array.name} is a whole {array.level or 'md array'} of {working} disks: every block has {copy} "
+        f"{array.name} is a whole {array.level or 'md array'} of {counted(working, 'disk')}: every block has {copy} "
         "on another disk, so one disk may fail without losing data."
     )
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from raidtop.model.disk_columns import disk_named
 from raidtop.collect.rates.processes import unit_name
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import RUNNING_ACTIONS, MdArray
@@ -57,7 +58,8 @@ def device_units(snap: Snapshot, device: str) -> tuple[str, tuple[UnitIO, ...]]:
         return device, ()
     if device in by_device:
         return device, by_device[device]
-    parent = next((d.parent for d in snap.disks if d.name == device and d.parent), None)
+    disk = disk_named(snap.disks, device)
+    parent = disk.parent if disk is not None else None
     if parent is not None and parent in by_device:
         return parent, by_device[parent]
     return device, ()

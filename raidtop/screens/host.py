@@ -8,6 +8,7 @@ from another screen.
 
 from __future__ import annotations
 
+from inspect import getattr_static
 from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from textual.dom import DOMNode
@@ -52,9 +53,15 @@ def screen_host(node: DOMNode) -> ScreenHost:
     programming error, said plainly instead of an AttributeError later.
     """
     app = node.app
-    if not isinstance(app, ScreenHost):
+    # Looked up statically: isinstance() on a runtime protocol reads every member, and
+    # reading ``sampler`` would make the sampler on the UI thread before the first frame.
+    if any(getattr_static(app, member, _MISSING) is _MISSING for member in _HOST_MEMBERS):
         raise TypeError(f"{type(node).__name__} runs inside {type(app).__name__}, not raidtop's app")
-    return app
+    return cast(ScreenHost, app)
+
+
+_MISSING = object()
+_HOST_MEMBERS = (*ScreenHost.__annotations__, *(name for name in vars(ScreenHost) if not name.startswith("_")))
 
 
 class FleetHost(Protocol):

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from raidtop.model.disk_columns import disk_named
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.smart import SmartHealth
 from raidtop.presentation.smart import attribute_cells, health_cell, summary_rows
@@ -45,7 +46,7 @@ def disk_for(device: str, snap: Snapshot) -> str | None:
         return known[0]
     if under:
         return under[0]
-    return device if any(d.name == device for d in snap.disks) else None
+    return device if disk_named(snap.disks, device) is not None else None
 
 
 class SmartScreen(Screen[None]):

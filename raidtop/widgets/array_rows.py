@@ -3,6 +3,8 @@ which give way first on a narrow terminal, and each cell's text and tone."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from raidtop.presentation.disk_fields import DISK_FIELDS
 from raidtop.presentation.format import kib, num
 from raidtop.model.units import duration
@@ -168,7 +170,7 @@ def array_row(
 
 
 def marks_of(
-    array: MdArray, disks: dict[str, DiskIO], snap: Snapshot, latencies: dict[str, MemberLatency] | None = None
+    array: MdArray, disks: Mapping[str, DiskIO], snap: Snapshot, latencies: dict[str, MemberLatency] | None = None
 ) -> list[tuple[str, str]]:
     """The array row's notes from the snapshot: SMART verdicts and slow members of its members."""
     verdicts = {}
@@ -182,7 +184,7 @@ def marks_of(
 
 def member_rows(
     array: MdArray,
-    disks: dict[str, DiskIO],
+    disks: Mapping[str, DiskIO],
     snap: Snapshot,
     latencies: dict[str, MemberLatency] | None = None,
 ) -> list[Row]:

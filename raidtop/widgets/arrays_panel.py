@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 
+from raidtop.model.disk_columns import disks_by_name
 from raidtop.latency.summary import MemberLatency
 from raidtop.model.member_verbs import ARRAY_VERBS
 from raidtop.model.snapshot import Snapshot
@@ -244,7 +245,7 @@ class ArraysPanel(Panel):
         if snap is None:
             return
         arrays_table = self.query_one("#array-table", TextTable)
-        disks = {d.name: d for d in snap.disks}
+        disks = disks_by_name(snap.disks)
         rows = []
         for a in snap.arrays:
             marks = marks_of(a, disks, snap, self._latencies)

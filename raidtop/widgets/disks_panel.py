@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from operator import attrgetter
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
@@ -13,7 +12,8 @@ from textual.app import ComposeResult
 from raidtop.presentation.disk_fields import DISK_FIELDS
 from raidtop.presentation.format import DASH, num, sparkline
 from raidtop.live.history import History
-from raidtop.model.snapshot import DiskIO, Snapshot
+from raidtop.model.disk_columns import DiskRows, disk_names, rate_column
+from raidtop.model.snapshot import DiskIdentity, DiskIO, Snapshot
 from raidtop.model.smart import SmartHealth
 from raidtop.presentation.smart import HEALTH_WIDTH, health_cell, health_of
 from raidtop.widgets.panel import Panel
@@ -70,13 +70,9 @@ class DiskView:
     show_all: bool = False
 
 
-def visible_disks(disks: tuple[DiskIO, ...], view: DiskView) -> tuple[list[DiskIO], int]:
+def visible_disks(disks: Sequence[DiskIO], view: DiskView) -> tuple[list[DiskIO], int]:
     """The rows to show under ``view``, sorted, and how many were hidden."""
     return DiskOrder()(disks, view)
-
-
-# What decides whether a device is shown: filtering again is needed only when one changes.
-_SHOWN_BY = attrgetter("name", "kind", "ever_used", "model", "serial", "by_id")
 
 
 class DiskOrder:
@@ -95,33 +91,59 @@ class DiskOrder:
         self._by_name: tuple[list[int], list[int]] = ([], [])  # ... by name, then by name reversed
         self._hidden = 0
 
-    def __call__(self, disks: tuple[DiskIO, ...], view: DiskView) -> tuple[list[DiskIO], int]:
+    def __call__(self, disks: Sequence[DiskIO], view: DiskView) -> tuple[list[DiskIO], int]:
         """The shown devices, in order, and how many were hidden."""
-        basis = (view.filter, view.show_all, list(map(_SHOWN_BY, disks)))
+        positions, hidden = self.positions(disks, view)
+        return [disks[i] for i in positions], hidden
+
+    def positions(self, disks: Sequence[DiskIO], view: DiskView) -> tuple[list[int], int]:
+        """Where the shown devices are in ``disks``, in display order, and how many were hidden.
+
+        Works from the columns when ``disks`` has them, so no row object is
+        made for a device that is not on screen.
+        """
+        names = disk_names(disks)
+        if isinstance(disks, DiskRows):
+            identities = list(map(disks.identities.get, names))
+            used = disks.ever_used()
+            shown_by = list(zip(identities, used))
+        else:
+            shown_by = [
+                (DiskIdentity(d.name, d.kind, d.parent, d.model, d.serial, d.by_id), d.ever_used) for d in disks
+            ]
+        basis = (view.filter, view.show_all, names, shown_by)
         if basis != self._basis:
-            kept = [i for i, disk in enumerate(disks) if _shows(disk, view)]
-            names = {i: _natural(disks[i].name) for i in kept}
-            self._by_name = (sorted(kept, key=names.__getitem__), sorted(kept, key=names.__getitem__, reverse=True))
+            kept = [
+                i for i, (identity, ever_used) in enumerate(shown_by) if _shows(names[i], identity, ever_used, view)
+            ]
+            natural = {i: _natural(names[i]) for i in kept}
+            self._by_name = (
+                sorted(kept, key=natural.__getitem__),
+                sorted(kept, key=natural.__getitem__, reverse=True),
+            )
             self._basis, self._kept, self._hidden = basis, kept, len(disks) - len(kept)
         key = view.sort_key
         if key == "name":
-            return [disks[i] for i in self._by_name[view.reverse]], self._hidden
-        value = attrgetter(key)
-        ordered = [disks[i] for i in self._kept]
+            return self._by_name[view.reverse], self._hidden
+        values = rate_column(disks, key)
         # Unknown values sort last whatever the direction; a stable sort keeps
         # the kernel's order among equal values, as it always did.
-        known = [d for d in ordered if value(d) is not None]
-        unknown = [d for d in ordered if value(d) is None]
-        known.sort(key=value, reverse=not view.reverse)
-        unknown.sort(key=_name_key)
+        known = [i for i in self._kept if values[i] is not None]
+        unknown = [i for i in self._kept if values[i] is None]
+        known.sort(key=values.__getitem__, reverse=not view.reverse)
+        unknown.sort(key=lambda i: _natural(names[i]))
         return known + unknown, self._hidden
 
 
-def _shows(disk: DiskIO, view: DiskView) -> bool:
-    if not view.show_all and (disk.is_partition or (disk.kind in _QUIET_KINDS and not disk.ever_used)):
+def _shows(name: str, identity: DiskIdentity | None, ever_used: bool, view: DiskView) -> bool:
+    kind = identity.kind if identity is not None else "disk"
+    if not view.show_all and (kind == "partition" or (kind in _QUIET_KINDS and not ever_used)):
         return False
     needle = view.filter.lower()
-    return not needle or any(needle in (v or "").lower() for v in (disk.name, disk.model, disk.serial, disk.by_id))
+    if not needle:
+        return True
+    texts = (name,) if identity is None else (name, identity.model, identity.serial, identity.by_id)
+    return any(needle in (v or "").lower() for v in texts)
 
 
 def disk_row(disk: DiskIO, history: Sequence[float], health: SmartHealth | None = None) -> Row:
@@ -147,10 +169,6 @@ def _natural(name: str) -> tuple:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
-def _name_key(disk: DiskIO) -> tuple:
-    return _natural(disk.name)
-
-
 class DisksPanel(Panel):
     """``iostat -x`` for every device, one row each."""
 
@@ -163,7 +181,7 @@ class DisksPanel(Panel):
         self._snapshot: Snapshot | None = None
         self._history: History | None = None
         self._order = DiskOrder()
-        self._shown: list[DiskIO] = []
+        self._shown: list[int] = []  # positions in the snapshot's disks, in display order
         # name -> (the DiskIO and sparkline values a row was made from, the row):
         # the sampler hands back the same DiskIO while a device is idle.
         self._made: dict[str, tuple[DiskIO, tuple[float, ...], SmartHealth | None, Row]] = {}
@@ -201,11 +219,12 @@ class DisksPanel(Panel):
         snap, history = self._snapshot, self._history
         if snap is None or history is None:
             return
-        disks, hidden = self._order(snap.disks, self.view)
-        self._shown = disks
+        positions, hidden = self._order.positions(snap.disks, self.view)
+        self._shown = positions
         if len(self._made) > 2 * len(snap.disks) + 64:
             self._made.clear()  # devices came and went: forget their rows
-        keys = [d.name for d in disks]
+        names = disk_names(snap.disks)
+        keys = [names[i] for i in positions]
         if not snap.disks:
             placeholder = "no block devices could be read (see notes)"
         elif not keys:
@@ -231,12 +250,14 @@ class DisksPanel(Panel):
 
     def _row_at(self, index: int) -> Row:
         """The table's row ``index``, made again only when its device or sparkline changed."""
-        disk = self._shown[index]
-        recent = self._history.recent(disk.name, SPARK_WIDTH) if self._history else ()
         snap = self._snapshot
-        health = health_of(disk.name, snap.smart, snap.smart_disk_of) if snap is not None and snap.smart else None
+        assert snap is not None  # rows are asked for only after show()
+        disk = snap.disks[self._shown[index]]  # made here: only rows on screen become objects
+        recent = self._history.recent(disk.name, SPARK_WIDTH) if self._history else ()
+        health = health_of(disk.name, snap.smart, snap.smart_disk_of) if snap.smart else None
         made = self._made.get(disk.name)
-        if made is not None and made[0] is disk and made[1] == recent and made[2] is health:
+        # Equal, not identical: each snapshot makes its own objects for the rows it shows.
+        if made is not None and made[0] == disk and made[1] == recent and made[2] is health:
             return made[3]
         row = disk_row(disk, recent, health)
         self._made[disk.name] = (disk, recent, health, row)

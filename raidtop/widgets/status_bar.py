@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import time
+from os.path import commonprefix
 
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -28,25 +30,50 @@ class StatusBar(Widget):
     """The host name (or the --root directory)."""
     interval: reactive[float] = reactive(1.0)
     """Seconds between samples."""
-    sample_time: reactive[str] = reactive("")
-    """Clock time of the sample on screen."""
+    sample_time: reactive[str] = reactive("", repaint=False)
+    """Clock time of the sample on screen (:meth:`show` repaints the characters that changed)."""
     paused: reactive[bool] = reactive(False)
     """True while sampling is paused."""
-    load: reactive[str] = reactive("")
-    """The 1, 5 and 15 minute load averages, formatted."""
+    load: reactive[str] = reactive("", repaint=False)
+    """The 1, 5 and 15 minute load averages, formatted (repainted by :meth:`show`)."""
     badge: reactive[str] = reactive("")
     """An extra label (e.g. DEMO, REPLAY) shown in alert colours."""
 
     def show(self, snap: Snapshot) -> None:
-        """Take the sample's time and load averages from ``snap``."""
+        """Take the sample's time and load averages from ``snap``; repaint only the characters that changed.
+
+        The clock changes every sample: repainting the whole line sent all of it
+        to the terminal each second, where a few digits are what moved.
+        """
+        before = self._line_text()
         self.sample_time = time.strftime("%H:%M:%S", time.localtime(snap.time))
         if snap.vm is not None and snap.vm.loadavg is not None:
             self.load = " ".join(f"{v:.2f}" for v in snap.vm.loadavg)
+        after = self._line_text()
+        if before == after:
+            return
+        if not (before + after).isascii():
+            self.refresh()  # wide characters (a host's name): cells are not characters
+            return
+        start = len(commonprefix([before, after]))
+        tail = len(commonprefix([before[start:][::-1], after[start:][::-1]]))
+        self.refresh(Region(start, 0, max(1, max(len(before), len(after)) - tail - start), 1))
+
+    def _line_text(self) -> str:
+        """The line as plain text, as :meth:`render` lays it out."""
+        return "".join(text for text, _style in self._parts(None, None, None))
 
     def render(self) -> Text:
         title = self.get_component_rich_style("status-bar--title")
         muted = self.get_component_rich_style("status-bar--muted")
         alert = self.get_component_rich_style("status-bar--alert")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for part, style in self._parts(title, muted, alert):
+            text.append(part, style or "")
+        return text
+
+    def _parts(self, title: Style | None, muted: Style | None, alert: Style | None) -> list[tuple[str, Style | None]]:
+        """The line's pieces and their styles, the lowest-ranked left out first when the line is too long."""
         # (text, style, rank): the highest rank goes first when the line is too long.
         # The clock, PAUSED/REC and DEMO (rank 0) stay at any width: they say
         # whether what is on screen is live, current and real.
@@ -67,7 +94,4 @@ class StatusBar(Widget):
             if sum(len(t) for t, _s, _r in parts) <= width:
                 break
             parts = [p for p in parts if p[2] != rank]
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for part, style, _rank in parts:
-            text.append(part, style or "")
-        return text
+        return [(part, style) for part, style, _rank in parts]

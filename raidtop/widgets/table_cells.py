@@ -226,3 +226,36 @@ def text_only_style(style: Style) -> Style:
     """``style`` without its background."""
     # Tones colour the text only, so the cursor row's background shows through.
     return Style(color=style.color, bold=style.bold, underline=style.underline, italic=style.italic)
+
+
+def changed_spans(before: Row, after: Row, widths: list[int]) -> list[tuple[int, int]]:
+    """(x, width) of each run of adjacent cells whose text or tone differs between two versions of a row."""
+    spans: list[tuple[int, int]] = []
+    x = 0
+    for i, width in enumerate(widths):
+        if _at(before.cells, i) != _at(after.cells, i) or _at(before.styles, i) != _at(after.styles, i):
+            if spans and sum(spans[-1]) == x:
+                spans[-1] = (spans[-1][0], spans[-1][1] + width)  # next to the last: one region
+            else:
+                spans.append((x, width))
+        x += width
+    return spans
+
+
+def _at(values: tuple, index: int) -> object:
+    """``values[index]``, or ``None`` past its end (a row may carry fewer tones than cells)."""
+    return values[index] if index < len(values) else None
+
+
+def header_strip(
+    columns: list[Column], widths: list[int], sort: tuple[str | None, bool], styles: tuple[Style, Style], width: int
+) -> Strip:
+    """The header line: labels in ``styles[0]``, the sorted column's in ``styles[1]`` with its direction marker."""
+    normal, sorted_style = styles
+    key, reverse = sort
+    marker = "▲" if reverse else "▼"
+    labels = [(c.label + marker, sorted_style) if c.key == key else (c.label, normal) for c in columns]
+    segments = line_segments(labels, columns, widths)
+    segments.append(Segment(" " * max(0, width - sum(widths)), normal))
+    # One segment per run of equally styled cells: fewer escape codes to the terminal.
+    return Strip(segments).simplify()

@@ -1,9 +1,8 @@
-"""A light, fixed-header table that repaints only the rows whose text changed.
+"""A light, fixed-header table that repaints only the cells whose text changed.
 
-Textual's DataTable re-renders whole rows and caches per cell; updating a
-20×12 table every second already costs more CPU than glances. This widget
-keeps one rendered line per row and repaints only lines whose content
-changed; with a row source it makes rows only for the lines on screen.
+Textual's DataTable re-renders whole rows; updating a 20×12 one every second costs more CPU than glances.
+This widget keeps one rendered line per row and marks dirty only the cells that changed, so only those
+reach the terminal; with a row source it makes rows only for the lines on screen.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -22,7 +21,7 @@ from textual.strip import Strip
 
 from raidtop.untrusted import plain
 from raidtop.widgets.table_cells import Column, Row, column_at, fit_widths, text_only_style, whole_cells
-from raidtop.widgets.table_cells import line_segments, row_segments
+from raidtop.widgets.table_cells import changed_spans, header_strip, row_segments
 
 __all__ = ["Column", "Row", "TextTable"]
 _TONES = ("dim", "good", "warn", "crit", "accent", "spark")
@@ -193,9 +192,7 @@ class TextTable(ScrollView, can_focus=True):
             return
         for index, (before, after) in enumerate(zip(old, rows)):
             if before != after:
-                self._strips.pop(index, None)
-                # The header occupies line 0; off-screen regions are clipped.
-                self.refresh_lines(index + self._top, 1)
+                self._repaint_cells(index, before, after)
         self._clamp_cursor()
 
     def set_row_source(
@@ -229,9 +226,20 @@ class TextTable(ScrollView, can_focus=True):
         # Cached lines off screen are stale by now; the compositor asks for them again on scroll.
         self._strips = {index: strip for index, strip in self._strips.items() if first <= index < last}
         for index in range(first, min(last, len(keys))):
-            if old_fetched.get(index) != self._row(index):
-                self._strips.pop(index, None)
-                self.refresh_lines(index + self._top, 1)
+            before, after = old_fetched.get(index), self._row(index)
+            if before != after:
+                self._repaint_cells(index, before, after)
+
+    def _repaint_cells(self, index: int, before: Row | None, after: Row) -> None:
+        """Repaint the cells of row ``index`` whose text or tone changed (Textual writes dirty regions)."""
+        self._strips.pop(index, None)
+        line = index + self._top  # the header occupies line 0; off-screen regions are clipped
+        if before is None or before.key != after.key:
+            self.refresh_lines(line, 1)
+            return
+        scroll_x, scroll_y = self.scroll_offset
+        for start, width in changed_spans(before, after, self.column_widths):
+            self.refresh(Region(start - scroll_x, line - scroll_y, width, 1))
 
     def _visible_rows(self) -> tuple[int, int]:
         """Indices of the first row on screen and one past the last."""
@@ -271,20 +279,12 @@ class TextTable(ScrollView, can_focus=True):
 
     def _header_strip(self) -> Strip:
         if self._header is None:
-            normal = self.get_component_rich_style("text-table--header")
-            sorted_style = self.get_component_rich_style("text-table--sorted")
-            marker = "▲" if self._sort_reverse else "▼"
-            segments = line_segments(
-                [
-                    (c.label + marker, sorted_style) if c.key == self._sorted_key else (c.label, normal)
-                    for c in self._columns
-                ],
-                self._columns,
-                self.column_widths,
+            styles = (
+                self.get_component_rich_style("text-table--header"),
+                self.get_component_rich_style("text-table--sorted"),
             )
-            segments.append(Segment(" " * max(0, self.size.width - self._total_width), normal))
-            # One segment per run of equally styled cells: fewer escape codes to the terminal.
-            self._header = Strip(segments).simplify()
+            sort = (self._sorted_key, self._sort_reverse)
+            self._header = header_strip(self._columns, self.column_widths, sort, styles, self.size.width)
         return self._header
 
     def _row_strip(self, index: int) -> Strip:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+import threading
+
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 
@@ -29,3 +34,46 @@ async def test_a_sample_that_raises_is_said_and_sampling_goes_on():
         assert any("sampling failed: RuntimeError(\"a reader's bug\")" in n.message for n in app.notices.offered)
         assert app.live.latest is not None  # the loop went on after the failure
         assert len(calls) >= 2
+
+
+def test_the_first_frame_does_not_wait_for_the_readers_imports():
+    """Starting the dashboard imports no reader: the sampler is made by the first sample, after the first frame."""
+    script = textwrap.dedent(
+        """
+        import sys
+        import raidtop.__main__ as main
+        main.build_parser()
+        from raidtop.app.raidtop_app import RaidtopApp
+        from raidtop.config import Config
+        RaidtopApp(Config(root="/", autostart_sampler=True))
+        print(" ".join(sorted(m for m in sys.modules if m.startswith("raidtop.collect."))))
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    loaded = set(result.stdout.split())
+    for reader in ("raidtop.collect.sampler", "raidtop.collect.md.track", "raidtop.collect.smart.poller"):
+        assert reader not in loaded, loaded
+
+
+async def test_the_sampler_is_made_in_the_sampling_thread_by_the_first_sample():
+    app = RaidtopApp(Config(root=DATA / "root1", interval=0.1, autostart_sampler=False))
+    made_in: list[str] = []
+    make = app.sampling._make_sampler
+    assert make is not None and app.sampling._sampler is None
+
+    def recording_make():
+        made_in.append(threading.current_thread().name)
+        return make()
+
+    app.sampling._make_sampler = recording_make
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.sampling.start()
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if app.live.latest is not None:
+                break
+        assert app.live.latest is not None and app.live.latest.disks
+        assert made_in and made_in[0] != threading.main_thread().name
+        assert app.sampler is app.sampling.sampler  # made once, then kept
+        assert len(made_in) == 1

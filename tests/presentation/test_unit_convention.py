@@ -84,7 +84,7 @@ def test_benchmark_and_study_figures_and_their_exports():
 @pytest.fixture(scope="module")
 def rebuilding() -> Snapshot:
     """The demo mid-way through the recorded md6 rebuild: disks, memory, arrays with a sync, processes."""
-    demo = DemoController()
+    demo = DemoController(play_recording=True)  # md6's recorded rebuild plays only when asked
     sampler = Sampler(demo.root)
     snap = sampler.sample()
     for _ in range(30):

@@ -91,7 +91,7 @@ async def test_member_grid_health_and_the_banner_shown_then_hidden(tmp_path):
         assert "sdb URE" in names and "sdb left" in names
         # 488383936 KiB as a size, never the raw 500105150464 bytes.
         left = next(line for line in app.screen.explanation.lines if line.name == "sdb left")
-        assert left.result == "465.8 GiB"
+        assert left.result == "465.8 GiB (500,105,150,464 B)"  # the size people read, the exact count beside it
         assert "500105150464" not in app.export_screenshot()
         assert any("errors are independent" in c for c in app.screen.explanation.caveats)
         await pilot.press("escape")

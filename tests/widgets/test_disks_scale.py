@@ -16,6 +16,7 @@ from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 from raidtop.config import Config
+from raidtop.model.disk_columns import DiskRows
 from raidtop.model.snapshot import Snapshot
 from raidtop.widgets import disks_panel
 from raidtop.widgets.disks_panel import SORTABLE, DiskOrder, DiskView
@@ -109,6 +110,23 @@ async def test_only_the_rows_on_screen_are_made(tmp_path, made):
         assert len(made) <= lines
         assert {"nvme499n1", "nvme498n1"} <= set(made)
         assert "nvme250n1" not in made
+
+
+async def test_the_dashboard_makes_row_objects_only_for_the_lines_on_screen(tmp_path):
+    """The sampler hands over columns; history, order and the arrays panel read them without making rows."""
+    snaps = snapshots(tmp_path, 3)
+    app = RaidtopApp(config())
+    async with app.run_test(size=(120, 40)) as pilot:
+        for snap in snaps:
+            assert isinstance(snap.disks, DiskRows) and snap.disks.made_count == 0
+            app.apply_snapshot(snap)
+            await pilot.pause()
+            lines = app.screen.query_one("#disk-table", TextTable).size.height
+            assert 0 < snap.disks.made_count <= lines
+        panel = app.screen.query_one(disks_panel.DisksPanel)
+        panel.sort_by("r_s")
+        await pilot.pause()
+        assert snaps[-1].disks.made_count <= 2 * lines
 
 
 async def test_sorting_and_filtering_show_the_right_rows(tmp_path, made):

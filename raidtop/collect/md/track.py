@@ -6,10 +6,13 @@ the next so that events are derived exactly once per change.
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+
 import os
 from collections.abc import Mapping
 from dataclasses import replace
 
+from raidtop.model.disk_columns import DiskCounterColumns
 from raidtop.collect.md.read import read_md
 from raidtop.collect.md.eta import EtaTracker
 from raidtop.collect.md.events import AlertState, derive_events
@@ -109,8 +112,16 @@ def busy_arrays(prev: RawSample | None, raw: RawSample) -> frozenset[str]:
     """md devices that served reads or writes since the last sample (md then holds a sync near its minimum)."""
     if prev is None:
         return frozenset()
-    before = {d.name: d.rd_ios + d.wr_ios for d in prev.disks if d.name.startswith("md")}
-    return frozenset(d.name for d in raw.disks if d.name in before and d.rd_ios + d.wr_ios > before[d.name])
+    before = _md_ios(prev)
+    return frozenset(name for name, ios in _md_ios(raw).items() if name in before and ios > before[name])
+
+
+def _md_ios(raw: RawSample) -> dict[str, int]:
+    """Reads plus writes completed by each md device, from the diskstats columns."""
+    disks = DiskCounterColumns.of(raw.disks)
+    rd, wr = disks.counters["rd_ios"] or (), disks.counters["wr_ios"] or ()
+    names = disks.names
+    return {names[i]: rd[i] + wr[i] for i in compress(range(len(names)), map(str.startswith, names, repeat("md")))}
 
 
 def _thread_cpu(prev: RawSample | None, raw: RawSample, interval_s: float | None) -> tuple[MdThreadCpu, ...]:

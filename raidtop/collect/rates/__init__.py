@@ -12,7 +12,16 @@ One module per source: :mod:`.disk` (iostat -x), :mod:`.cpu` (mpstat) and
 from __future__ import annotations
 
 from raidtop.collect.rates.cpu import carry_offline_cpus, cpu_usage, cpu_usages
-from raidtop.collect.rates.disk import DISK_RATE_FIELDS, disk_io
+from raidtop.collect.rates.disk import DISK_RATE_FIELDS, disk_io, disk_rate_columns, updated_rate_columns
 from raidtop.collect.rates.vmstat import vm_stat
 
-__all__ = ["DISK_RATE_FIELDS", "carry_offline_cpus", "cpu_usage", "cpu_usages", "disk_io", "vm_stat"]
+__all__ = [
+    "DISK_RATE_FIELDS",
+    "carry_offline_cpus",
+    "cpu_usage",
+    "cpu_usages",
+    "disk_io",
+    "disk_rate_columns",
+    "updated_rate_columns",
+    "vm_stat",
+]

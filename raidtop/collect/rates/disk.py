@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from operator import attrgetter, sub
-from typing import cast
+from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
+from operator import add, attrgetter, mul, not_, sub, truediv
+from typing import Any, cast
 
+from raidtop.model.disk_columns import DiskCounterColumns
 from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO
 
 _DISK_FIELDS = DiskCounters.__slots__[3:]
-__all__ = ["DISK_RATE_FIELDS", "disk_io"]
+__all__ = ["DISK_RATE_FIELDS", "disk_io", "disk_rate_columns", "updated_rate_columns"]
 
 
 def disk_io(
@@ -150,3 +153,154 @@ def _unknown_row(cur: DiskCounters, ident: DiskIdentity) -> DiskIO:
         by_id=ident.by_id,
         by_id_links=ident.by_id_links,
     )
+
+
+# ---------------------------------------------------------------- every device at once
+
+
+def disk_rate_columns(
+    prev: DiskCounterColumns | None, cur: DiskCounterColumns, interval_s: float, before: list[int | None] | None = None
+) -> tuple[dict[str, list[float | None] | None], list[int]]:
+    """:func:`disk_io`'s rates for every device of ``cur`` at once, one column per rate.
+
+    ``before[i]`` is device ``i``'s position in ``prev`` (``None``: it has
+    none); without ``before`` the two reads list the same devices in the same
+    order. ``prev=None`` means since each device appeared. Returns the
+    columns and the positions whose rates are unknown (a counter went back,
+    or no previous sample): every rate of those is ``None``. The arithmetic
+    is :func:`disk_io`'s, operation for operation, so the floats are the same.
+    """
+    n = len(cur)
+    unknown: set[int] = set()
+    if before is not None:
+        unknown.update(i for i, b in enumerate(before) if b is None)
+    deltas: dict[str, list[int]] = {}
+    for field, now in cur.counters.items():
+        if field == "ios_pgr" or now is None:
+            continue  # a gauge, not a counter; or a field this kernel does not print
+        old = None if prev is None else prev.counters[field]
+        if prev is not None and old is None:
+            continue
+        deltas[field] = _delta(field, now, old, before, unknown)
+    if interval_s <= 0:
+        unknown.update(range(n))
+    if not n or not all(f in deltas for f in _DISK_FIELDS[:_CORE_FIELDS] if f != "ios_pgr"):
+        return dict.fromkeys(DISK_RATE_FIELDS), list(range(n))  # no device, or none with the core fields
+    s, ms = interval_s, interval_s * 1000.0
+    rd_ios, rd_merges, rd_sec, rd_ticks = (deltas[f] for f in ("rd_ios", "rd_merges", "rd_sectors", "rd_ticks"))
+    wr_ios, wr_merges, wr_sec, wr_ticks = (deltas[f] for f in ("wr_ios", "wr_merges", "wr_sectors", "wr_ticks"))
+    tot_ticks, rq_ticks = deltas["tot_ticks"], deltas["rq_ticks"]
+    per_s, halves = repeat(s), repeat(2.0)
+    columns: dict[str, list[float | None] | None] = dict.fromkeys(DISK_RATE_FIELDS)
+    if s > 0:
+        columns.update(
+            r_s=list(map(truediv, rd_ios, per_s)),
+            w_s=list(map(truediv, wr_ios, per_s)),
+            rkib_s=list(map(truediv, map(truediv, rd_sec, halves), per_s)),
+            wkib_s=list(map(truediv, map(truediv, wr_sec, halves), per_s)),
+            rrqm_s=list(map(truediv, rd_merges, per_s)),
+            wrqm_s=list(map(truediv, wr_merges, per_s)),
+            rrqm_pct=_share(rd_merges, rd_ios),
+            wrqm_pct=_share(wr_merges, wr_ios),
+            r_await_ms=_per_request(rd_ticks, rd_ios, 1.0),
+            w_await_ms=_per_request(wr_ticks, wr_ios, 1.0),
+            aqu_sz=list(map(truediv, rq_ticks, repeat(ms))),
+            rareq_sz_kib=_per_request(rd_sec, rd_ios, 2.0),
+            wareq_sz_kib=_per_request(wr_sec, wr_ios, 2.0),
+            util_pct=list(map(mul, map(truediv, tot_ticks, repeat(ms)), repeat(100.0))),
+        )
+        if all(f in deltas for f in ("dc_ios", "dc_merges", "dc_sectors", "dc_ticks")):
+            dc_ios, dc_merges, dc_sec, dc_ticks = (deltas[f] for f in ("dc_ios", "dc_merges", "dc_sectors", "dc_ticks"))
+            columns.update(
+                d_s=list(map(truediv, dc_ios, per_s)),
+                dkib_s=list(map(truediv, map(truediv, dc_sec, halves), per_s)),
+                drqm_s=list(map(truediv, dc_merges, per_s)),
+                drqm_pct=_share(dc_merges, dc_ios),
+                d_await_ms=_per_request(dc_ticks, dc_ios, 1.0),
+                dareq_sz_kib=_per_request(dc_sec, dc_ios, 2.0),
+            )
+        if "fl_ios" in deltas:
+            fl_ios = deltas["fl_ios"]
+            columns["f_s"] = list(map(truediv, fl_ios, per_s))
+            if "fl_ticks" in deltas:
+                columns["f_await_ms"] = _per_request(deltas["fl_ticks"], fl_ios, 1.0)
+    if unknown:
+        for values in columns.values():
+            if values is not None:
+                for i in unknown:
+                    values[i] = None
+    return columns, sorted(unknown)
+
+
+def updated_rate_columns(
+    prev: DiskCounterColumns,
+    cur: DiskCounterColumns,
+    interval_s: float,
+    last: Mapping[str, list[float | None] | None],
+    redo: list[int],
+) -> tuple[dict[str, list[float | None] | None], list[int]] | None:
+    """``last`` (the previous interval's columns) with the devices at ``redo`` worked out again.
+
+    For the same devices as the previous interval, when every device not in
+    ``redo`` was idle in both intervals: an idle device's rates are 0 or
+    unknown whatever the interval, so they stand. ``None`` when a column's
+    presence changed (then compute every device).
+    """
+    sub, sub_unknown = disk_rate_columns(prev.take(redo), cur.take(redo), interval_s) if redo else ({}, [])
+    columns: dict[str, list[float | None] | None] = {}
+    for field, values in last.items():
+        new = sub.get(field) if redo else values
+        if (values is None) != (new is None):
+            return None
+        if values is None or new is None or not redo:
+            columns[field] = values
+            continue
+        column = list(values)
+        for index, value in zip(redo, new):
+            column[index] = value
+        columns[field] = column
+    return columns, [redo[j] for j in sub_unknown]
+
+
+def _delta(
+    field: str, now: Sequence[int], old: Sequence[int] | None, before: list[int | None] | None, unknown: set[int]
+) -> list[int]:
+    """``now - old`` per device (``now`` without ``old``); a decrease other than a wrap adds to ``unknown``."""
+    if old is None:
+        return list(now)
+    if before is not None:
+        old = [0 if b is None else old[b] for b in before]
+    changes = list(map(sub, now, old))
+    if changes and min(changes) < 0:
+        for index, change in enumerate(changes):
+            if change < 0:
+                change = _change(field, old[index], now[index])
+                if change < 0:
+                    unknown.add(index)
+                    change = 0
+                changes[index] = change
+    return changes
+
+
+def _share(merges: list[int], ios: list[int]) -> list[float | None]:
+    """Merged requests as a percentage of all, iostat's %rrqm (``None`` over no request)."""
+    totals = list(map(add, merges, ios))
+    return _none_where_zero(list(map(mul, map(truediv, merges, _nonzero(totals)), repeat(100.0))), totals)
+
+
+def _per_request(amount: list[int], ios: list[int], divisor: float) -> list[float | None]:
+    """``amount / divisor / ios`` per device, ``None`` over no request (await, areq-sz)."""
+    return _none_where_zero(list(map(truediv, map(truediv, amount, repeat(divisor)), _nonzero(ios))), ios)
+
+
+def _nonzero(divisors: list[int]) -> list[int]:
+    """``divisors`` with each 0 made 1, so the division runs in C; :func:`_none_where_zero` undoes it."""
+    return divisors if 0 not in divisors else [d or 1 for d in divisors]
+
+
+def _none_where_zero(values: list[Any], divisors: list[int]) -> list[Any]:
+    """``values`` with ``None`` where the divisor was 0 (an average over nothing)."""
+    if 0 in divisors:
+        for index in compress(range(len(divisors)), map(not_, divisors)):
+            values[index] = None
+    return values

@@ -13,6 +13,7 @@ make its parent's own share jump).
 
 from __future__ import annotations
 
+from raidtop.model.disk_columns import DiskCounterColumns
 from raidtop.model.snapshot import RawSample
 from raidtop.model.processes import CgroupReading, IoAttribution, ProcCounters, ProcessIO, UnitIO
 
@@ -106,7 +107,8 @@ def unit_rates(
 
 def device_numbers(raw: RawSample) -> dict[tuple[int, int], str]:
     """(major, minor) -> device name, from the sample's diskstats."""
-    return {(d.major, d.minor): d.name for d in raw.disks}
+    disks = DiskCounterColumns.of(raw.disks)
+    return dict(zip(zip(disks.majors, disks.minors), disks.names))
 
 
 def unit_name(cgroup: str) -> str:

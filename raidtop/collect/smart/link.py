@@ -10,6 +10,7 @@ at once).
 
 from __future__ import annotations
 
+from raidtop.model.disk_columns import DiskCounterColumns
 from raidtop.collect.smart.poller import SmartPoller
 from raidtop.collect.source import Root
 from raidtop.collect.whole_disk import whole_disks
@@ -53,12 +54,10 @@ class SmartLink:
         changed = not (same_devices and self._whole and len(raw.disks) == len(self._whole))
         if changed:
             whole = {}
-            for disk in raw.disks:
-                number = (disk.major, disk.minor)
-                known = self._whole.get(disk.name)
-                whole[disk.name] = (
-                    known if known is not None and known[0] == number else (number, whole_disks(root, disk.name))
-                )
+            disks = DiskCounterColumns.of(raw.disks)
+            for name, number in zip(disks.names, zip(disks.majors, disks.minors)):
+                known = self._whole.get(name)
+                whole[name] = known if known is not None and known[0] == number else (number, whole_disks(root, name))
             self._whole = whole
             self._disk_of = {name: disks for name, (_, disks) in whole.items() if disks}
         roles = {(a.name, m.name): m.roles for a in arrays for m in a.members}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+from raidtop.model.disk_columns import disks_by_name
 from raidtop.actions.fio.compare import (
     Comparison,
     RepeatSummary,
@@ -273,7 +274,7 @@ DISK_COLUMNS = [
 
 def disk_rows(snapshot: Snapshot, names: list[str]) -> list[Row]:
     """iostat -x rows of the target's devices, in stack order."""
-    by_name = {d.name: d for d in snapshot.disks}
+    by_name = disks_by_name(snapshot.disks)
 
     def f(value: float | None, digits: int = 1) -> str:
         if value is None:

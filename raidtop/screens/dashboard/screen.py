@@ -20,6 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Tabs
 
+from raidtop.screens.cell_updates import install as install_cell_updates
 from raidtop.live.state import LiveState
 from raidtop.model.snapshot import Snapshot
 from raidtop.screens.dashboard import messages
@@ -103,6 +104,7 @@ class DashboardScreen(Screen[None]):
         # The active panel's class from the start: added in on_mount it restyled
         # every panel once more before the first frame (perf/RESULTS.md).
         super().__init__(classes=f"-show-{self.panels.active}")
+        install_cell_updates(self)  # each tick's changed cells reach the terminal, not whole rows
         self._host_label = host_label
         self._interval = interval
         self.live = live

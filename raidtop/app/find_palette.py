@@ -16,9 +16,9 @@ from textual.content import Content
 from textual.markup import escape
 from textual.screen import Screen
 
-from raidtop.live.state import live_state
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.find import Findable, findables
+from raidtop.screens.host import screen_host
 
 URGENT_BOOST = 1.25
 """How much higher a degraded or failed array's hits (and a faulty member's) score than their match."""
@@ -37,7 +37,7 @@ class FindProvider(Provider):
     """Every array, member and disk of the latest snapshot, found by any of its names."""
 
     async def search(self, query: str) -> Hits:
-        snap = live_state(self.app).latest
+        snap = screen_host(self.app).live.latest
         if snap is None:
             return
         matcher = self.matcher(query)
@@ -53,7 +53,7 @@ class FindProvider(Provider):
                 )
 
     async def discover(self) -> Hits:
-        snap = live_state(self.app).latest
+        snap = screen_host(self.app).live.latest
         if snap is None:
             return
         # Before anything is typed: each array's detail, urgent ones first (findables' order), then each disk's SMART.
@@ -64,7 +64,7 @@ class FindProvider(Provider):
                 )
 
     def _open(self, found: Findable) -> None:
-        snap = live_state(self.app).latest
+        snap = screen_host(self.app).live.latest
         screen = opened_screen(found, snap) if snap is not None else None
         if screen is None:
             self.app.notify(f"{found.name} is no longer in the latest sample", severity="warning", timeout=5)

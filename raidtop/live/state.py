@@ -53,15 +53,3 @@ class LiveState:
     def want_units(self, who: str, wanted: bool) -> None:
         """``who`` ("detail", "members") shows per-device attribution now (or no longer)."""
         self.units_wanted_by = self.units_wanted_by | {who} if wanted else self.units_wanted_by - {who}
-
-
-def live_state(app: object) -> LiveState:
-    """The live state of the app a screen runs in.
-
-    Screens run inside RaidtopApp (tests included); anything else is a
-    programming error, said plainly instead of an AttributeError later.
-    """
-    state = getattr(app, "live", None)
-    if not isinstance(state, LiveState):
-        raise TypeError(f"{type(app).__name__} holds no raidtop live state")
-    return state

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import or_, truth
 from typing import Any, Protocol, TypeVar, overload
 
-from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO
+from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO, disk_row
 
 COUNTER_FIELDS: tuple[str, ...] = DiskCounters.__slots__[3:]
 """The 17 counters of a diskstats line, in the kernel's order."""
@@ -203,17 +203,8 @@ class DiskRows(Sequence[DiskIO]):
         self.made_count += 1
         name = self.names[i]
         ident = self.identities.get(name) or DiskIdentity(name, "disk")
-        values: dict[str, Any] = {f: None if column is None else column[i] for f, column in self.rates.items()}
-        return DiskIO(
-            name,
-            ident.kind,
-            **values,
-            ever_used=self._counters[i].ever_used,
-            parent=ident.parent,
-            model=ident.model,
-            serial=ident.serial,
-            by_id=ident.by_id,
-        )
+        values = {f: None if column is None else column[i] for f, column in self.rates.items()}
+        return disk_row(name, ident, values, self._counters[i].ever_used)
 
     def __iter__(self) -> Iterator[DiskIO]:
         return map(self.__getitem__, range(len(self.names)))

@@ -8,7 +8,7 @@ A value that cannot be computed is ``None``, never a made-up number.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
 from raidtop.model.md import MdArray, MdEvent, MdReading, RaidSpeedLimit
@@ -269,6 +269,25 @@ class DiskIO:
 
 DISK_RATE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(DiskIO) if f.type == "float | None")
 """Every DiskIO field that is a rate over the interval, in iostat's order (the rest is identity)."""
+
+
+def disk_row(name: str, ident: DiskIdentity, rates: Mapping[str, float | None], ever_used: bool) -> DiskIO:
+    """A device's row from what it is and its rates (a rate not given is unknown).
+
+    The one place a row copies the identity's fields, so a new one (``by_id_links``)
+    reaches every way a row is made.
+    """
+    return DiskIO(
+        name,
+        ident.kind,
+        **{f: rates.get(f) for f in DISK_RATE_FIELDS},
+        ever_used=ever_used,
+        parent=ident.parent,
+        model=ident.model,
+        serial=ident.serial,
+        by_id=ident.by_id,
+        by_id_links=ident.by_id_links,
+    )
 
 
 @dataclass(frozen=True, slots=True)

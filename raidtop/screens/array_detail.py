@@ -39,7 +39,6 @@ from raidtop.widgets.sync_plot import sync_plot
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
 from raidtop.widgets.key_footer import KeyFooter
-from raidtop.live.state import live_state
 from raidtop.model.mdadm import MdadmDetail
 from raidtop.screens.array_latency import heat_view, shown_member
 from raidtop.screens.host import screen_host
@@ -209,12 +208,12 @@ class ArrayDetailScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        live_state(self.app).want_units("detail", True)  # its "Who loads it" panel needs the cgroup tree read
+        screen_host(self).live.want_units("detail", True)  # its "Who loads it" panel needs the cgroup tree read
         screen_host(self).sampler.stack.view_opened()  # and its Stack section the stack
         screen_host(self).sample_now()
         self._read_mdadm()
         self.set_interval(self.MDADM_EVERY_S, self._read_mdadm)
-        snap = live_state(self.app).latest
+        snap = screen_host(self).live.latest
         if snap is not None:
             self.apply_snapshot(snap)
             # The plot needs its real size, known only after the first layout.
@@ -223,7 +222,7 @@ class ArrayDetailScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         screen_host(self).latency.release("detail")  # no view of the map, no bpftrace for it
-        live_state(self.app).want_units("detail", False)
+        screen_host(self).live.want_units("detail", False)
         screen_host(self).sampler.stack.view_closed()
 
     def on_screen_suspend(self) -> None:
@@ -234,7 +233,7 @@ class ArrayDetailScreen(Screen[None]):
 
     def action_next_latency_member(self) -> None:
         """Show the next member's heat map (in the array's member order)."""
-        live = live_state(self.app)
+        live = screen_host(self).live
         array = next((a for a in live.latest.arrays if a.name == self.array_name), None) if live.latest else None
         if array is None or not array.members:
             return
@@ -276,7 +275,7 @@ class ArrayDetailScreen(Screen[None]):
     def on_array_detail_screen_mdadm_read(self, message: MdadmRead) -> None:
         message.stop()
         self._mdadm = message.detail
-        snap = live_state(self.app).latest
+        snap = screen_host(self).live.latest
         if snap is not None and self.is_mounted:
             self.apply_snapshot(snap)
 
@@ -288,7 +287,7 @@ class ArrayDetailScreen(Screen[None]):
 
     def apply_snapshot(self, snap: Snapshot) -> None:
         """Show the latest state of this array."""
-        history: History = live_state(self.app).history
+        history: History = screen_host(self).live.history
         array = next((a for a in snap.arrays if a.name == self.array_name), None)
         title = self.query_one("#detail-title", Static)
         if array is None:

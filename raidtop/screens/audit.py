@@ -23,7 +23,6 @@ from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
-from raidtop.live.state import live_state
 from raidtop.model.units import counted
 
 if TYPE_CHECKING:
@@ -89,7 +88,7 @@ class AuditScreen(Screen[None]):
         table = self.query_one(TextTable)
         table.set_rows([], "auditing…")
         table.focus()
-        snap = live_state(self.app).latest
+        snap = screen_host(self).live.latest
         if snap is not None:
             self.apply_snapshot(snap)
 

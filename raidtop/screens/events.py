@@ -12,7 +12,7 @@ from raidtop.model.md import MdEvent
 from raidtop.model.md_events import event_kind
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
-from raidtop.live.state import live_state
+from raidtop.screens.host import screen_host
 
 
 class EventsScreen(ModalScreen[None]):
@@ -51,7 +51,7 @@ class EventsScreen(ModalScreen[None]):
 
     def refresh_events(self) -> None:
         """Show the session's events."""
-        events = live_state(self.app).history.events_of()
+        events = screen_host(self).live.history.events_of()
         rows = [
             Row(
                 key,

@@ -16,7 +16,7 @@ from raidtop.screens.copying import copy_binding, copy_shown
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
-from raidtop.live.state import live_state
+from raidtop.screens.host import screen_host
 
 ATTRIBUTE_COLUMNS = [
     Column("id", "ID", 5, "left"),
@@ -83,14 +83,14 @@ class SmartScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        snap = live_state(self.app).latest
+        snap = screen_host(self).live.latest
         if snap is not None:
             self.apply_snapshot(snap)
         self.query_one("#smart-summary", TextTable).focus()
 
     def action_copy_shown(self) -> None:
         """Copy the disk's serial number (smartctl's, else udev's), e.g. for the replacement ticket."""
-        snap = live_state(self.app).latest
+        snap = screen_host(self).live.latest
         health = snap.smart.get(self.disk) if snap is not None else None
         disk = next((d for d in snap.disks if d.name == self.disk), None) if snap is not None else None
         serial = (health.serial if health is not None else None) or (disk.serial if disk is not None else None)

@@ -13,7 +13,6 @@ from raidtop.widgets.key_footer import KeyFooter
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import content
 from raidtop.widgets.text_table import Column, Row, TextTable
-from raidtop.live.state import live_state
 from raidtop.screens.host import screen_host
 
 WAITING = "reading the storage stack (it arrives with the next sample)"
@@ -67,7 +66,7 @@ class StackScreen(Screen[None]):
 
     def on_mount(self) -> None:
         screen_host(self).sampler.stack.view_opened()
-        snap = live_state(self.app).latest
+        snap = screen_host(self).live.latest
         if snap is not None:
             self.apply_snapshot(snap)
         self.query_one(TextTable).focus()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
 
-from raidtop.live.state import LiveState, live_state
+from raidtop.live.state import LiveState
 from raidtop.model.md import MdEvent
 from raidtop.model.snapshot import Snapshot
 
@@ -36,12 +35,3 @@ def test_units_are_wanted_while_anything_shows_them() -> None:
     assert live.units_wanted_by == frozenset({"detail"})
     live.want_units("detail", False)
     assert not live.units_wanted_by
-
-
-def test_live_state_is_found_on_the_app_or_refused_plainly() -> None:
-    class Host:
-        live = LiveState()
-
-    assert live_state(Host()) is Host.live
-    with pytest.raises(TypeError, match="holds no raidtop live state"):
-        live_state(object())

@@ -8,7 +8,7 @@ from operator import add, attrgetter, mul, not_, sub, truediv
 from typing import Any, cast
 
 from raidtop.model.disk_columns import DiskCounterColumns
-from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO
+from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO, disk_row
 
 _DISK_FIELDS = DiskCounters.__slots__[3:]
 __all__ = ["DISK_RATE_FIELDS", "disk_io", "disk_rate_columns", "updated_rate_columns"]
@@ -142,17 +142,7 @@ def _changes(prev: DiskCounters | None, cur: DiskCounters) -> list[int | None] |
 
 
 def _unknown_row(cur: DiskCounters, ident: DiskIdentity) -> DiskIO:
-    return DiskIO(
-        cur.name,
-        ident.kind,
-        **dict.fromkeys(DISK_RATE_FIELDS),
-        ever_used=cur.ever_used,
-        parent=ident.parent,
-        model=ident.model,
-        serial=ident.serial,
-        by_id=ident.by_id,
-        by_id_links=ident.by_id_links,
-    )
+    return disk_row(cur.name, ident, {}, cur.ever_used)
 
 
 # ---------------------------------------------------------------- every device at once

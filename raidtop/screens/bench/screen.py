@@ -40,10 +40,10 @@ from raidtop.screens.bench.rows import (
 from raidtop.screens.bench.run_flow import BenchRun
 from raidtop.widgets.fio_plot import FioProgressPlot
 from raidtop.widgets.key_footer import KeyFooter
-from raidtop.live.state import live_state
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic, content
 from raidtop.widgets.text_table import TextTable
+from raidtop.screens.host import screen_host
 
 LIVE_POINTS = 600
 """Seconds of progress the live plot keeps (a 10-minute job)."""
@@ -177,7 +177,7 @@ class BenchScreen(Screen[None]):
         if not self.stack_names:
             table.set_rows([], f"no block device under {message.target}")
         else:
-            snapshot = live_state(self.app).latest if hasattr(self.app, "live") else None
+            snapshot = screen_host(self).live.latest if hasattr(self.app, "live") else None
             if snapshot is not None:
                 self.apply_snapshot(snapshot)
             else:

@@ -225,6 +225,7 @@ def test_unreadable_sectors_are_rewritten_by_md_and_counted_as_the_kernel_counts
     assert read("insmod-dm-dust.rc").strip() == "0", read("insmod-dm-dust.err")
     assert read("fault-unreadable.rc").strip() == "0", read("fault-unreadable.log")
     assert " dust " in read("dust-table.txt") and read("dust-table.txt").split()[-1] == "4096", read("dust-table.txt")
+    md = read("geometry.txt").split()[0]
     states = labelled(read("dust.txt"))
     before, checked = states["before-check"], states["after-check"]
     # Armed: two 4 KiB blocks unreadable; the bitmap re-add wrote none of them; md has logged nothing.
@@ -249,6 +250,14 @@ def test_unreadable_sectors_are_rewritten_by_md_and_counted_as_the_kernel_counts
     snapshot = json.loads(read("dust-snapshot.json"))
     shown = [m["errors"] for a in snapshot["arrays"] for m in a["members"] if m["name"] == member]
     assert shown == [int(errors)], (shown, errors, read("dust-snapshot.err"))
+    audit = {(f["rule"], f["member"]): f for f in snapshot["audit"]}
+    assert audit[("read-errors", member)]["evidence"] == [f"/sys/block/{md}/md/dev-{member}/errors: {errors}"]
+    # The error leg, cleared and back on its own loop, still carries its bad-block range: md keeps the log in
+    # the member's superblock, so taking the fault away does not clear it either.
+    _, leg, offset = read("geometry.txt").split()
+    assert audit[("bad-blocks", leg)]["evidence"] == [
+        f"/sys/block/{md}/md/dev-{leg}/bad_blocks: {int(offset) + 4096} 64"
+    ]
     assert read("clear-unreadable.rc").strip() == "0", read("clear-unreadable.log")
     # md keeps the count in the member's v1 superblock: the same loop, back behind flakey, starts with it.
     assert read("flakey.txt").startswith(f"start errors={fixed['errors']} "), read("flakey.txt")

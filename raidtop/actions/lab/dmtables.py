@@ -64,7 +64,7 @@ class FaultSpec:
     up_s: int = 0
     down_s: int = 0
     start: int = 0
-    """First failing sector (512 bytes) of an ``error`` range."""
+    """First failing sector (512 bytes) of an ``error`` or ``unreadable`` range."""
     length: int = 0
     """Sectors in the ``error`` or ``unreadable`` range."""
 

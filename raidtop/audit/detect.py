@@ -148,6 +148,25 @@ def bad_blocks(ctx: Context) -> list[Finding]:
     return out
 
 
+def read_errors(ctx: Context) -> list[Finding]:
+    """Members md counted corrected read errors on (``dev-*/errors``, from the snapshot)."""
+    out = []
+    for member in ctx.array.members:
+        if member.is_faulty or not member.errors:
+            continue
+        f = ctx.facts.members.get(f"{ctx.array.name}/{member.name}")
+        out.append(
+            ctx.finding(
+                "read-errors",
+                f"{member.name}: md corrected {counted(member.errors, 'read error')} (rewritten from redundancy)",
+                [f"/sys/block/{ctx.array.name}/md/dev-{member.name}/errors: {member.errors}"],
+                member=member.name,
+                disk=(f.disk if f is not None else None) or member.name,
+            )
+        )
+    return out
+
+
 def bitmap(ctx: Context) -> list[Finding]:
     """A redundant array on members of 100 GiB or more without a write-intent bitmap."""
     a = ctx.array
@@ -270,6 +289,7 @@ DETECTORS: tuple[Callable[[Context], list[Finding]], ...] = (
     survivors,
     erc,
     bad_blocks,
+    read_errors,
     bitmap,
     mismatches,
     write_cache,

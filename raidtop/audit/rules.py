@@ -66,10 +66,25 @@ RULES: dict[str, AuditRule] = {
             "bad-blocks",
             "warning",
             "md's bad-block log on a member has entries",
-            "echo repair > /sys/block/{array}/md/sync_action",
+            "mdadm /dev/{array} --add /dev/NEW && mdadm /dev/{array} --replace /dev/{member} --with /dev/NEW",
             MD_RST + ", dev-*/bad_blocks and unacknowledged_bad_blocks",
-            "md records sectors it could neither read nor rewrite; it serves them from redundancy while it "
-            "lasts. A rebuild that needs them from this member fails there.",
+            "md records sectors it could not read or write and could not rewrite; it serves them from "
+            "redundancy while it lasts, and a rebuild that needs them from this member fails there. Once a write "
+            "to the member failed (state write_error) md writes no more into a logged range, so neither a check "
+            "nor a repair clears the entry (measured on Linux 6.1, tests/realmd/test_lab_faults.py): replacing "
+            "the member does.",
+        ),
+        AuditRule(
+            "read-errors",
+            "info",
+            "md corrected read errors on a member",
+            "smartctl -t long /dev/{disk}",
+            MD_RST + ", dev-*/errors",
+            "md read these sectors from another copy and rewrote them: the data is whole, and a disk remaps a "
+            "sector on such a write. It is the first sign of a disk growing unreadable sectors, so test it (the "
+            "long self-test reads every sector; then raidtop smart) and consider replacing it if the count grows. "
+            "md keeps the count in the v1 superblock across restarts: info, not an alarm; once judged, "
+            "echo 0 > /sys/block/ARRAY/md/dev-MEMBER/errors starts it again.",
         ),
         AuditRule(
             "no-bitmap",

@@ -1,8 +1,9 @@
 """``raidtop lab fault`` and ``raidtop lab clear``: put a lab member behind a device-mapper fault and back.
 
-``fault ARRAY MEMBER --delay MS | --flakey UP,DOWN | --error START+LEN`` takes the
-loop member out of the array and adds it back on a dm ``delay``, ``flakey`` or
-``error``-range device over the same loop; ``clear ARRAY DM`` reverses it.
+``fault ARRAY MEMBER --delay MS | --flakey UP,DOWN | --error START+LEN | --unreadable START+LEN``
+takes the loop member out of the array and adds it back on a dm ``delay``, ``flakey``,
+``error``-range or ``dust`` (unreadable until rewritten) device over the same loop;
+``clear ARRAY DM`` reverses it.
 Every command is printed before it runs and logged (action log kind ``lab``);
 ``--dry-run`` prints the exact commands and runs nothing.
 """
@@ -19,7 +20,7 @@ EXIT_USAGE = 2
 
 def fill(sub: argparse._SubParsersAction) -> None:
     """Add ``fault`` and ``clear`` to ``raidtop lab``."""
-    fault = sub.add_parser("fault", help="put a member behind a dm delay, flakey or error-range target")
+    fault = sub.add_parser("fault", help="put a member behind a dm delay, flakey, error or unreadable range")
     fault.add_argument("array")
     fault.add_argument("member", help="a loop member of the array")
     kind = fault.add_mutually_exclusive_group(required=True)
@@ -27,7 +28,14 @@ def fill(sub: argparse._SubParsersAction) -> None:
     kind.add_argument(
         "--flakey", metavar="UP,DOWN", help="works UP seconds, fails every request DOWN seconds, repeating"
     )
-    kind.add_argument("--error", metavar="START+LEN", help="sectors START..START+LEN-1 fail (unreadable sectors)")
+    kind.add_argument(
+        "--error", metavar="START+LEN", help="sectors START..START+LEN-1 fail for good (only a replacement clears)"
+    )
+    kind.add_argument(
+        "--unreadable",
+        metavar="START+LEN",
+        help="sectors START..START+LEN-1 (whole 4 KiB blocks) fail reads until written (dm-dust; md rewrites them)",
+    )
     fault.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     clear = sub.add_parser("clear", help="take a member out of its dm fault and back onto its loop device")
     clear.add_argument("array")
@@ -44,7 +52,9 @@ def spec_from(args: argparse.Namespace):
     """The FaultSpec the options ask for, or a sentence saying what is wrong."""
     from raidtop.actions.lab.dmtables import FaultRefused, parse_fault
 
-    kind = "delay" if args.delay is not None else "flakey" if args.flakey is not None else "error"
+    from raidtop.actions.lab.dmtables import FAULT_KINDS
+
+    kind = next(k for k in FAULT_KINDS if getattr(args, k, None) is not None)
     try:
         return parse_fault(kind, getattr(args, kind))
     except FaultRefused as exc:

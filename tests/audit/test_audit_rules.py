@@ -143,7 +143,25 @@ def test_bad_block_log_entries_are_counted(tmp_path):
     arrays, facts = build(tmp_path, {"bitmap/location": "+8"}, members, clean_disks())
     found = [f for f in audit(arrays, facts, {}) if f.rule == "bad-blocks"]
     assert [(f.member, f.text) for f in found] == [("sdb1", "sdb1: 3 bad-block ranges, 32 sectors")]
-    assert found[0].fix == "echo repair > /sys/block/md0/md/sync_action"
+    # md writes no more into a range it logged after a write error: only a replacement clears it.
+    assert found[0].fix == "mdadm /dev/md0 --add /dev/NEW && mdadm /dev/md0 --replace /dev/sdb1 --with /dev/NEW"
+
+
+def test_corrected_read_errors_are_said_with_the_count_and_a_self_test_of_the_disk(tmp_path):
+    members = {
+        **MEMBERS,
+        "sdb1": {**MEMBERS["sdb1"], "errors": "16"},
+        "sdc1": {**MEMBERS["sdc1"], "state": "faulty", "errors": "40"},  # out of the data: not judged here
+    }
+    arrays, facts = build(tmp_path, {"bitmap/location": "+8"}, members, clean_disks())
+    found = [f for f in audit(arrays, facts, {}) if f.rule == "read-errors"]
+    assert [(f.member, f.severity, f.text) for f in found] == [
+        ("sdb1", "info", "sdb1: md corrected 16 read errors (rewritten from redundancy)")
+    ]
+    assert found[0].evidence == ("/sys/block/md0/md/dev-sdb1/errors: 16",)
+    assert found[0].fix == "smartctl -t long /dev/sdb"  # the whole disk under the partition
+    arrays, facts = build(tmp_path / "clean", {"bitmap/location": "+8"}, MEMBERS, clean_disks())
+    assert not [f for f in audit(arrays, facts, {}) if f.rule == "read-errors"]
 
 
 def test_mismatch_after_check_on_raid5_not_raid1_and_not_while_syncing(tmp_path):
@@ -261,7 +279,7 @@ def test_cli_exit_status_and_json(tmp_path):
         timeout=120,
     )
     assert run.returncode == 1 and "scrub age cannot be judged" in run.stderr
-    assert "fix: echo repair > /sys/block/md0/md/sync_action" in run.stdout
+    assert "fix: mdadm /dev/md0 --add /dev/NEW && mdadm /dev/md0 --replace /dev/sdb1 --with /dev/NEW" in run.stdout
 
 
 def test_the_readme_lists_every_rule_with_its_severity():

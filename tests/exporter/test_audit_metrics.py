@@ -27,7 +27,7 @@ def test_every_rule_is_a_series_per_array_and_bad_blocks_are_counted(tmp_path) -
     members = {
         **MEMBERS,
         "sdb1": {**MEMBERS["sdb1"], "bad_blocks": "2048 8\n"},
-        "sdc1": {**MEMBERS["sdc1"], "bad_blocks": "4096 8\n"},
+        "sdc1": {**MEMBERS["sdc1"], "bad_blocks": "4096 8\n", "errors": "16"},
     }
     files, links = md_tree("md0", RAID5, members)
     for disk_files, disk_links in clean_disks():
@@ -36,6 +36,7 @@ def test_every_rule_is_a_series_per_array_and_bad_blocks_are_counted(tmp_path) -
     series = scrape(write_tree(tmp_path / "root", files, links))
     assert {kind for array, kind in series if array == "md0"} == set(RULES)
     assert series[("md0", "bad-blocks")] == ("warning", 2.0)
+    assert series[("md0", "read-errors")] == ("info", 1.0)
     assert series[("md0", "no-bitmap")] == ("warning", 1.0)
     assert series[("md0", "survivor-failing")] == ("critical", 0.0)
 

@@ -99,7 +99,7 @@ def test_hostile_labels_and_values_through_a_real_prometheus_reach_no_terminal(t
         assert {a.name for a in hosts[hostile.address].arrays} == {"md0", "md\ufffd2J\ufffdevil"}
 
         pane = FleetPane(tmp_path, "--prometheus", prometheus.url, "--refresh", "1")
-        screen = pane.wait_for("sent a value raidtop cannot use")
+        screen = pane.wait_for("sent a value raidtop cannot")  # the host list cuts a long reason at a word
         assert "recovering\ufffd]0;PWNED" in screen and "md\ufffd2J\ufffdevil" in screen
         assert "PWNED" not in pane.show("#{pane_title}")
         written = pane.raw
@@ -120,7 +120,7 @@ def test_hostile_labels_and_values_through_a_real_prometheus_reach_no_terminal(t
         assert written.count(b"\x07") == written.count(b"\x1b]22;")
         assert "PWNED" not in pane.show("#{pane_title}")
         pane.keys("Escape")
-        pane.wait_for("sent a value raidtop cannot use")
+        pane.wait_for("sent a value raidtop cannot")
         pane.keys("q")
         took = pane.wait_exit(30)
         assert took is not None, "raidtop fleet did not exit after q"

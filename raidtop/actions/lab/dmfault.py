@@ -1,4 +1,4 @@
-"""Put a lab member behind a device-mapper fault (delay, flakey, error range), and take it out again.
+"""Put a lab member behind a device-mapper fault (delay, flakey, error or unreadable range), and take it out again.
 
 The member leaves the array and comes back on the dm device over the same loop
 (mdadm --fail, --remove, dmsetup create, mdadm --add); clearing is the reverse.
@@ -25,6 +25,8 @@ from raidtop.actions.lab.dmtables import (
     dm_loop_under,
     dm_name_for,
     dm_table,
+    dust_blocks,
+    dust_missing,
 )
 from raidtop.actions.lab.guard import check_array, check_member
 from raidtop.actions.lab.loopdev import is_loop_name
@@ -71,15 +73,21 @@ def plan_fault(lab: Lab, array: str, member: str, spec: FaultSpec) -> FaultPlan:
         dm = dm_name_for(name, member)
     except FaultRefused as exc:
         raise ActionRefused(str(exc)) from None
+    if spec.kind == "unreadable":
+        _check_unreadable(lab, name, member, spec)
     concise = f"{dm},,,rw," + ",".join(table.splitlines())
-    commands = (
+    commands: tuple[tuple[str, ...], ...] = (
         ("mdadm", f"/dev/{name}", "--fail", f"/dev/{member}"),
         ("mdadm", f"/dev/{name}", "--remove", f"/dev/{member}"),
         ("dmsetup", "create", "--concise", concise),
         # Without udev (a rescue shell, a minimal guest) nothing makes /dev/mapper/NAME: mknodes does.
         ("dmsetup", "mknodes", dm),
-        ("mdadm", f"/dev/{name}", "--add", f"/dev/mapper/{dm}"),
     )
+    if spec.kind == "unreadable":
+        # The list is armed before md sees the device: the bitmap re-add then writes only what changed.
+        commands += tuple(("dmsetup", "message", dm, "0", "addbadblock", str(b)) for b in dust_blocks(spec))
+        commands += (("dmsetup", "message", dm, "0", "enable"),)
+    commands += (("mdadm", f"/dev/{name}", "--add", f"/dev/mapper/{dm}"),)
 
     def execute() -> str:
         when = time.time()
@@ -90,6 +98,27 @@ def plan_fault(lab: Lab, array: str, member: str, spec: FaultSpec) -> FaultPlan:
         return " && ".join(shlex.join(argv) for argv in commands)
 
     return FaultPlan("fault", name, member, commands, execute)
+
+
+def _check_unreadable(lab: Lab, array: str, member: str, spec: FaultSpec) -> None:
+    """Refuse an ``unreadable`` range md would rewrite at once or could not come back over."""
+    missing = dust_missing(lab.root)
+    if missing is not None:
+        raise ActionRefused(missing)
+    md = f"/sys/block/{array}/md"
+    if (lab.root.read_optional(f"{md}/bitmap/location") or "none").strip() == "none":
+        raise ActionRefused(
+            f"{array} has no write-intent bitmap: md would rebuild {member} as it comes back, and that rewrite "
+            "repairs the unreadable range at once (create the lab array with --bitmap)"
+        )
+    offset = (lab.root.read_optional(f"{md}/dev-{member}/offset") or "").strip()
+    if not offset.isdigit() or len(offset) > 18:
+        raise ActionRefused(f"{member}'s data offset is unreadable ({md}/dev-{member}/offset)")
+    if spec.start < int(offset):
+        raise ActionRefused(
+            f"the unreadable range must start in {member}'s data area, at sector {offset} or later: before it "
+            "are md's superblock and bitmap, which md must read to take the member back"
+        )
 
 
 def plan_clear(lab: Lab, array: str, member: str) -> FaultPlan:

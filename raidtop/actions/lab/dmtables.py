@@ -1,12 +1,15 @@
 """Device-mapper tables for the lab's realistic failures, and how to recognise the lab's dm devices.
 
-A lab member can be put behind one of three targets (Documentation/admin-guide/device-mapper/):
+A lab member can be put behind one of four targets (Documentation/admin-guide/device-mapper/):
 
 - ``delay``: every request waits a fixed number of milliseconds (a slow disk);
 - ``flakey``: the device works for ``up`` seconds, then fails every request for ``down``
   seconds, and again (a disk that drops out and comes back);
-- ``error`` over a sector range, ``linear`` around it: reads and writes there fail
-  (unreadable sectors; md records them in its bad-block log and rewrites them).
+- ``error`` over a sector range, ``linear`` around it: reads and writes there fail for good
+  (a dead zone: md records it in its bad-block log, and only replacing the member clears it);
+- ``unreadable``: ``dust`` (dm-dust.rst) over the whole member, with a sector range in its
+  bad-block list: reads there fail until something writes them, as a drive remaps a pending
+  sector on write (md rewrites them from the other copy: a check, or a read that hits them).
 
 The lab's dm devices are named ``raidtop-lab-<array>-<loop>`` and sit on exactly one of
 the lab's loop devices: that name and that one slave are what the guard accepts.
@@ -21,9 +24,16 @@ from raidtop.actions.lab.loopdev import is_loop_name
 from raidtop.collect.source import Root, SourceError, as_root
 
 DM_PREFIX = "raidtop-lab-"
-FAULT_KINDS = ("delay", "flakey", "error")
+FAULT_KINDS = ("delay", "flakey", "error", "unreadable")
 MAX_DELAY_MS = 60_000
 MAX_FLAKEY_S = 3600
+DUST_BLOCK = 4096
+"""dm-dust's block, in bytes. 4 KiB, not 512: the physical sector a modern (512e) disk remaps whole, the
+page md's read-error fixing rewrites at a time, and dust splits every request into blocks, so 512 would
+cut each page into eight requests and slow the whole member, not just the bad range."""
+DUST_SECTORS = DUST_BLOCK // 512
+MAX_DUST_BLOCKS = 64
+"""Each bad block is one ``dmsetup message`` shown in the confirmation: 64 (256 KiB) keeps that readable."""
 _DM_NAME = re.compile(r"dm-[0-9]{1,6}\Z")
 _MD_NAME = re.compile(r"md[0-9]{1,6}\Z")
 
@@ -32,7 +42,11 @@ NO_DEVICE_MAPPER = (
     "this kernel has no device-mapper (/proc/misc lists no device-mapper: modprobe dm_mod, or boot a kernel "
     "built with CONFIG_BLK_DEV_DM), so the lab cannot put a member behind a delay, flakey or error target here"
 )
-FAULT_FORMS = "delay MS | flakey UP,DOWN | error START+LEN"
+NO_DUST = (
+    "this kernel has no dm-dust target (CONFIG_DM_DUST: Debian's kernels are built without it), so the lab "
+    "cannot make sectors unreadable-until-rewritten here; error START+LEN fails a range for good instead"
+)
+FAULT_FORMS = "delay MS | flakey UP,DOWN | error START+LEN | unreadable START+LEN"
 """How a fault is written in one line (the Lab screen's dialog); the CLI's options say the same."""
 _PAIR = re.compile(r"([0-9]{1,9})[,+]([0-9]{1,12})\Z")
 
@@ -50,9 +64,9 @@ class FaultSpec:
     up_s: int = 0
     down_s: int = 0
     start: int = 0
-    """First failing sector (512 bytes) of an ``error`` range."""
+    """First failing sector (512 bytes) of an ``error`` or ``unreadable`` range."""
     length: int = 0
-    """Sectors in the ``error`` range."""
+    """Sectors in the ``error`` or ``unreadable`` range."""
 
     def describe(self) -> str:
         """The fault in words, for the confirmation and the log."""
@@ -60,6 +74,8 @@ class FaultSpec:
             return f"every request delayed {self.delay_ms} ms"
         if self.kind == "flakey":
             return f"up {self.up_s} s, then failing every request for {self.down_s} s, repeating"
+        if self.kind == "unreadable":
+            return f"sectors {self.start}–{self.start + self.length - 1} unreadable until rewritten"
         return f"sectors {self.start}–{self.start + self.length - 1} unreadable and unwritable"
 
 
@@ -85,22 +101,25 @@ def parse_fault(kind: str, value: str) -> FaultSpec:
             raise FaultRefused("a delay takes whole milliseconds, e.g. delay 25")
         return FaultSpec("delay", delay_ms=int(value))
     pair = _PAIR.match(value)
-    if kind not in ("flakey", "error"):
+    if kind not in ("flakey", "error", "unreadable"):
         raise FaultRefused(f"a fault is one of: {FAULT_FORMS}")
     if pair is None:
         raise FaultRefused(
             "flakey takes UP,DOWN seconds, e.g. flakey 20,5"
             if kind == "flakey"
-            else ("error takes START+LEN sectors, e.g. error 2048+16")
+            else f"{kind} takes START+LEN sectors, e.g. {kind} 2048+16"
         )
     first, second = int(pair.group(1)), int(pair.group(2))
     if kind == "flakey":
         return FaultSpec("flakey", up_s=first, down_s=second)
-    return FaultSpec("error", start=first, length=second)
+    return FaultSpec(kind, start=first, length=second)
 
 
 def parse_fault_line(line: str) -> FaultSpec:
-    """``delay 25``, ``flakey 20,5`` or ``error 2048+16`` as a spec; FaultRefused with a sentence otherwise."""
+    """``delay 25``, ``flakey 20,5``, ``error 2048+16`` or ``unreadable 8192+16`` as a spec.
+
+    FaultRefused with a sentence otherwise.
+    """
     words = line.split()
     if len(words) != 2:
         raise FaultRefused(f"write a fault as one of: {FAULT_FORMS}")
@@ -119,6 +138,16 @@ def check_spec(spec: FaultSpec, sectors: int) -> FaultSpec:
         raise FaultRefused(f"flakey needs up and down times of 1 to {MAX_FLAKEY_S} s")
     if spec.kind == "error" and not (spec.length >= 1 and spec.start >= 0 and spec.start + spec.length <= sectors):
         raise FaultRefused(f"the error range must lie inside the member's {sectors} sectors")
+    if spec.kind == "unreadable":
+        if spec.start % DUST_SECTORS or spec.length % DUST_SECTORS or spec.length <= 0:
+            raise FaultRefused(
+                f"unreadable takes whole {DUST_BLOCK // 1024} KiB blocks: START and LEN multiples of {DUST_SECTORS} "
+                "sectors, e.g. unreadable 8192+16"
+            )
+        if spec.length // DUST_SECTORS > MAX_DUST_BLOCKS:
+            raise FaultRefused(f"unreadable covers at most {MAX_DUST_BLOCKS * DUST_SECTORS} sectors")
+        if spec.start + spec.length > sectors:
+            raise FaultRefused(f"the unreadable range must lie inside the member's {sectors} sectors")
     return spec
 
 
@@ -129,6 +158,8 @@ def dm_table(spec: FaultSpec, device: str, sectors: int) -> str:
         return f"0 {sectors} delay {device} 0 {spec.delay_ms}"
     if spec.kind == "flakey":
         return f"0 {sectors} flakey {device} 0 {spec.up_s} {spec.down_s}"
+    if spec.kind == "unreadable":
+        return f"0 {sectors} dust {device} 0 {DUST_BLOCK}"
     end = spec.start + spec.length
     lines = []
     if spec.start:
@@ -137,6 +168,29 @@ def dm_table(spec: FaultSpec, device: str, sectors: int) -> str:
     if end < sectors:
         lines.append(f"{end} {sectors - end} linear {device} {end}")
     return "\n".join(lines)
+
+
+def dust_blocks(spec: FaultSpec) -> range:
+    """The dust blocks (of :data:`DUST_BLOCK`) an ``unreadable`` range covers, for ``addbadblock``."""
+    return range(spec.start // DUST_SECTORS, (spec.start + spec.length) // DUST_SECTORS)
+
+
+def dust_missing(root: Root | str = "/") -> str | None:
+    """Why ``root``'s kernel cannot make a dust target, or ``None`` when it can.
+
+    Loaded (/sys/module/dm_dust), built in (modules.builtin) or on disk for the running kernel (modules.dep,
+    which dmsetup's table load makes the kernel modprobe).
+    """
+    root = as_root(root)
+    if root.exists("/sys/module/dm_dust"):
+        return None
+    release = (root.read_optional("/proc/sys/kernel/osrelease") or "").strip()
+    if release and "/" not in release and len(release) < 128:
+        for listing in ("modules.builtin", "modules.dep"):
+            text = root.read_optional(f"/lib/modules/{release}/{listing}") or ""
+            if "/dm-dust.ko" in text:
+                return None
+    return NO_DUST
 
 
 def dm_name_for(array: str, loop: str) -> str:

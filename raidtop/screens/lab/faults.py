@@ -3,7 +3,7 @@
 ``F`` first checks (in a worker: it reads /proc/misc) that the kernel has
 device-mapper, and refuses with a sentence where it has not; then one dialog
 asks for the fault in one line (``delay 25``, ``flakey 20,5``, ``error
-2048+16``), and the member-action flow plans it
+2048+16``, ``unreadable 8192+16``), and the member-action flow plans it
 (:mod:`raidtop.actions.lab.dmfault`), shows the exact commands for
 confirmation, runs them through the lab's runner (shown in the Commands pane,
 logged) and reports. ``C`` takes the highlighted member (the lab's dm device)
@@ -30,7 +30,7 @@ FAULT_BINDINGS = [
         "fault('fault')",
         "Fault",
         id="lab-fault",
-        tooltip="Put the member behind a dm delay, flakey or error fault (asks which; shows the commands)",
+        tooltip="Put the member behind a dm delay, flakey, error or unreadable fault (asks which; shows the commands)",
     ),
     Binding(
         "C",
@@ -107,7 +107,7 @@ class LabFaults(Widget):
         self.app.push_screen(
             AskDialog(
                 f"Put {member} of {array} behind which fault? ({FAULT_FORMS})",
-                "delay 25   |   flakey 20,5   |   error 2048+16",
+                "delay 25  |  flakey 20,5  |  error 2048+16  |  unreadable 8192+16",
                 validate=fault_problem,
                 input_id="lab-fault-input",
                 width=80,

@@ -16,11 +16,13 @@ import pytest
 from raidtop.actions.lab.dmfault import plan_clear, plan_fault
 from raidtop.actions.lab.dmtables import (
     NO_DEVICE_MAPPER,
+    NO_DUST,
     FaultRefused,
     FaultSpec,
     device_mapper_missing,
     dm_loop_under,
     dm_table,
+    dust_missing,
     parse_fault_line,
 )
 from raidtop.actions.lab.guard import check_array
@@ -222,6 +224,102 @@ def test_a_fault_written_in_one_line_parses_as_the_cli_options_do():
     assert parse_fault_line("delay 25") == FaultSpec("delay", delay_ms=25)
     assert parse_fault_line("Flakey 20,5") == FaultSpec("flakey", up_s=20, down_s=5)
     assert parse_fault_line("error 2048+16") == FaultSpec("error", start=2048, length=16)
-    for bad in ("", "delay", "delay -1", "slow 5", "error 2048", "delay 25 ms"):
+    assert parse_fault_line("unreadable 8192+16") == FaultSpec("unreadable", start=8192, length=16)
+    for bad in ("", "delay", "delay -1", "slow 5", "error 2048", "delay 25 ms", "unreadable 8192"):
         with pytest.raises(FaultRefused):
             parse_fault_line(bad)
+
+
+def dusty(tree: LabTree, *, bitmap: str = "+8", offset: int = 2048) -> list[str]:
+    """md100 (raid1 of loop3, loop4) on a kernel with dm-dust loaded, a bitmap and a data offset."""
+    loops = tree.lab_raid("md100", "raid1", 2)
+    sized(tree, loops)
+    (tree.root / "sys" / "module" / "dm_dust").mkdir(parents=True)
+    md = tree.root / "sys" / "block" / "md100" / "md"
+    (md / "bitmap").mkdir()
+    (md / "bitmap" / "location").write_text(bitmap + "\n")
+    for loop in loops:
+        (md / f"dev-{loop}" / "offset").write_text(f"{offset}\n")
+    return loops
+
+
+def test_unreadable_plan_arms_dust_blocks_before_md_takes_the_member_back(tree: LabTree):
+    dusty(tree)
+    plan = plan_fault(tree.lab, "md100", "loop4", FaultSpec("unreadable", start=8192, length=16))
+    dm = "raidtop-lab-md100-loop4"
+    # 4 KiB dust blocks: sectors 8192-8207 are blocks 1024 and 1025; the whole member is one dust target.
+    assert [list(argv) for argv in plan.commands] == [
+        ["mdadm", "/dev/md100", "--fail", "/dev/loop4"],
+        ["mdadm", "/dev/md100", "--remove", "/dev/loop4"],
+        ["dmsetup", "create", "--concise", f"{dm},,,rw,0 {SECTORS} dust /dev/loop4 0 4096"],
+        ["dmsetup", "mknodes", dm],
+        ["dmsetup", "message", dm, "0", "addbadblock", "1024"],
+        ["dmsetup", "message", dm, "0", "addbadblock", "1025"],
+        ["dmsetup", "message", dm, "0", "enable"],
+        ["mdadm", "/dev/md100", "--add", f"/dev/mapper/{dm}"],
+    ]
+    plan.execute()
+    assert [list(c) for c in tree.runner.commands] == [list(argv) for argv in plan.commands]
+    assert "dmsetup message raidtop-lab-md100-loop4 0 enable" in tree.log.path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("spec", "refusal"),
+    [
+        (FaultSpec("unreadable", start=8193, length=16), "whole 4 KiB blocks"),
+        (FaultSpec("unreadable", start=8192, length=12), "whole 4 KiB blocks"),
+        (FaultSpec("unreadable", start=8192, length=8 * 65), "at most 512 sectors"),
+        (FaultSpec("unreadable", start=SECTORS - 8, length=16), "inside the member's"),
+        (FaultSpec("unreadable", start=1024, length=8), "data area, at sector 2048"),
+    ],
+)
+def test_unreadable_ranges_md_could_not_take_back_are_refused(tree: LabTree, spec, refusal):
+    dusty(tree)
+    with pytest.raises(ActionRefused, match=refusal):
+        plan_fault(tree.lab, "md100", "loop4", spec)
+    assert tree.runner.commands == []
+
+
+def test_unreadable_needs_a_bitmap_and_a_kernel_with_dm_dust(tree: LabTree):
+    dusty(tree, bitmap="none")
+    spec = FaultSpec("unreadable", start=8192, length=8)
+    with pytest.raises(ActionRefused, match="no write-intent bitmap"):
+        plan_fault(tree.lab, "md100", "loop4", spec)
+    (tree.root / "sys" / "module" / "dm_dust").rmdir()
+    (tree.root / "proc" / "sys" / "kernel").mkdir(parents=True)
+    (tree.root / "proc" / "sys" / "kernel" / "osrelease").write_text("6.1.0-56-amd64\n")
+    modules = tree.root / "lib" / "modules" / "6.1.0-56-amd64"
+    modules.mkdir(parents=True)
+    # Debian's 6.1 modules.dep (CONFIG_DM_DUST is not set): delay and flakey, no dust.
+    (modules / "modules.dep").write_text(
+        "kernel/drivers/md/dm-delay.ko: kernel/drivers/md/dm-mod.ko\n"
+        "kernel/drivers/md/dm-flakey.ko: kernel/drivers/md/dm-mod.ko\n"
+    )
+    assert dust_missing(tree.root) == NO_DUST
+    with pytest.raises(ActionRefused) as refused:
+        plan_fault(tree.lab, "md100", "loop4", spec)
+    assert str(refused.value) == NO_DUST
+    with (modules / "modules.dep").open("a") as dep:
+        dep.write("kernel/drivers/md/dm-dust.ko: kernel/drivers/md/dm-mod.ko\n")
+    assert dust_missing(tree.root) is None
+
+
+def test_cli_unreadable_dry_run_prints_the_plan_and_runs_nothing(tree: LabTree, capsys):
+    import argparse
+
+    from raidtop.cli.lab_faults import _run, spec_from
+
+    dusty(tree)
+    ns = argparse.Namespace(delay=None, flakey=None, error=None, unreadable="8192+16")
+    spec = spec_from(ns)
+    assert spec == FaultSpec("unreadable", start=8192, length=16)
+    assert "unreadable takes START+LEN" in spec_from(argparse.Namespace(delay=None, unreadable="8192"))
+    assert _run(lambda: plan_fault(tree.lab, "md100", "loop4", spec), True, "fault") == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[2] == f"dmsetup create --concise 'raidtop-lab-md100-loop4,,,rw,0 {SECTORS} dust /dev/loop4 0 4096'"
+    assert printed[4:7] == [
+        "dmsetup message raidtop-lab-md100-loop4 0 addbadblock 1024",
+        "dmsetup message raidtop-lab-md100-loop4 0 addbadblock 1025",
+        "dmsetup message raidtop-lab-md100-loop4 0 enable",
+    ]
+    assert tree.runner.commands == []

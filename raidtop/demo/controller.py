@@ -13,7 +13,7 @@ from raidtop.demo.bundled import BUNDLED_REBUILD
 from raidtop.demo.processes import DemoLoad
 from raidtop.demo.root import DemoRoot
 from raidtop.demo.simulator import SimulatedArray, SimulationRefused
-from raidtop.demo.smart import DemoSmart
+from raidtop.demo.smart import DESKTOP_INDEX, DemoSmart
 from raidtop.model.member_verbs import MEMBER_KEYS
 from raidtop.presentation.md import EMPTY_SLOT_PREFIX
 
@@ -23,6 +23,8 @@ SPEED_LIMITS_KIB_S = tuple(mib * 1024 for mib in (2, 5, 10, 20, 50, 100))
 """The simulated array's sync speed limits the demo's speed keys step through (md's sync_speed_max, KiB/s):
 2 to 100 MiB/s, so the demo's words are whole numbers."""
 START_SPEED_KIB_S = 20 * 1024
+SLOW_READ_MS = 40
+"""Each read of the demo's slow member, in ms (its siblings take 2): over 3× and ≥ 10 ms, so marked slow."""
 
 
 class RecordedBase:
@@ -104,6 +106,10 @@ class DemoController:
     def _new_array(self) -> SimulatedArray:
         level, disks, speed = self._shape
         sim = SimulatedArray(level=level, disks=disks, speed_limit_kib_s=speed)
+        # The desktop disk (SCT ERC off, the audit's erc-mismatch) is also the slow one: its reads take 40 ms
+        # against its siblings' 2 ms, so the member grid marks it slow long before anything fails.
+        if len(sim.members) > DESKTOP_INDEX:
+            sim.members[DESKTOP_INDEX].read_ms = SLOW_READ_MS
         # The stage starts from a built array: its initial sync would be a
         # rebuild (and a "rebuild finished" toast) nobody in the room asked for.
         sim.settle()

@@ -37,6 +37,8 @@ class SimMember:
     read_ios: int = 0
     write_ios: int = 0
     busy_ms: int = 0
+    read_ms: int = 2
+    """How long each read takes (diskstats' read ticks per read): a slow disk has more."""
 
 
 @dataclass

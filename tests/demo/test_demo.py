@@ -75,3 +75,21 @@ async def test_demo_refuses_what_md_refuses():
         await _wait(pilot, lambda: any("busy" in n.message for n in app._notifications))
         assert any("busy" in n.message for n in app._notifications)
         assert md9(app).health == "ok"
+
+
+async def test_the_demos_desktop_disk_is_marked_slow_in_the_member_grid_by_its_average_wait():
+    # Issue 28: the demo shows a slow member. The demo starts no bpftrace, so the mark is the
+    # await-based one; the desktop disk (the audit's erc-mismatch) is the slow one.
+    app = RaidtopApp(Config(demo=True, interval=0.5))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await _wait(pilot, lambda: md9(app) is not None)
+        slow = app.demo.sim.members[2].name
+
+        def marked() -> dict[str, str]:
+            rows = app.screen.query_one("#member-table", TextTable).rows
+            return {r.key.split("/")[1]: " ".join(r.cells) for r in rows}
+
+        await _wait(pilot, lambda: "⚠" in marked().get(slow, ""))
+        grid = marked()
+        assert "⚠ slow" in grid[slow]
+        assert [name for name, row in grid.items() if "⚠" in row] == [slow]

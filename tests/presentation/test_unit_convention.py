@@ -48,6 +48,9 @@ def _declared(kind: type) -> list[Any]:
     """Every instance of ``kind`` the package declares (each module imported, so each table and key exists)."""
     for module in pkgutil.walk_packages(raidtop.__path__, "raidtop."):
         importlib.import_module(module.name)
+    # An app started earlier in the run froze the collector (raidtop.app.startup_gc): frozen objects,
+    # the modules' tables among them, are invisible to gc.get_objects() until unfrozen.
+    gc.unfreeze()
     return [o for o in gc.get_objects() if isinstance(o, kind)]
 
 

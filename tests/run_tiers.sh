@@ -7,11 +7,11 @@ set -u
 cd "$(dirname "$0")/.."
 python=${PYTHON:-.venv/bin/python}
 vm_log=$(mktemp -t raidtop-realmd.XXXXXX)
-"$python" -m pytest -q -p no:cacheprovider --durations=10 tests/realmd >"$vm_log" 2>&1 &
+"$python" -m pytest -q -rs -p no:cacheprovider --durations=10 tests/realmd >"$vm_log" 2>&1 &
 vm=$!
 trap 'kill -TERM "$vm" 2>/dev/null; wait "$vm" 2>/dev/null; rm -f "$vm_log"' EXIT
 trap 'exit 130' INT TERM HUP
-"$python" -m pytest -q --durations=15 -m "not realmd" "$@"
+"$python" -m pytest -q -rs --durations=15 -m "not realmd" "$@"
 rest=$?
 wait "$vm"
 vm_rc=$?

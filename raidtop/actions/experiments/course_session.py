@@ -96,12 +96,18 @@ class CourseSession:
         return int(found.group(1)) if found else None
 
 
+def unreadable_spec(offset: int) -> FaultSpec:
+    """Two dust blocks :data:`UNREADABLE_INTO` sectors into a leg whose data starts at sector ``offset``."""
+    start = -(-(offset + UNREADABLE_INTO) // DUST_SECTORS) * DUST_SECTORS
+    return FaultSpec("unreadable", start=start, length=UNREADABLE_SECTORS)
+
+
 def unreadable_step(course: CourseSession, leg: str) -> list[CourseRow]:
     offset = course.sysfs_int(f"dev-{leg}/offset")
     if offset is None:
         raise LabError(f"{leg}'s data offset is unreadable ({course.md}/dev-{leg}/offset)")
-    start = -(-(offset + UNREADABLE_INTO) // DUST_SECTORS) * DUST_SECTORS
-    spec = FaultSpec("unreadable", start=start, length=UNREADABLE_SECTORS)
+    spec = unreadable_spec(offset)
+    start = spec.start
     device, dm = course.fault(leg, spec)
     where = f"sectors {start}–{start + UNREADABLE_SECTORS - 1} of {leg}"
     rows: list[CourseRow] = []

@@ -63,7 +63,8 @@ class CourseSession:
         found = next(((dev, dm) for dev, dm, loop in lab_dm_devices(self.lab.root) if loop == leg), None)
         if found is None:
             raise LabError(f"the dm device over {leg} did not appear")
-        self.back(whole=False)
+        # A flakey leg may fail before it is whole again (its down time can come during the resync).
+        self.back(whole=spec.kind != "flakey")
         return found
 
     def clear(self, device: str) -> None:
@@ -158,7 +159,7 @@ def _read_variant(course: CourseSession, leg: str, device: str, dm: str, spec: F
         after = course.member(device)
     finally:
         for other in others:
-            _member_flag(course, other, "-writemostly")
+            _member_flag(course, other, "-writemostly", check=False)
     left = course.dust_count(dm)
     errors = (before.errors if before else None, after.errors if after else None)
     gained = errors[1] - errors[0] if errors[0] is not None and errors[1] is not None else None
@@ -178,11 +179,14 @@ def _read_variant(course: CourseSession, leg: str, device: str, dm: str, spec: F
     )
 
 
-def _member_flag(course: CourseSession, member: str, flag: str) -> None:
+def _member_flag(course: CourseSession, member: str, flag: str, check: bool = True) -> None:
     """``echo FLAG > …/dev-MEMBER/state`` (md's member flags are no tuning knob: written as mdadm does)."""
     path = f"{course.md}/dev-{member}/state"
     course.lab.runner.python(
-        f"echo {flag} > {path}", lambda: write_attribute(str(course.lab.root.resolve(path)), flag), array=course.name
+        f"echo {flag} > {path}",
+        lambda: write_attribute(str(course.lab.root.resolve(path)), flag),
+        check=check,
+        array=course.name,
     )
 
 
@@ -194,7 +198,7 @@ def _read_direct(course: CourseSession, offset: int, length: int) -> None:
     except ActionRefused as exc:
         raise LabError(str(exc)) from None
     expected = (course.lab.root.read_optional(f"/sys/block/{name}/dev") or "").strip()
-    command = f"dd if=/dev/{name} of=/dev/null bs=4096 skip={offset // 4096} count={length // 4096} iflag=direct"
+    command = f"dd if=/dev/{name} of=/dev/null bs=512 skip={offset // 512} count={length // 512} iflag=direct"
 
     def read() -> None:
         fd = os.open(f"/dev/{name}", os.O_RDONLY | os.O_DIRECT | os.O_CLOEXEC | os.O_NOFOLLOW)

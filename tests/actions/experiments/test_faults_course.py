@@ -95,6 +95,7 @@ def test_the_dry_run_prints_each_numbered_step_with_its_commands_and_lesson(caps
         (["--flakey", "0,3"], "flakey needs up and down times"),
         (["--flakey", "3"], "flakey takes UP,DOWN"),
         (["--delay", "0"], "expected milliseconds"),
+        (["--delay", "70000"], "a delay is 1 to 60000 ms"),
     ],
 )
 def test_bad_parameters_are_a_usage_error_in_one_sentence(capsys, tmp_path: Path, argv, said):

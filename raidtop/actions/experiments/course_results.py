@@ -112,14 +112,12 @@ class CourseRow:
 
 
 def course_table(rows) -> str:
-    """Step, what was done, what md and raidtop showed; each step's lesson under it."""
-    body = [("Step", "What was done", "What md / raidtop showed")]
-    body += [(r.step, f"{r.title}: {r.done}", r.shown) for r in rows]
-    widths = [max(len(line[i]) for line in body) for i in range(2)]
-    lines = []
-    for index, (step, done, shown) in enumerate(body):
-        lines.append(f"{step.ljust(widths[0])}  {done.ljust(widths[1])}  {shown}".rstrip())
-        if index == 0:
-            lines.append(f"{'-' * widths[0]}  {'-' * widths[1]}  {'-' * len(shown)}")
+    """Per step: what was done, and under it what md and raidtop showed; each step's lesson at the end.
+
+    Two lines a step rather than three columns: the sentences are long, and a class's terminal is not wide.
+    """
+    lines = ["Step  What was done", "      → what md / raidtop showed", "----  " + "-" * 40]
+    for row in rows:
+        lines += [f"{row.step:<4}  {row.title}: {row.done}", f"      → {row.shown}"]
     lessons = list(dict.fromkeys(f"{r.step[:1]}. {r.lesson}" for r in rows if r.lesson))
     return "\n".join(lines + ([""] + lessons if lessons else []))

@@ -184,7 +184,9 @@ def test_the_course_is_kept_in_the_history_and_shown_as_a_table(tmp_path: Path, 
     back = stored_results(store)
     assert back[0].rows == ROWS and back[0].experiment_id == kept.experiment_id
     table = result_table(back[0])
-    assert table.splitlines()[0].split() == ["Step", "What", "was", "done", "What", "md", "/", "raidtop", "showed"]
+    lines = table.splitlines()
+    assert lines[:2] == ["Step  What was done", "      → what md / raidtop showed"]
+    assert lines[5:7] == ["2     flakey disk: loop21 behind dm-flakey", "      → md failed dm-1"]
     assert "md failed dm-1" in table and "mismatch_cnt 128" in table
     assert table.count(COURSE_STEPS[2].lesson) == 1  # one lesson per step, not per row
     rows = list(csv.DictReader(io.StringIO(csv_text(back[0]))))

@@ -98,9 +98,10 @@ def _fill(lab: argparse.ArgumentParser) -> None:
     teardown = sub.add_parser("teardown", help="stop the lab's arrays, detach its loops, delete its images")
     teardown.add_argument("arrays", nargs="*", help="only these arrays (default: everything the lab made)")
 
-    from raidtop.cli import lab_experiments, lab_faults
+    from raidtop.cli import lab_course, lab_experiments, lab_faults
 
     lab_experiments.fill(sub)
+    lab_course.fill(sub)
     lab_faults.fill(sub)
 
 
@@ -143,10 +144,11 @@ def run(args: argparse.Namespace) -> int:
 
     lab = Lab(args.lab_dir)
     lab.runner.add_listener(show)
-    from raidtop.cli import lab_experiments, lab_faults
+    from raidtop.cli import lab_course, lab_experiments, lab_faults
 
     handler = (
         lab_experiments.handler(args.lab_command)
+        or lab_course.handler(args.lab_command)
         or lab_faults.handler(args.lab_command)
         or globals()[f"_cmd_{args.lab_command.replace('-', '_')}"]
     )

@@ -10,7 +10,8 @@ tests/realmd/dust_module.py: Debian's config leaves it out), puts the leg behind
 puts the same leg behind ``flakey`` under direct I/O through the array, clears it, puts the
 error leg behind ``delay``, and runs tests/realmd/guest_latency.py: raidtop's
 own tracer (bpftrace in the guest, tracefs mounted here) beside fio on that leg and on
-the array; then tears everything down. The boot runs once for the module's tests.
+the array; then tears everything down, and runs ``raidtop lab faults-course`` on its own array.
+The boot runs once for the module's tests.
 """
 
 from __future__ import annotations
@@ -140,6 +141,12 @@ other=$(ls /sys/block/$md/md | grep '^dev-loop' | head -1); other=${{other#dev-}
 lab teardown > "$RESULTS/teardown.log" 2>&1; echo $? > "$RESULTS/teardown.rc"
 dmsetup ls > "$RESULTS/dm-after.txt" 2>&1
 cat /proc/mdstat > "$RESULTS/mdstat-end.txt"
+# The faults course, as a teacher runs it: its own raid1, every step, its own teardown.
+steps=slow,flakey,unreadable; [[ -n "{dust_ko}" ]] || steps=slow,flakey
+lab faults-course --steps "$steps" --delay {delay_ms} --json > "$RESULTS/course.json" 2> "$RESULTS/course.err"
+echo $? > "$RESULTS/course.rc"
+dmsetup ls > "$RESULTS/course-dm-after.txt" 2>&1
+cat /proc/mdstat > "$RESULTS/course-mdstat-end.txt"
 exit 0
 """
 
@@ -304,6 +311,38 @@ def test_raidtops_tracer_measures_the_delayed_leg_as_fio_does_and_marks_it_only_
     under_md = [j for j in judged if j["phase"] == "array" and j["basis"] == "p99"]
     assert len(under_md) >= 3, judged
     assert all(j["slow"] == [dm] for j in under_md), judged
+
+
+def test_the_faults_course_names_the_delayed_leg_sees_md_fail_the_flakey_one_and_a_check_repair_the_range(
+    faults_boot,
+):
+    results = faults_boot
+    read = lambda name: (results / name).read_text()  # noqa: E731
+    assert read("course.rc").strip() == "0", read("course.err")[-4000:]
+    course = json.loads(read("course.json"))
+    assert course["kind"] == "faults-course" and not course["stopped"] and course["id"], course
+    rows = {row["step"]: row for row in course["rows"]}
+    # 1: the leg behind dm-delay, and only it, is marked slow by the member grid's rule, on the distributions
+    # raidtop's tracer measured (bpftrace runs in this guest: the latency test above shows it).
+    slow = rows["1"]
+    assert slow["member"].startswith("dm-") and slow["slow"] == slow["member"], slow
+    assert slow["basis"] == "p99" and "bpftrace" in slow["shown"], slow
+    # 2: md failed the flakey leg; a failed write is no corrected read error, so errors did not move.
+    flakey = rows["2"]
+    assert "faulty" in flakey["state"].split(","), flakey
+    assert flakey["errors_before"] is not None and flakey["errors_after"] == flakey["errors_before"], flakey
+    if "unreadable" in course["params"]["steps"]:
+        # 3a: the check found the unreadable window (a mismatch) and rewrote it: dust's list is empty.
+        check, reread = rows["3a"], rows["3b"]
+        assert check["mismatch_cnt"] and check["mismatch_cnt"] > 0 and check["unreadable_left"] == 0, check
+        # 3b: the direct read md sent to that leg was repaired and counted: 8 per 4 KiB page, two pages.
+        assert reread["errors_after"] - reread["errors_before"] == 16 and reread["unreadable_left"] == 0, reread
+        assert "faulty" not in reread["state"], reread
+    elif os.environ.get("CI") == "true":
+        pytest.fail("the course ran without its unreadable step: dm-dust.ko could not be built", pytrace=False)
+    # Torn down: no dm device and no array of the course's left.
+    assert "raidtop-lab-" not in read("course-dm-after.txt"), read("course-dm-after.txt")
+    assert "active" not in read("course-mdstat-end.txt"), read("course-mdstat-end.txt")
 
 
 BITMAP_SCRIPT = r"""

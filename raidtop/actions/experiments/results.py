@@ -1,7 +1,7 @@
 """The results of lab experiments: their rows, the best cell of a sweep, tables, CSV, JSON and the history.
 
 One :class:`ExperimentResult` per run of ``raidtop lab study``, ``sweep``,
-``tradeoff``, ``bitmap`` or ``grow``: its parameters, the tuning in force and its rows
+``tradeoff``, ``bitmap``, ``grow`` or ``faults-course``: its parameters, the tuning in force and its rows
 (one frozen dataclass per kind). :class:`~raidtop.actions.lab.store.LabStore`
 keeps them as JSON, so runs made weeks apart can be listed and compared;
 this module turns a stored document back into typed rows.
@@ -17,12 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from raidtop.actions.experiments.course_results import CourseRow, course_table
 from raidtop.actions.experiments.study_results import LevelStats, StudyRun, study_csv, study_table
 from raidtop.safeio import atomic_write
 
 SEQUENTIAL = ("read", "write")
 """Patterns whose cells are judged by MiB/s; random ones by IOPS."""
-EXPERIMENT_KINDS = ("study", "sweep", "tradeoff", "bitmap", "grow")
+EXPERIMENT_KINDS = ("study", "sweep", "tradeoff", "bitmap", "grow", "faults-course")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +82,14 @@ class GrowRow:
 
 STUDY_SUMMARY_KEYS = ("levels", "disks", "size", "runs", "runtime_s", "fill")
 """What a study's line in the history shows (its document holds much more)."""
-ROW_TYPES = {"study": StudyRun, "sweep": SweepCell, "tradeoff": TradeoffRow, "bitmap": BitmapRow, "grow": GrowRow}
+ROW_TYPES = {
+    "study": StudyRun,
+    "sweep": SweepCell,
+    "tradeoff": TradeoffRow,
+    "bitmap": BitmapRow,
+    "grow": GrowRow,
+    "faults-course": CourseRow,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,9 +295,8 @@ def result_table(result: ExperimentResult) -> str:
     """The table of any experiment."""
     if result.kind == "study":
         return study_table(result.summary, result.params)
-    return {"sweep": sweep_tables, "tradeoff": tradeoff_table, "bitmap": bitmap_table, "grow": grow_table}[result.kind](
-        result.rows
-    )
+    tables = {"sweep": sweep_tables, "tradeoff": tradeoff_table, "bitmap": bitmap_table, "grow": grow_table}
+    return {**tables, "faults-course": course_table}[result.kind](result.rows)
 
 
 def summary(result: ExperimentResult) -> str:

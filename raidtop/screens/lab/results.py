@@ -133,6 +133,8 @@ def plot_spec(result: ExperimentResult) -> PlotSpec:
                 )
             )
         return PlotSpec(tuple(lines), "chunk (in the order swept)", "% of the best cell")
+    if result.kind == "faults-course":
+        return PlotSpec((), "", "", "empty", "a faults course has no plot: its table says what md showed at each step")
     return PlotSpec((), "", "", "empty", "a grow has no plot: its table shows each reshape's duration")
 
 

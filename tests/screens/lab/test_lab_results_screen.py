@@ -125,3 +125,24 @@ def test_each_experiment_key_shows_the_commands_it_will_run():
         assert title.endswith("?"), kind
         assert f"--level={params.level.removeprefix('raid')}" in commands, kind
         assert "mdadm --stop" in commands, kind
+
+
+async def test_a_faults_course_is_listed_and_shown_as_its_table_without_a_plot(tmp_path: Path):
+    from raidtop.actions.experiments.course_results import CourseRow
+    from raidtop.widgets.shown_text import PlainStatic
+
+    root = tmp_path / "root"
+    (root / "proc").mkdir(parents=True)
+    lab = Lab(tmp_path / "lab", root=root, log=ActionLog(tmp_path / "a.log"), euid=0, which=lambda name: None)
+    row = CourseRow("2", "flakey disk", "loop21 behind dm-flakey", "md failed dm-1: state faulty", "dm-1")
+    store_result(lab.store, ExperimentResult("faults-course", {"steps": "flakey"}, (row,), started=1795317902.5))
+    assert plot_spec(ExperimentResult("faults-course", {}, (row,))).message.startswith("a faults course has no plot")
+    app = RaidtopApp(Config(root=root, autostart_sampler=False))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.push_screen(LabResultsScreen(lab))
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LabResultsScreen) and screen.shown.kind == "faults-course"
+        assert "md failed dm-1: state faulty" in str(screen.query_one("#lab-results-table", PlainStatic).render())

@@ -52,10 +52,11 @@ async def run_for(app: RaidtopApp, pilot, clock: DemoClock, seconds: int) -> lis
 async def grid_focused(app, pilot) -> TextTable:
     """The member grid once it has taken the focus (after the refresh that shows its rows; bounded)."""
     grid = app.screen.query_one("#member-table", TextTable)
-    for _ in range(50):
+    # Up to 10 s: the rows come from the sampling thread, slow on a loaded machine (a bounded wait, not a timing check).
+    for _ in range(200):
         if app.focused is grid:
             break
-        await pilot.pause()
+        await pilot.pause(0.05)
     return grid
 
 

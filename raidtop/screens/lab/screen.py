@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Static
@@ -38,7 +37,8 @@ from raidtop.model.member_verbs import ARRAY_VERBS, verb_name
 from raidtop.model.md import MdArray
 from raidtop.model.snapshot import Snapshot
 from raidtop.screens.dialogs import ReportDialog
-from raidtop.screens.lab.faults import FAULT_BINDINGS, LabFaults
+from raidtop.screens.lab.bindings import LAB_BINDINGS
+from raidtop.screens.lab.faults import LabFaults
 from raidtop.screens.lab.form import LabForm
 from raidtop.screens.lab.jobs import LabJobs
 from raidtop.screens.lab.tables import LabTables
@@ -50,7 +50,6 @@ from raidtop.screens.lab.rows import (
     TIMELINE_COLUMNS,
 )
 from raidtop.screens.member_flow import MemberFlow
-from raidtop.widgets.member_keys import member_bindings
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import TextTable
@@ -68,49 +67,7 @@ class LabScreen(Screen[None]):
         read_only: show but change nothing; by default true unless the root is the live system.
     """
 
-    BINDINGS = [
-        Binding("escape,q", "back", "Back", id="lab-back", tooltip="Return to the dashboard"),
-        Binding(
-            "n",
-            "create",
-            "Create",
-            id="lab-create",
-            tooltip="Create the array described in the form (shows the commands first)",
-        ),
-        Binding(
-            "S",
-            "study",
-            "Study",
-            show=False,
-            id="lab-study",
-            tooltip="raid0, raid1, raid5: create, fio rand-read and rand-write, fail a disk, time the rebuild",
-        ),
-        Binding(
-            "t",
-            "teardown",
-            "Teardown",
-            show=False,
-            id="lab-teardown",
-            tooltip="Stop every lab array, detach its loop devices, delete its images (asks first)",
-        ),
-        *member_bindings("member"),
-        *FAULT_BINDINGS,
-        Binding(
-            "m",
-            "members",
-            "Dashboard",
-            show=False,
-            id="lab-members",
-            tooltip="Open the highlighted array's members on the dashboard",
-        ),
-        Binding(
-            "x",
-            "experiments",
-            "Experiments",
-            id="lab-experiments",
-            tooltip="Stored sweeps, trade-offs, bitmap studies, grows: plotted",
-        ),
-    ]
+    BINDINGS = LAB_BINDINGS
     DEFAULT_CSS = """
     LabScreen #lab-title { height: 1; background: $panel; color: $text-primary; text-style: bold; }
     LabScreen #lab-banner { height: auto; background: $panel; color: $text-warning; padding: 0 1; display: none; }

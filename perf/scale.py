@@ -19,8 +19,11 @@ an error:
 
 On the way out it detaches exactly the loop devices it attached, and only
 while their backing file is still its own file on its own tmpfs; a device
-anyone else attached is never named to losetup. Then fio is stopped, the
-tmpfs unmounted and the directory removed.
+anyone else attached is never named to losetup. A loop device node that
+``losetup -f`` had to create is removed again (LOOP_CTL_REMOVE): a detached
+loop device stays in /proc/diskstats, so 2000 left behind made the next
+"host's own devices" run read 2002 lines. Then fio is stopped, the tmpfs
+unmounted and the directory removed.
 
 Each tool then runs alone, one after another, in its own tmux server at
 120×40 with a 1 s refresh, measured by perf/tui_measure.py's ``measure``
@@ -35,6 +38,7 @@ Not part of the test run: results depend on the machine and its load.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import shutil
 import signal
@@ -51,6 +55,8 @@ from tui_measure import AppSpec, Measurement, measure, prewarm  # noqa: E402
 
 LOOP_FILE_BYTES = 64 * 1024 * 1024
 BUSY_IOPS = 100
+LOOP_CTL_REMOVE = 0x4C81
+"""ioctl on /dev/loop-control that deletes a free loop device (linux/loop.h)."""
 TOOLS = ("raidtop", "glances", "atop")
 EXTRA_TOOLS = ("raidtop-processes", "raidtop-before")
 """Not run by default: raidtop with its Processes panel shown (``6``), for issue 26's budget."""
@@ -73,18 +79,22 @@ class LoopFarm:
         self.mountpoint = self.workdir / "tmpfs"
         self.mounted = False
         self.devices: list[tuple[str, Path]] = []  # (device, its backing file), in attach order
+        self.existing = {name for name in os.listdir("/sys/block") if name.startswith("loop")}
+        """Loop device nodes there before us: never removed."""
         self.fio: subprocess.Popen | None = None
         self.sleepers: subprocess.Popen | None = None
 
     def attach(self, count: int) -> None:
-        """Mount the tmpfs and attach ``count`` loop devices, each read once."""
-        self.mountpoint.mkdir(mode=0o700)
-        subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "mode=0700,size=1g", "raidtop-scale", str(self.mountpoint)],
-            check=True,
-        )
-        self.mounted = True
-        for number in range(count):
+        """Attach ``count`` more loop devices, each read once (the tmpfs mounted on the first call)."""
+        if not self.mounted:
+            self.mountpoint.mkdir(mode=0o700)
+            subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", "mode=0700,size=1g", "raidtop-scale", str(self.mountpoint)],
+                check=True,
+            )
+            self.mounted = True
+        start = len(self.devices)
+        for number in range(start, start + count):
             backing = self.mountpoint / f"disk{number:05d}.img"
             with open(backing, "xb") as image:
                 image.truncate(LOOP_FILE_BYTES)
@@ -95,8 +105,8 @@ class LoopFarm:
             # Recorded before anything else can fail, so close() detaches it.
             self.devices.append((device, backing))
             _read_once(device)
-            if (number + 1) % 100 == 0:
-                print(f"  attached {number + 1}/{count}", file=sys.stderr)
+            if (number + 1 - start) % 100 == 0:
+                print(f"  attached {number + 1 - start}/{count}", file=sys.stderr)
 
     def start_fio(self, busy: int) -> None:
         """One fio process reading ``busy`` of our devices at a light, steady rate."""
@@ -126,16 +136,22 @@ class LoopFarm:
             start_new_session=True,
             stdout=subprocess.DEVNULL,
         )
+        before = sum(1 for e in os.listdir("/proc") if e.isdigit())
         for _ in range(600):  # bounded: forking thousands takes a few seconds on a loaded machine
-            if sum(1 for e in os.listdir("/proc") if e.isdigit()) >= count:
+            if sum(1 for e in os.listdir("/proc") if e.isdigit()) >= before + count:
                 break
             time.sleep(0.05)
 
-    def close(self) -> None:
-        """Stop fio and the sleepers, detach exactly our devices, unmount and remove our directory."""
+    def stop_sleepers(self) -> None:
+        """Stop the sleeping processes (all of them: one process group)."""
         if self.sleepers is not None and self.sleepers.poll() is None:
             os.killpg(self.sleepers.pid, signal.SIGKILL)
             self.sleepers.wait()
+        self.sleepers = None
+
+    def close(self) -> None:
+        """Stop fio and the sleepers, detach exactly our devices, unmount and remove our directory."""
+        self.stop_sleepers()
         if self.fio is not None and self.fio.poll() is None:
             os.killpg(self.fio.pid, signal.SIGTERM)
             try:
@@ -150,6 +166,7 @@ class LoopFarm:
             result = subprocess.run(["losetup", "-d", device], capture_output=True, text=True)
             if result.returncode != 0:
                 left.append(f"{device} ({result.stderr.strip()})")
+        _remove_created_nodes([device for device, _ in self.devices], self.existing)
         if left:
             print(f"could not detach {len(left)} device(s): {', '.join(left[:5])}", file=sys.stderr)
         if self.mounted:
@@ -163,6 +180,25 @@ class LoopFarm:
             print(f"tmpfs still mounted at {self.mountpoint}; left in place", file=sys.stderr)
         else:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _remove_created_nodes(devices: list[str], existing: set[str]) -> None:
+    """Delete the loop device nodes ``losetup -f`` created for us, once detached (a busy one refuses)."""
+    created = [Path(d).name for d in devices if Path(d).name not in existing]
+    if not created:
+        return
+    # Detaching with autoclear is asynchronous: give the kernel a moment.
+    time.sleep(0.5)
+    fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
+    try:
+        for name in created:
+            if name.startswith("loop") and name[4:].isdigit():
+                try:
+                    fcntl.ioctl(fd, LOOP_CTL_REMOVE, int(name[4:]))
+                except OSError:
+                    pass  # in use again (someone attached it meanwhile): theirs now
+    finally:
+        os.close(fd)
 
 
 def _read_once(device: str) -> None:

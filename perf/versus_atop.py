@@ -1,0 +1,139 @@
+"""raidtop next to atop at 10, 500 and 2000 block devices, with few and with 2000 processes (issue 30, item 1).
+
+Usage (as root, from the repository root)::
+
+    .venv/bin/python perf/versus_atop.py                     # 30 s per tool and setting
+    .venv/bin/python perf/versus_atop.py --sizes 0,500 --seconds 20
+
+One run, one machine state: for each device count (loop devices added to
+the ones before, on perf/scale.py's private tmpfs; 0 = the host's own), first
+with the processes already there, then with ``--sleepers`` more sleeping
+processes, it measures raidtop with its Processes panel shown (``6``),
+raidtop as it starts (panel hidden) and ``atop 1`` (which always shows its
+process list), each alone in its own tmux at 120×40 with a 1 s refresh
+(perf/tui_measure.py). One device is read by fio at 100 IOPS throughout. It
+prints one table and raidtop's same-run ratio to atop per setting.
+
+Everything it sets up is undone on exit, Ctrl-C, SIGTERM or SIGHUP
+(scale.py's ``LoopFarm.close``: our devices detached, the nodes losetup made
+removed, sleepers and fio stopped, the tmpfs unmounted). Not part of the test
+run: results depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scale import Interrupted, LoopFarm, _raise_interrupted, block_device_count, tool_specs  # noqa: E402
+from tui_cost import machine_lines  # noqa: E402
+from tui_measure import Measurement, measure, prewarm  # noqa: E402
+
+TOOLS = ("raidtop-processes", "raidtop", "atop")
+
+
+def process_count() -> int:
+    """Entries in /proc that are processes."""
+    return sum(1 for entry in os.listdir("/proc") if entry.isdigit())
+
+
+def main() -> int:
+    """Grow the devices step by step, measure each tool with few and many processes, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="0,500,2000", help="loop devices in total at each step (default 0,500,2000)")
+    parser.add_argument("--sleepers", type=int, default=2000, help="sleeping processes for the second setting")
+    parser.add_argument("--seconds", type=float, default=30.0, help="run length per tool (default 30)")
+    parser.add_argument("--warmup", type=float, default=5.0, help="start-up window before steady state (default 5)")
+    parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated, in run order")
+    parser.add_argument("--python", default=sys.executable, help="interpreter with raidtop's dependencies")
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        print("versus_atop.py attaches loop devices and mounts a tmpfs: run it as root", file=sys.stderr)
+        return 2
+    try:
+        sizes = [int(part) for part in args.sizes.split(",")]
+    except ValueError:
+        print(f"--sizes takes counts separated by commas, not {args.sizes!r}", file=sys.stderr)
+        return 2
+    if any(b < a for a, b in zip(sizes, sizes[1:], strict=False)) or min(sizes) < 0:
+        print("--sizes must be ≥ 0 and growing", file=sys.stderr)
+        return 2
+    missing = [name for name in ("tmux", "losetup", "fio", "atop") if shutil.which(name) is None]
+    if missing:
+        print(f"needed and not found: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    specs = tool_specs(args.tools.split(","), args.python, None)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _raise_interrupted)
+    farm = LoopFarm()
+    rows: list[tuple[int, int, Measurement]] = []
+    try:
+        for line in machine_lines():
+            print(line)
+        for spec in specs:
+            print(f"tool      {spec.name}: {' '.join(spec.argv)}")
+        prewarm(args.python)
+        with tempfile.TemporaryDirectory(prefix="raidtop-versus-atop-") as tmp:
+            for size in sizes:
+                farm.attach(size - len(farm.devices))
+                if farm.fio is None and farm.devices:
+                    farm.start_fio(1)
+                for sleepers in (0, args.sleepers):
+                    farm.start_sleepers(sleepers)
+                    devices, processes = block_device_count(), process_count()
+                    print(f"  {devices} block devices, {processes} processes", file=sys.stderr)
+                    for spec in specs:
+                        result = measure(spec, args.seconds, args.warmup, Path(tmp))
+                        rows.append((devices, processes, result))
+                        print(f"    {spec.name}: {result.steady_cpu_pct:.2f} %", file=sys.stderr)
+                    farm.stop_sleepers()
+        print()
+        print_table(rows)
+        print(f"load at end {Path('/proc/loadavg').read_text().strip()}")
+        return 0
+    except (KeyboardInterrupt, Interrupted) as stop:
+        print(f"stopped ({stop or 'Ctrl-C'}): cleaning up", file=sys.stderr)
+        return 130
+    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
+        print(f"versus-atop benchmark failed: {error}", file=sys.stderr)
+        return 1
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
+        farm.close()
+
+
+def print_table(rows: list[tuple[int, int, Measurement]]) -> None:
+    """Every measurement, then raidtop's (panel shown and hidden) steady CPU over atop's per setting."""
+    print("| block devices | processes | tool | steady CPU % | peak RSS MB | out B/s |")
+    print("|---|---|---|---|---|---|")
+    for devices, processes, r in rows:
+        figures = f"{r.steady_cpu_pct:.2f} | {r.peak_rss_mb:.1f} | {r.bytes_per_s:.0f}"
+        print(f"| {devices} | {processes} | {r.name} | {figures} |")
+    print()
+    settings: dict[tuple[int, int], dict[str, Measurement]] = {}
+    for devices, processes, r in rows:
+        settings.setdefault((devices, processes), {})[r.name] = r
+    for (devices, processes), by_name in settings.items():
+        atop = by_name.get("atop")
+        if atop is None or not atop.steady_cpu_pct:
+            continue
+        ratios = "  ".join(
+            f"{name} / atop {by_name[name].steady_cpu_pct / atop.steady_cpu_pct:4.2f}x"
+            for name in ("raidtop-processes", "raidtop")
+            if name in by_name
+        )
+        print(f"{devices:5d} devices {processes:5d} processes: {ratios}")
+    print("budget (issue 30, item 1): raidtop-processes / atop ≤ 1.00x in every setting")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

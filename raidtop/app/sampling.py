@@ -215,8 +215,10 @@ class Sampling:
         self.device_events_note = reason or f"watching {self.watcher.source} block device events"
 
     def device_event(self) -> None:
-        """A block device came, went or changed: count it and sample now."""
+        """A block device came, went or changed: count it, have an open stack view walk the graph again, sample now."""
         self.device_events_seen += 1
+        if self._sampler is not None:
+            self._sampler.stack.invalidate()
         self.sample_now()
 
     def stop(self) -> None:

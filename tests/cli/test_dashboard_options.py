@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 from dataclasses import fields
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from raidtop import __main__ as entry
-from raidtop.cli import options
+from raidtop.cli import SUBCOMMANDS, options
 from raidtop.config import Config
 
 
@@ -96,3 +97,28 @@ def test_no_bell_help_names_every_event_that_rings(capsys):
 def test_the_demos_own_options_without_the_demo_are_refused_in_a_sentence(flag, capsys):
     assert entry.main([flag]) == 2
     assert capsys.readouterr().err == f"raidtop: {flag} is for the demo: use raidtop --demo {flag}\n"
+
+
+def test_the_dashboards_command_line_imports_no_subcommand():
+    """Issue 30: the subcommands' modules cost the dashboard 0.8 MB; a dashboard command line never loads them."""
+    script = (
+        "import sys, raidtop.__main__ as entry\n"
+        "args = entry.parse_arguments(['--interval', '2', '--root', '/'])\n"
+        "print(args.command, args.interval)\n"
+        "print(' '.join(m for m in sys.modules if m.startswith('raidtop.cli.')))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    first, loaded = result.stdout.splitlines()
+    assert first == "None 2.0"
+    assert not {f"raidtop.cli.{name}" for name in SUBCOMMANDS} & set(loaded.split()), loaded
+
+
+def test_a_subcommand_a_typo_or_a_root_named_like_one_still_reads_as_before(capsys):
+    assert entry.parse_arguments(["snapshot", "--json"]).command == "snapshot"
+    args = entry.parse_arguments(["--root", "snapshot"])  # a directory that happens to share a name
+    assert (args.command, str(args.root)) == (None, "snapshot")
+    with pytest.raises(SystemExit) as stop:
+        entry.parse_arguments(["snapsot"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'snapsot'" in capsys.readouterr().err

@@ -48,7 +48,7 @@ def read_stack(root: Root, usage: Usage | None = None) -> Stack:
         # raidtop read the stack, a /proc-only fixture) has no stack, which is no fault.
         return Stack({}, ())
     try:
-        names = [n for n in root.listdir("/sys/class/block") if valid_name(n)][:MAX_DEVICES]
+        names = list(device_names(root))
     except SourceError as exc:
         return Stack({}, (f"storage stack: {exc}",))
     mounts, more = read_mounts(root)
@@ -74,6 +74,30 @@ def read_stack(root: Root, usage: Usage | None = None) -> Stack:
         holders = tuple(sorted(set(node.holders) | set(parts.get(name, ()))))
         nodes[name] = replace(node, holders=holders)
     return Stack(nodes, tuple(notes))
+
+
+def device_names(root: Root) -> tuple[str, ...]:
+    """The block devices under ``root``, sorted (at most :data:`MAX_DEVICES`); raises SourceError."""
+    return tuple(n for n in root.listdir("/sys/class/block") if valid_name(n))[:MAX_DEVICES]
+
+
+def with_fresh_usage(stack: Stack, root: Root, usage: Usage | None = None) -> Stack:
+    """``stack`` with each mounted filesystem's usage asked again (the same object when none changed).
+
+    A filesystem fills from one second to the next; the device graph under it
+    changes only when devices come, go or are rebuilt, which the caller watches.
+    """
+    if usage is None and root.is_live:
+        usage = live_usage
+    if usage is None:
+        return stack
+    changed = {}
+    for name, node in stack.nodes.items():
+        if node.mountpoints:
+            fs = _fs_usage(usage, node.mountpoints[0])
+            if fs != node.usage:
+                changed[name] = replace(node, usage=fs)
+    return Stack({**stack.nodes, **changed}, stack.notes) if changed else stack
 
 
 def above(stack: Stack, name: str) -> list[tuple[int, StackNode]]:
@@ -121,12 +145,7 @@ def _read_node(root: Root, name: str, mounts: dict[str, list[Mount]], usage: Usa
     offset = _offset(root.read_optional(f"{base}/alignment_offset")) if kind in _DM_KINDS else None
     dev = (root.read_optional(f"{base}/dev") or "").strip()
     mine = mounts.get(dev, [])
-    fs = None
-    if mine and usage is not None:
-        answer = usage(mine[0].mountpoint)
-        if answer is not None and answer[0] > 0:
-            avail = max(0, answer[2]) if len(answer) > 2 else None
-            fs = FsUsage(answer[0], max(0, min(answer[1], answer[0])), avail)
+    fs = _fs_usage(usage, mine[0].mountpoint) if mine and usage is not None else None
     return StackNode(
         name=name,
         kind=kind,
@@ -141,6 +160,14 @@ def _read_node(root: Root, name: str, mounts: dict[str, list[Mount]], usage: Usa
         usage=fs,
         alignment_offset=offset,
     )
+
+
+def _fs_usage(usage: Usage, mountpoint: str) -> FsUsage | None:
+    answer = usage(mountpoint)
+    if answer is None or answer[0] <= 0:
+        return None
+    avail = max(0, answer[2]) if len(answer) > 2 else None
+    return FsUsage(answer[0], max(0, min(answer[1], answer[0])), avail)
 
 
 def _kind(root: Root, base: str, name: str) -> tuple[str, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from raidtop.collect.source import Root
@@ -37,14 +38,49 @@ def test_a_degraded_array_reads_the_stack_slowly_and_says_the_full_filesystem() 
     assert poller.apply(ROOT, _snap(132, "ok")).full_filesystems == ()
 
 
-def test_an_open_view_reads_every_sample_until_it_closes() -> None:
-    poller = StackPoller(slow_s=30, usage=_full)
+class CountingRoot(Root):
+    """The fixture root, counting the sysfs reads a sample makes."""
+
+    __slots__ = ("reads",)
+
+    def __init__(self, path) -> None:
+        super().__init__(path)
+        self.reads = 0
+
+    def read_optional(self, abs_path: str) -> str | None:
+        self.reads += 1
+        return super().read_optional(abs_path)
+
+
+def test_an_open_view_asks_usage_every_sample_and_walks_the_graph_only_when_it_may_have_changed(tmp_path) -> None:
+    shutil.copytree(ROOT.path, tmp_path / "root", symlinks=True)
+    root = CountingRoot(tmp_path / "root")
+    filled = {"/": (100, 50)}
+    poller = StackPoller(slow_s=30, usage=filled.get, structure_s=5)
     poller.view_opened()
-    a = poller.apply(ROOT, _snap(0, "ok"))
-    b = poller.apply(ROOT, _snap(1, "ok"))
-    assert a.stack is not None and b.stack is not a.stack and a.full_filesystems == ()
+    a = poller.apply(root, _snap(0, "ok"))
+    walk = root.reads
+    assert walk > 20 and a.stack is not None and a.full_filesystems == ()
+    filled["/"] = (100, 97)
+    root.reads = 0
+    b = poller.apply(root, _snap(1, "ok"))
+    assert root.reads == 0  # no sysfs walk: only the names listed and statvfs asked
+    assert b.stack is not None and b.stack.nodes["dm-0"].usage.used_bytes == 97
+    assert b.stack.nodes["md0"] is a.stack.nodes["md0"]
+    assert poller.apply(root, _snap(2, "ok")).stack is b.stack  # nothing changed: the same reading
+    poller.invalidate()  # a uevent
+    poller.apply(root, _snap(3, "ok"))
+    assert root.reads == walk
+    root.reads = 0
+    poller.apply(root, _snap(8.5, "ok"))  # STRUCTURE_S passed
+    assert root.reads == walk
+    root.reads = 0
+    block = tmp_path / "root" / "sys" / "class" / "block"
+    (block / "sdz").symlink_to((block / "sda2").readlink())  # a new name for the kernel's list
+    poller.apply(root, _snap(9, "ok"))  # a new device name, within STRUCTURE_S
+    assert root.reads > walk
     poller.view_closed()
-    assert poller.apply(ROOT, _snap(2, "ok")).stack is None
+    assert poller.apply(root, _snap(10, "ok")).stack is None
 
 
 def test_a_clock_that_went_backwards_reads_again() -> None:

@@ -38,6 +38,7 @@ Not part of the test run: results depend on the machine and its load.
 from __future__ import annotations
 
 import argparse
+import errno
 import fcntl
 import os
 import shutil
@@ -187,16 +188,22 @@ def _remove_created_nodes(devices: list[str], existing: set[str]) -> None:
     created = [Path(d).name for d in devices if Path(d).name not in existing]
     if not created:
         return
-    # Detaching with autoclear is asynchronous: give the kernel a moment.
-    time.sleep(0.5)
+    left = [int(name[4:]) for name in created if name.startswith("loop") and name[4:].isdigit()]
     fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
     try:
-        for name in created:
-            if name.startswith("loop") and name[4:].isdigit():
+        for _ in range(20):  # detaching is asynchronous: a node just released may still be busy
+            busy = []
+            for number in left:
                 try:
-                    fcntl.ioctl(fd, LOOP_CTL_REMOVE, int(name[4:]))
-                except OSError:
-                    pass  # in use again (someone attached it meanwhile): theirs now
+                    fcntl.ioctl(fd, LOOP_CTL_REMOVE, number)
+                except OSError as error:
+                    if error.errno == errno.EBUSY:
+                        busy.append(number)  # still detaching, or someone attached it meanwhile
+            if not busy:
+                return
+            left = busy
+            time.sleep(0.25)
+        print(f"loop devices left in place (busy): {', '.join(f'loop{n}' for n in left)}", file=sys.stderr)
     finally:
         os.close(fd)
 

@@ -66,6 +66,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.web:
         return serve_web(args)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()) and not os.environ.get("TEXTUAL_DRIVER"):
+        # Without a terminal Textual's input thread spins on the end of stdin (a core, and
+        # hundreds of MB of frames a minute to a file); --web's children bring their own driver.
+        print(
+            "raidtop: the dashboard needs a terminal on stdin and stdout; for a script use "
+            "raidtop snapshot --json, for a few lines raidtop watch",
+            file=sys.stderr,
+        )
+        return 2
     from raidtop.app import startup_gc
 
     startup_gc.pause()  # resumed by the app once its first frame is drawn

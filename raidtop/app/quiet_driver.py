@@ -87,7 +87,10 @@ if LinuxDriver is not None:
                             continue
                         data = decode(os.read(self.fileno, 1024 * 4))
                         if not data:
-                            break  # stdin piped and at its end
+                            # stdin at its end (a hung-up terminal): stop waiting on it, or
+                            # every select would return at once and spin a core.
+                            selector.unregister(self.fileno)
+                            break
                         for event in parser.feed(data):
                             self.process_message(event)
                     for event in parser.tick():

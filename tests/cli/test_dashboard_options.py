@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -122,3 +123,33 @@ def test_a_subcommand_a_typo_or_a_root_named_like_one_still_reads_as_before(caps
         entry.parse_arguments(["snapsot"])
     assert stop.value.code == 2
     assert "invalid choice: 'snapsot'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("no_terminal", ["stdin", "stdout"])
+def test_the_dashboard_without_a_terminal_says_so_and_exits_2(no_terminal):
+    """Found in issue 30: with stdin at its end Textual's input thread spun a core, writing 40 MB of frames a second."""
+    env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_DRIVER"}
+    leader, terminal = os.openpty()  # the other side is a real terminal
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "raidtop"],
+            stdin=subprocess.DEVNULL if no_terminal == "stdin" else terminal,
+            stdout=terminal if no_terminal == "stdin" else subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            env=env,
+        )
+        os.set_blocking(leader, False)
+        try:
+            drawn = os.read(leader, 65536)
+        except BlockingIOError:
+            drawn = b""
+    finally:
+        os.close(terminal)
+        os.close(leader)
+    assert result.returncode == 2
+    assert result.stderr.decode().strip() == (
+        "raidtop: the dashboard needs a terminal on stdin and stdout; for a script use "
+        "raidtop snapshot --json, for a few lines raidtop watch"
+    )
+    assert drawn == b"" and not result.stdout  # not one frame

@@ -84,6 +84,7 @@ class LoopFarm:
         """Loop device nodes there before us: never removed."""
         self.fio: subprocess.Popen | None = None
         self.sleepers: subprocess.Popen | None = None
+        self.sleeper_count = 0
 
     def attach(self, count: int) -> None:
         """Attach ``count`` more loop devices, each read once (the tmpfs mounted on the first call)."""
@@ -131,6 +132,7 @@ class LoopFarm:
         """``count`` sleeping processes (a busy server's process table), one shell's children in their own session."""
         if count <= 0:
             return
+        self.sleeper_count = count
         # One shell forks them all and waits: one process group to stop on the way out.
         self.sleepers = subprocess.Popen(
             ["sh", "-c", f"i=0; while [ $i -lt {count} ]; do sleep 86400 & i=$((i+1)); done; wait"],
@@ -144,10 +146,16 @@ class LoopFarm:
             time.sleep(0.05)
 
     def stop_sleepers(self) -> None:
-        """Stop the sleeping processes (all of them: one process group)."""
+        """Stop the sleeping processes (all of them: one process group) and wait until they are reaped."""
         if self.sleepers is not None and self.sleepers.poll() is None:
+            before = _process_count()
             os.killpg(self.sleepers.pid, signal.SIGKILL)
             self.sleepers.wait()
+            # The orphans are reaped by PID 1, not at once: a count taken before that is wrong.
+            for _ in range(200):
+                if _process_count() <= before - self.sleeper_count // 2:
+                    break
+                time.sleep(0.05)
         self.sleepers = None
 
     def close(self) -> None:
@@ -181,6 +189,10 @@ class LoopFarm:
             print(f"tmpfs still mounted at {self.mountpoint}; left in place", file=sys.stderr)
         else:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _process_count() -> int:
+    return sum(1 for entry in os.listdir("/proc") if entry.isdigit())
 
 
 def _remove_created_nodes(devices: list[str], existing: set[str]) -> None:

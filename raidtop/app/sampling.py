@@ -62,6 +62,10 @@ def _judged_sampler(root) -> Sampler:
     return judged_sampler(root)
 
 
+DEVICE_EVENT_GAP_S = 0.5
+"""Least time between samples that device events (not keys, not the interval) ask for."""
+
+
 class Sampling:
     """Samples, posts each snapshot to the app, sleeps the rest of the interval; never two at once.
 
@@ -101,6 +105,7 @@ class Sampling:
         self.demo = demo
         self._wake = asyncio.Event()
         self._demo_reset_asked = False
+        self._woken_by_device = False
         self.executor: Executor | None = None
         """Where the blocking reads run (the app's daemon executor, set on mount)."""
         self.watcher: BlockDeviceWatcher | None = None
@@ -151,6 +156,13 @@ class Sampling:
                     await asyncio.wait_for(self._wake.wait(), timeout=remaining)
                 except TimeoutError:
                     pass
+            if self._woken_by_device:
+                # A storm of uevents (1500 loop devices going) had it sample back to back at
+                # half a core and more: at most one sample per gap follows devices.
+                self._woken_by_device = False
+                rest = min(self.interval, DEVICE_EVENT_GAP_S) - (time.monotonic() - started)
+                if rest > 0:
+                    await asyncio.sleep(rest)
 
     def sample_once(self) -> Snapshot:
         """One sample (in the worker thread), handed to the frame sink too."""
@@ -179,7 +191,8 @@ class Sampling:
         return snapshot
 
     def sample_now(self) -> None:
-        """Cut the current wait short (a device event, an interval change)."""
+        """Cut the current wait short (a key: an interval change, a pause ended)."""
+        self._woken_by_device = False
         self._wake.set()
 
     def ask_demo_reset(self) -> None:
@@ -215,11 +228,16 @@ class Sampling:
         self.device_events_note = reason or f"watching {self.watcher.source} block device events"
 
     def device_event(self) -> None:
-        """A block device came, went or changed: count it, have an open stack view walk the graph again, sample now."""
+        """A block device came, went or changed: count it, have an open stack view walk it again, sample soon.
+
+        Soon: now, unless a sample began less than :data:`DEVICE_EVENT_GAP_S` ago.
+        """
         self.device_events_seen += 1
         if self._sampler is not None:
             self._sampler.stack.invalidate()
-        self.sample_now()
+        if not self._wake.is_set():  # a key's sample already asked for is not held back
+            self._woken_by_device = True
+            self._wake.set()
 
     def stop(self) -> None:
         """Stop the watcher and the SMART poller (on the way out)."""

@@ -77,3 +77,33 @@ async def test_the_sampler_is_made_in_the_sampling_thread_by_the_first_sample():
         assert made_in and made_in[0] != threading.main_thread().name
         assert app.sampler is app.sampling.sampler  # made once, then kept
         assert len(made_in) == 1
+
+
+async def test_a_storm_of_device_events_samples_at_most_once_per_gap():
+    """Found in issue 30: 1500 loop devices going away had the dashboard sample back to back (half a core)."""
+    app = RaidtopApp(Config(root=DATA / "root1", interval=30, autostart_sampler=False))
+    real = app.sampling.sample_once
+    taken = []
+
+    def once():
+        taken.append(1)
+        return real()
+
+    app.sampling.sample_once = once
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.sampling.start()
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if app.live.latest is not None:
+                break
+        before = len(taken)
+        for _ in range(75):  # a uevent every 20 ms for 1.5 s
+            app.sampling.device_event()
+            await pilot.pause(0.02)
+        await pilot.pause(0.6)
+        storm = len(taken) - before
+        # One per 0.5 s gap at most (3, a fourth at the edge); each event its own sample was dozens.
+        assert 1 <= storm <= 4, storm
+        app.sampling.sample_now()  # a key is not held back by the gap
+        await pilot.pause(0.3)
+        assert len(taken) - before > storm

@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale import Interrupted, LoopFarm, _raise_interrupted, block_device_count  # noqa: E402
+from scale import LoopFarm, with_loop_farm, block_device_count  # noqa: E402
 from tui_cost import machine_lines  # noqa: E402
 from tui_measure import CLOCK_TICKS, AppSpec, TmuxServer, _launch, _read_ticks, _wait_for_marker, prewarm  # noqa: E402
 
@@ -59,11 +57,9 @@ def main() -> int:
     if missing:
         print(f"needed and not found: {', '.join(missing)}", file=sys.stderr)
         return 2
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _raise_interrupted)
-    farm = LoopFarm()
-    app = AppSpec("raidtop", (args.python, "-m", "raidtop", "--interval", args.interval), "Disks", keys=("6",))
-    try:
+
+    def measured(farm: LoopFarm) -> int:
+        app = AppSpec("raidtop", (args.python, "-m", "raidtop", "--interval", args.interval), "Disks", keys=("6",))
         farm.attach(args.devices)
         farm.start_fio(1 if args.devices else 0)
         for line in machine_lines():
@@ -97,16 +93,8 @@ def main() -> int:
         print(f"growth {at_ten[0]:.1f} → {last[0]:.1f} min: {(last[1] - at_ten[1]) / 1024:+.1f} MB (flat: ≈ 0)")
         print(f"load at end {Path('/proc/loadavg').read_text().strip()}")
         return 0
-    except (KeyboardInterrupt, Interrupted) as stop:
-        print(f"stopped ({stop or 'Ctrl-C'}): cleaning up", file=sys.stderr)
-        return 130
-    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
-        print(f"memory soak failed: {error}", file=sys.stderr)
-        return 1
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_IGN)
-        farm.close()
+
+    return with_loop_farm(measured, "memory soak")
 
 
 if __name__ == "__main__":

@@ -25,9 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scale import Interrupted, LoopFarm, _raise_interrupted, block_device_count  # noqa: E402
+from scale import LoopFarm, with_loop_farm, block_device_count  # noqa: E402
 from tui_cost import machine_lines  # noqa: E402
 
 from raidtop.collect.md.mdadm_detail import read_mdadm_detail  # noqa: E402
@@ -129,10 +127,8 @@ def main() -> int:
     if missing:
         print(f"needed and not found: {', '.join(missing)}", file=sys.stderr)
         return 2
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _raise_interrupted)
-    farm = LoopFarm()
-    try:
+
+    def measured(farm: LoopFarm) -> int:
         farm.attach(args.devices)
         farm.start_fio(1)
         for line in machine_lines():
@@ -163,16 +159,8 @@ def main() -> int:
             )
         print(f"load at end {Path('/proc/loadavg').read_text().strip()}")
         return 0
-    except (KeyboardInterrupt, Interrupted) as stop:
-        print(f"stopped ({stop or 'Ctrl-C'}): cleaning up", file=sys.stderr)
-        return 130
-    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
-        print(f"readers benchmark failed: {error}", file=sys.stderr)
-        return 1
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_IGN)
-        farm.close()
+
+    return with_loop_farm(measured, "readers benchmark")
 
 
 if __name__ == "__main__":

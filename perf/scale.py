@@ -47,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -189,6 +190,29 @@ class LoopFarm:
             print(f"tmpfs still mounted at {self.mountpoint}; left in place", file=sys.stderr)
         else:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def with_loop_farm(work: Callable[[LoopFarm], int], label: str) -> int:
+    """Run ``work`` with a fresh :class:`LoopFarm`, always closed after; the exit code.
+
+    SIGTERM and SIGHUP unwind like Ctrl-C (130); a failure is one sentence (1).
+    """
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _raise_interrupted)
+    farm = LoopFarm()
+    try:
+        return work(farm)
+    except (KeyboardInterrupt, Interrupted) as stop:
+        print(f"stopped ({stop or 'Ctrl-C'}): cleaning up", file=sys.stderr)
+        return 130
+    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
+        print(f"{label} failed: {error}", file=sys.stderr)
+        return 1
+    finally:
+        # A second Ctrl-C must not cut the clean-up short and leave devices attached.
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(signum, signal.SIG_IGN)
+        farm.close()
 
 
 def _process_count() -> int:
@@ -336,10 +360,8 @@ def main() -> int:
         print(f"needed and not found: {', '.join(missing)}", file=sys.stderr)
         return 2
     specs = tool_specs(args.tools.split(","), args.python, find_glances(args.glances), args.before)
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _raise_interrupted)
-    farm = LoopFarm()
-    try:
+
+    def measured(farm: LoopFarm) -> int:
         farm.attach(args.devices)
         farm.start_fio(args.busy)
         farm.start_sleepers(args.sleepers)
@@ -365,17 +387,8 @@ def main() -> int:
             print(f"holding the devices for {args.hold:g} s", file=sys.stderr)
             time.sleep(args.hold)
         return 0
-    except (KeyboardInterrupt, Interrupted) as stop:
-        print(f"stopped ({stop or 'Ctrl-C'}): cleaning up", file=sys.stderr)
-        return 130
-    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
-        print(f"scale benchmark failed: {error}", file=sys.stderr)
-        return 1
-    finally:
-        # A second Ctrl-C must not cut the clean-up short and leave devices attached.
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_IGN)
-        farm.close()
+
+    return with_loop_farm(measured, "scale benchmark")
 
 
 if __name__ == "__main__":

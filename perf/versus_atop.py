@@ -25,15 +25,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale import Interrupted, LoopFarm, _raise_interrupted, block_device_count, tool_specs  # noqa: E402
+from scale import LoopFarm, with_loop_farm, block_device_count, tool_specs  # noqa: E402
 from tui_cost import machine_lines  # noqa: E402
 from tui_measure import Measurement, measure, prewarm  # noqa: E402
 
@@ -71,11 +69,9 @@ def main() -> int:
         print(f"needed and not found: {', '.join(missing)}", file=sys.stderr)
         return 2
     specs = tool_specs(args.tools.split(","), args.python, None)
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, _raise_interrupted)
-    farm = LoopFarm()
-    rows: list[tuple[int, int, Measurement]] = []
-    try:
+
+    def measured(farm: LoopFarm) -> int:
+        rows: list[tuple[int, int, Measurement]] = []
         for line in machine_lines():
             print(line)
         for spec in specs:
@@ -99,16 +95,8 @@ def main() -> int:
         print_table(rows)
         print(f"load at end {Path('/proc/loadavg').read_text().strip()}")
         return 0
-    except (KeyboardInterrupt, Interrupted) as stop:
-        print(f"stopped ({stop or 'Ctrl-C'}): cleaning up", file=sys.stderr)
-        return 130
-    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
-        print(f"versus-atop benchmark failed: {error}", file=sys.stderr)
-        return 1
-    finally:
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(signum, signal.SIG_IGN)
-        farm.close()
+
+    return with_loop_farm(measured, "versus-atop benchmark")
 
 
 def print_table(rows: list[tuple[int, int, Measurement]]) -> None:

@@ -13,24 +13,35 @@ from raidtop.config import Config
 from tests.conftest import DATA
 
 
-async def test_a_sample_that_raises_is_said_and_sampling_goes_on():
-    app = RaidtopApp(Config(root=DATA / "root1", interval=0.1, autostart_sampler=False))
+def counting_app(interval: float, fail_first: bool = False) -> tuple[RaidtopApp, list[int]]:
+    """An app on the fixture root whose samples are counted (the first one raising, if asked)."""
+    app = RaidtopApp(Config(root=DATA / "root1", interval=interval, autostart_sampler=False))
     real = app.sampling.sample_once
-    calls = []
+    calls: list[int] = []
 
     def once():
         calls.append(1)
-        if len(calls) == 1:
+        if fail_first and len(calls) == 1:
             raise RuntimeError("a reader's bug")
         return real()
 
     app.sampling.sample_once = once
+    return app, calls
+
+
+async def start_sampling(app: RaidtopApp, pilot) -> None:
+    """Start the sampling loop and wait (bounded) for the first snapshot."""
+    app.sampling.start()
+    for _ in range(200):
+        await pilot.pause(0.05)
+        if app.live.latest is not None:
+            break
+
+
+async def test_a_sample_that_raises_is_said_and_sampling_goes_on():
+    app, calls = counting_app(0.1, fail_first=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.sampling.start()
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if app.live.latest is not None:
-                break
+        await start_sampling(app, pilot)
         assert any("sampling failed: RuntimeError(\"a reader's bug\")" in n.message for n in app.notices.offered)
         assert app.live.latest is not None  # the loop went on after the failure
         assert len(calls) >= 2
@@ -81,21 +92,9 @@ async def test_the_sampler_is_made_in_the_sampling_thread_by_the_first_sample():
 
 async def test_a_storm_of_device_events_samples_at_most_once_per_gap():
     """Found in issue 30: 1500 loop devices going away had the dashboard sample back to back (half a core)."""
-    app = RaidtopApp(Config(root=DATA / "root1", interval=30, autostart_sampler=False))
-    real = app.sampling.sample_once
-    taken = []
-
-    def once():
-        taken.append(1)
-        return real()
-
-    app.sampling.sample_once = once
+    app, taken = counting_app(30)
     async with app.run_test(size=(120, 40)) as pilot:
-        app.sampling.start()
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if app.live.latest is not None:
-                break
+        await start_sampling(app, pilot)
         before = len(taken)
         for _ in range(75):  # a uevent every 20 ms for 1.5 s
             app.sampling.device_event()

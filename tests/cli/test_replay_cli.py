@@ -85,6 +85,9 @@ def test_the_command_line_reads_the_recording_once_and_hands_it_to_the_app(tmp_p
 
     monkeypatch.setattr("raidtop.collect.recording.read.read_bounded", counting_read)
     monkeypatch.setattr(RaidtopApp, "run", lambda app: started.append(app))
+    # The dashboard starts only on a terminal; the app's run is replaced, so pretend one.
+    for stream in ("stdin", "stdout"):
+        monkeypatch.setattr(getattr(sys, stream), "isatty", lambda: True)
     assert cli.main(["--replay", str(path)]) == 0
     assert opened == [path]
     (app,) = started

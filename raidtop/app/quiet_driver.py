@@ -87,10 +87,10 @@ if LinuxDriver is not None:
                             continue
                         data = decode(os.read(self.fileno, 1024 * 4))
                         if not data:
-                            # stdin at its end (a hung-up terminal): stop waiting on it, or
-                            # every select would return at once and spin a core.
-                            selector.unregister(self.fileno)
-                            break
+                            # stdin ended (a hung-up terminal): nothing more will come. End the
+                            # thread as a read error does; waiting on would keep this non-daemon
+                            # thread, and the process, alive if leaving never set the exit event.
+                            return
                         for event in parser.feed(data):
                             self.process_message(event)
                     for event in parser.tick():

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
@@ -96,13 +97,17 @@ async def test_a_storm_of_device_events_samples_at_most_once_per_gap():
     async with app.run_test(size=(120, 40)) as pilot:
         await start_sampling(app, pilot)
         before = len(taken)
-        for _ in range(75):  # a uevent every 20 ms for 1.5 s
+        started = time.monotonic()
+        for _ in range(75):  # a uevent every 20 ms (or slower, on a loaded machine)
             app.sampling.device_event()
             await pilot.pause(0.02)
         await pilot.pause(0.6)
-        storm = len(taken) - before
-        # One per 0.5 s gap at most (3, a fourth at the edge); each event its own sample was dozens.
-        assert 1 <= storm <= 4, storm
+        storm, lasted = len(taken) - before, time.monotonic() - started
+        # One per 0.5 s gap at most, whatever the storm lasted; each event its own sample was 75.
+        assert 1 <= storm <= lasted / 0.5 + 2 and storm < 40, (storm, lasted)
         app.sampling.sample_now()  # a key is not held back by the gap
-        await pilot.pause(0.3)
+        for _ in range(100):  # bounded wait on a loaded machine
+            await pilot.pause(0.05)
+            if len(taken) - before > storm:
+                break
         assert len(taken) - before > storm

@@ -201,6 +201,15 @@ class ArraysPanel(Panel):
         self._focus_grid_of = array
         self._refresh_rows()
 
+    def _take_grid_focus(self) -> None:
+        # Textual drops a focus asked for a widget not yet focusable (not laid out on a
+        # loaded machine): then the wish stays and the next rows try again.
+        members = self.query_one("#member-table", TextTable)
+        if self._focus_grid_of is None or not members.focusable:
+            return
+        self._focus_grid_of = None
+        self.screen.set_focus(members)
+
     def set_offers(self, offers: dict[str, frozenset[str]]) -> None:
         """Which verbs each array offers (from the host's worker); member keys show accordingly."""
         self._offers = dict(offers)
@@ -266,8 +275,7 @@ class ArraysPanel(Panel):
         self.set_class(bool(members), "-expanded")
         if self._focus_grid_of is not None and any(row.key.startswith(f"{self._focus_grid_of}/") for row in members):
             self._cursor_to_first_member(self._focus_grid_of)
-            self._focus_grid_of = None
-            self.call_after_refresh(self.query_one("#member-table", TextTable).focus)
+            self.call_after_refresh(self._take_grid_focus)
         shown = frozenset(m.name for a in snap.arrays if a.name in self.expanded for m in a.members if not m.is_faulty)
         if shown != self._shown_members:
             self._shown_members = shown

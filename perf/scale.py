@@ -149,12 +149,12 @@ class LoopFarm:
     def stop_sleepers(self) -> None:
         """Stop the sleeping processes (all of them: one process group) and wait until they are reaped."""
         if self.sleepers is not None and self.sleepers.poll() is None:
-            before = _process_count()
+            before = process_count()
             os.killpg(self.sleepers.pid, signal.SIGKILL)
             self.sleepers.wait()
             # The orphans are reaped by PID 1, not at once: a count taken before that is wrong.
             for _ in range(200):
-                if _process_count() <= before - self.sleeper_count // 2:
+                if process_count() <= before - self.sleeper_count // 2:
                     break
                 time.sleep(0.05)
         self.sleepers = None
@@ -215,7 +215,7 @@ def with_loop_farm(work: Callable[[LoopFarm], int], label: str) -> int:
         farm.close()
 
 
-def _process_count() -> int:
+def process_count() -> int:
     return sum(1 for entry in os.listdir("/proc") if entry.isdigit())
 
 

@@ -31,16 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale import LoopFarm, with_loop_farm, block_device_count, tool_specs  # noqa: E402
+from scale import LoopFarm, block_device_count, process_count, tool_specs, with_loop_farm  # noqa: E402
 from tui_cost import machine_lines  # noqa: E402
 from tui_measure import Measurement, measure, prewarm  # noqa: E402
 
 TOOLS = ("raidtop-processes", "raidtop", "atop")
-
-
-def process_count() -> int:
-    """Entries in /proc that are processes."""
-    return sum(1 for entry in os.listdir("/proc") if entry.isdigit())
 
 
 def main() -> int:

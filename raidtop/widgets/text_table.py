@@ -103,10 +103,9 @@ class TextTable(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._columns = list(columns)
-        self._rows: list[Row] = []
-        # The lazy path (set_row_source): keys in display order, and a function
-        # that makes the row at an index, called only for lines on screen.
-        self._keys: Sequence[str] | None = None
+        # Keys in display order, and a function that makes the row at an index,
+        # called only for lines on screen.
+        self._keys: Sequence[str] = ()
         self._row_at: Callable[[int], Row] | None = None
         self._fetched: dict[int, Row] = {}
         self._sorted_key: str | None = None
@@ -127,24 +126,21 @@ class TextTable(ScrollView, can_focus=True):
 
     @property
     def rows(self) -> list[Row]:
-        """The rows as last set (with a row source, every row made now: for inspection, not per tick)."""
-        if self._row_at is not None:
-            return [self._row(index) for index in range(self._count)]
-        return self._rows
+        """The rows as last set (every row made now: for inspection, not per tick)."""
+        return [self._row(index) for index in range(self._count)]
 
     @property
     def row_count(self) -> int:
         """How many rows the table holds."""
-        return len(self._keys) if self._keys is not None else len(self._rows)
+        return len(self._keys)
 
     _count = row_count
 
     def _row(self, index: int) -> Row:
-        """The row at ``index``; from a row source, made once per update and only when asked."""
-        if self._row_at is None:
-            return self._rows[index]
+        """The row at ``index``, made once per update and only when asked."""
         row = self._fetched.get(index)
         if row is None:
+            assert self._row_at is not None  # keys are only ever set with their rows
             row = self._fetched[index] = self._row_at(index)
         return row
 
@@ -174,26 +170,8 @@ class TextTable(ScrollView, can_focus=True):
             self.refresh_lines(self.scroll_offset.y, 1)
 
     def set_rows(self, rows: list[Row], placeholder: str = "") -> None:
-        """Show ``rows``, repainting only lines whose content changed."""
-        if self._row_at is not None:
-            # Leaving the lazy path: compare against the rows it showed.
-            self._keys, self._row_at, self._fetched = None, None, {}
-            self._rows = []
-        old = self._rows
-        self._rows = rows
-        placeholder_changed = placeholder != self.placeholder
-        self.placeholder = placeholder
-        height = max(1, len(rows)) + self._top
-        if self.virtual_size.height != height or self.virtual_size.width != self._total_width:
-            self.virtual_size = Size(self._total_width, height)
-        if len(old) != len(rows) or placeholder_changed:
-            self._invalidate_all()
-            self._clamp_cursor()
-            return
-        for index, (before, after) in enumerate(zip(old, rows)):
-            if before != after:
-                self._repaint_cells(index, before, after)
-        self._clamp_cursor()
+        """Show ``rows``, repainting only lines whose content changed; the cursor stays on its line."""
+        self.set_row_source([row.key for row in rows], rows.__getitem__, placeholder, follow_cursor=False)
 
     def set_row_source(
         self, keys: Sequence[str], row_at: Callable[[int], Row], placeholder: str = "", *, follow_cursor: bool = True
@@ -206,29 +184,53 @@ class TextTable(ScrollView, can_focus=True):
         """
         cursor_key = self.cursor_key if follow_cursor else None
         old_count, old_fetched = self._count, self._fetched
-        was_lazy = self._row_at is not None
-        self._keys, self._row_at, self._fetched, self._rows = keys, row_at, {}, []
+        first_rows = self._row_at is None
+        self._keys, self._row_at, self._fetched = keys, row_at, {}
         placeholder_changed = placeholder != self.placeholder
         self.placeholder = placeholder
-        height = max(1, len(keys)) + self._top
-        if self.virtual_size.height != height or self.virtual_size.width != self._total_width:
-            self.virtual_size = Size(self._total_width, height)
+        self._fit_virtual_size(len(keys))
         if cursor_key is not None and (self.cursor_row >= len(keys) or keys[self.cursor_row] != cursor_key):
             try:
                 self.cursor_row = keys.index(cursor_key)
             except ValueError:
                 pass
         self._clamp_cursor()
-        if not was_lazy or old_count != len(keys) or placeholder_changed:
+        if (
+            first_rows
+            or placeholder_changed
+            or (old_count != len(keys) and (not keys or not old_count or self._sized_by_rows()))
+        ):
             self._invalidate_all()
             return
         first, last = self._visible_rows()
         # Cached lines off screen are stale by now; the compositor asks for them again on scroll.
         self._strips = {index: strip for index, strip in self._strips.items() if first <= index < last}
         for index in range(first, min(last, len(keys))):
-            before, after = old_fetched.get(index), self._row(index)
+            before, after = old_fetched.get(index) if index < old_count else None, self._row(index)
             if before != after:
                 self._repaint_cells(index, before, after)
+        for index in range(max(first, len(keys)), min(last, old_count)):  # rows gone: blank lines now
+            self._strips.pop(index, None)
+            self.refresh_lines(index + self._top, 1)
+
+    def _fit_virtual_size(self, count: int) -> None:
+        """Size the scrollable area for ``count`` rows, at least the table's own height.
+
+        A new virtual size relays out the whole screen (14 ms at 120×40), and the list of
+        processes doing I/O changes length every few seconds: rows that come and go
+        within the table's height change no layout (unless its height follows its rows;
+        while a scrollbar shows, the rows alone, so that it goes when they fit again).
+        """
+        height = max(1, count) + self._top
+        if not self._sized_by_rows() and not self.show_vertical_scrollbar:
+            height = max(height, self.scrollable_content_region.height)
+        if self.virtual_size.height != height or self.virtual_size.width != self._total_width:
+            self.virtual_size = Size(self._total_width, height)
+
+    def _sized_by_rows(self) -> bool:
+        """Whether the table's height follows its rows (``height: auto``)."""
+        height = self.styles.height
+        return height is None or height.is_auto
 
     def _repaint_cells(self, index: int, before: Row | None, after: Row) -> None:
         """Repaint the cells of row ``index`` whose text or tone changed (Textual writes dirty regions)."""
@@ -250,14 +252,13 @@ class TextTable(ScrollView, can_focus=True):
     def cursor_key(self) -> str | None:
         """The key of the highlighted row, if any."""
         if 0 <= self.cursor_row < self._count:
-            return self._keys[self.cursor_row] if self._keys is not None else self._rows[self.cursor_row].key
+            return self._keys[self.cursor_row]
         return None
 
     def move_cursor_to_key(self, key: str) -> None:
         """Highlight the row with ``key`` if present."""
-        keys = self._keys if self._keys is not None else [row.key for row in self._rows]
-        if key in keys:
-            self.cursor_row = keys.index(key)
+        if key in self._keys:
+            self.cursor_row = list(self._keys).index(key)
 
     # -------------------------------------------------------------- rendering
 
@@ -383,6 +384,7 @@ class TextTable(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self._fit_columns()
+        self._fit_virtual_size(self._count)
         self._invalidate_all()
 
     watch_show_vertical_scrollbar = on_resize  # rows that outgrow the table take a column for the scrollbar

@@ -1,7 +1,10 @@
-"""Fixtures for UI tests: deterministic snapshots from recorded roots."""
+"""Fixtures shared across folders: deterministic snapshots from recorded roots for the UI tests, and a real loop
+device (with the check that a process is gone) for the latency tests that trace one."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -31,6 +34,34 @@ def sample_snapshot() -> Snapshot:
 def static_config() -> Config:
     """An app that samples nothing by itself: tests hand it snapshots."""
     return Config(root=DATA / "root1", autostart_sampler=False)
+
+
+@pytest.fixture
+def loop_device(tmp_path):
+    """A loop device over a sparse 32 MiB file, detached afterwards; skips where none can be attached.
+
+    tests/live has its own, which fails instead: that tier must run where it is asked to.
+    """
+    image = tmp_path / "member.img"
+    image.write_bytes(b"")
+    os.truncate(image, 32 << 20)
+    try:
+        path = subprocess.run(
+            ["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"no loop device: {exc}")
+    yield path
+    subprocess.run(["losetup", "-d", path], check=False)
+
+
+def gone(pid: int) -> bool:
+    """True when no process ``pid`` exists any more (the tracer's bpftrace ended for sure)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
 
 
 @pytest.fixture(autouse=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +88,29 @@ def _gained(newer: tuple[Bucket, ...], older: tuple[Bucket, ...]) -> tuple[Bucke
             return None
         out.append(Bucket(b.low, b.high, gained))
     return tuple(out)
+
+
+def merged(hists: Iterable[Log2Histogram]) -> Log2Histogram:
+    """The histograms as one, as if all their samples had been counted together: the counts of equal
+    buckets summed, each finer scale with the same scale's of the others; empty for none.
+
+    A scale missing from some of them is summed over the others: its total then differs from the
+    main one's and :func:`percentile_bounds` leaves it out, unless the ones missing it were empty.
+    """
+    hists = list(hists)
+    scales = sorted({scale for h in hists for scale, _ in h.finer})
+    finer = tuple(
+        (s, Log2Histogram(_summed([f.buckets for h in hists for scale, f in h.finer if scale == s]))) for s in scales
+    )
+    return Log2Histogram(_summed([h.buckets for h in hists]), finer)
+
+
+def _summed(bucket_lists: list[tuple[Bucket, ...]]) -> tuple[Bucket, ...]:
+    counts: dict[tuple[int, int], int] = {}
+    for buckets in bucket_lists:
+        for b in buckets:
+            counts[(b.low, b.high)] = counts.get((b.low, b.high), 0) + b.count
+    return tuple(Bucket(low, high, count) for (low, high), count in sorted(counts.items()))
 
 
 def log2_bucket(value: int) -> tuple[int, int]:

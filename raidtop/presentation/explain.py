@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from raidtop.collect.md.methods import ETA_METHOD, SPEED_METHOD, STALL_METHOD
 from raidtop.model.units import size
 from raidtop.presentation.format import DASH, num
-from raidtop.presentation.md import held_text, sync_speed_cell
+from raidtop.presentation.md import NOTES_JOIN, held_text, row_marks, sync_speed_cell
 from raidtop.model.disk_columns import disk_named
 from raidtop.model.snapshot import CpuCounters, DiskCounters, Snapshot
 from raidtop.model.md import MdArray
 from raidtop.model.smart import RebuildRisk
 from raidtop.presentation.processes import rebuild_vs_load
-from raidtop.presentation.smart import percent, rate_text
+from raidtop.presentation.smart import member_verdicts, percent, rate_text
 
 UTIL_CAVEAT = (
     "%util on NVMe, md and dm devices does not mean saturation: they serve many requests in "
@@ -262,6 +262,10 @@ def explain_array(snap: Snapshot, name: str) -> Explanation | None:
         risk_lines, risk_caveats = explain_rebuild_risk(array, risk)
         lines += risk_lines
         caveats = risk_caveats + caveats
+    notes = [text for text, _tone in row_marks(array, snap.time, set(), member_verdicts(array, snap))]
+    if notes:
+        # Whole here, as a narrow Notes column cuts them. A slow member is the member grid's to name, on its basis.
+        caveats.insert(0, f"Notes: {NOTES_JOIN.join(notes)}.")
     return Explanation(f"{name}: md sysfs and /proc/mdstat", tuple(lines), tuple(caveats))
 
 

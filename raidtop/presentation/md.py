@@ -192,6 +192,26 @@ def row_marks(
     return marks
 
 
+NOTES_JOIN = " · "
+
+
+def fit_notes(notes: list[str], room: int) -> str:
+    """``notes`` joined in at most ``room`` columns: whole notes while they fit, then whole words, then ``…``.
+
+    Never a note cut inside a word ("loop21 S…" read as nothing): the words that fit, and ``…`` saying
+    there is more. The whole text stays where the row's Explain shows it.
+    """
+    whole = NOTES_JOIN.join(notes)
+    if len(whole) <= room:
+        return whole
+    if room <= 0:
+        return ""
+    # The last space that leaves a column for the ellipsis; a separator left dangling goes too.
+    kept = whole[: max(0, whole.rfind(" ", 0, room))].rstrip()
+    kept = kept.removesuffix(NOTES_JOIN.rstrip()).rstrip()
+    return f"{kept} …" if kept and len(kept) + 2 <= room else f"{kept}…"
+
+
 NO_SYNC_YET = "no sync has run since the array was assembled"
 
 

@@ -14,7 +14,9 @@ from collections.abc import Mapping
 
 from raidtop.model.units import size
 from raidtop.presentation.format import DASH
+from raidtop.model.md import MdArray
 from raidtop.model.smart import VERDICT_RANK, RebuildRisk, SmartHealth
+from raidtop.model.snapshot import Snapshot
 from raidtop.untrusted import plain
 
 HEALTH_CELLS = {
@@ -52,6 +54,17 @@ def health_of(
     if not found:
         return None
     return max(found, key=lambda h: (VERDICT_RANK.get(h.verdict, -1), h.state == "standby"))
+
+
+def member_verdicts(array: MdArray, snap: Snapshot) -> dict[str, str]:
+    """The members of ``array`` whose disk SMART calls ``failing`` or ``watch``, with that verdict."""
+    verdicts = {}
+    if snap.smart:
+        for member in array.members:
+            health = health_of(member.name, snap.smart, snap.smart_disk_of)
+            if health is not None and health.verdict in ("failing", "watch"):
+                verdicts[member.name] = health.verdict
+    return verdicts
 
 
 def size_bytes(value: int | None) -> str:

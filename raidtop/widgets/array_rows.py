@@ -11,6 +11,7 @@ from raidtop.model.units import duration
 from raidtop.presentation.md import (
     EMPTY_SLOT_PREFIX,
     finish_clock,
+    fit_notes,
     row_marks,
     member_role_text,
     member_temperature,
@@ -21,7 +22,7 @@ from raidtop.presentation.md import (
 )
 from raidtop.model.snapshot import DiskIO, Snapshot
 from raidtop.model.md import MdArray
-from raidtop.presentation.smart import HEALTH_WIDTH, health_cell, health_of
+from raidtop.presentation.smart import HEALTH_WIDTH, health_cell, health_of, member_verdicts
 from raidtop.latency.summary import MemberLatency
 from raidtop.presentation.member_latency import BASIS_P99, LATENCY_FIELDS, slow_members_judged
 from raidtop.widgets.disks_panel import disk_column
@@ -147,6 +148,7 @@ def array_row(
         spd, eta = sync_speed_cell(sync), duration(sync.eta_s)
         done_at = " " + finish_clock(sync.eta_s, now, short=True) if now is not None and sync.eta_s is not None else ""
     name = ("! " if alert else "") + array.name
+    room = next((c.width for c in columns if c.key == "marks"), MARKS_WIDTH[1])
     marks = marks if marks is not None else row_marks(array, now, set(), {})
     cells = {
         "name": (name, "crit" if alert else None),
@@ -162,8 +164,11 @@ def array_row(
         "speed": (spd, "warn" if sync is not None and sync.stalled else None),
         "eta": (eta, "good"),
         "finish_at": (done_at, "good"),
-        # One tone for the cell: the most urgent mark's, which comes first.
-        "marks": (" " + " · ".join(text for text, _ in marks) if marks else "", marks[0][1] if marks else None),
+        # One tone for the cell: the most urgent mark's, which comes first. Cut at a word, never inside one.
+        "marks": (
+            " " + fit_notes([text for text, _ in marks], room - 1) if marks else "",
+            marks[0][1] if marks else None,
+        ),
     }
     shown = [cells[c.key] for c in columns]
     return Row(array.name, tuple(text for text, _ in shown), tuple(tone for _, tone in shown))
@@ -173,13 +178,8 @@ def marks_of(
     array: MdArray, disks: Mapping[str, DiskIO], snap: Snapshot, latencies: dict[str, MemberLatency] | None = None
 ) -> list[tuple[str, str]]:
     """The array row's notes from the snapshot: SMART verdicts and slow members of its members."""
-    verdicts = {}
-    if snap.smart:
-        for member in array.members:
-            health = health_of(member.name, snap.smart, snap.smart_disk_of)
-            if health is not None and health.verdict in ("failing", "watch"):
-                verdicts[member.name] = health.verdict
-    return row_marks(array, snap.time, slow_members_judged(array, disks, latencies or {})[0], verdicts)
+    slow = slow_members_judged(array, disks, latencies or {})[0]
+    return row_marks(array, snap.time, slow, member_verdicts(array, snap))
 
 
 def member_rows(

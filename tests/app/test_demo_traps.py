@@ -65,9 +65,12 @@ async def test_a_member_smart_calls_failing_marks_its_array_row_though_md_says_c
         cells = array_rows(app)["md9"]
         # md's truth stays as md says it ...
         assert "clean" in cells and "[UUU]" in cells
-        # ... and the row carries raidtop's judgement: the alert mark and, in its Notes, the failing member.
+        # ... and the row carries raidtop's judgement: the alert mark and, in its Notes, the failing member,
+        # named whole where the column is narrow (not "loop21 S…"), the whole note on the row's Explain.
         assert cells[0] == "! md9"
-        assert any("SMART FAIL" in cell or "loop21 S…" in cell for cell in cells), cells
+        assert cells[-1] in (" loop21 SMART FAIL", " loop21 …"), cells
+        await pilot.press("escape", "x")
+        assert "Notes: loop21 SMART FAIL." in app.screen.explanation.caveats
 
 
 async def test_z_leaves_a_reset_mark_above_the_run_before_it_in_the_timeline():

@@ -131,26 +131,15 @@ def test_record_never_writes_over_a_file_or_through_a_link(tmp_path):
     assert not (tmp_path / "created-through-link").exists()
 
 
-def test_record_never_writes_to_a_block_device(tmp_path):
-    image = tmp_path / "disk.img"
-    with open(image, "wb") as handle:
-        handle.truncate(8 << 20)
+def test_record_never_writes_to_a_block_device(loop_device):
+    with open(loop_device, "r+b") as handle:
         handle.write(SENTINEL)
-    try:
-        device = subprocess.run(
-            ["losetup", "-f", "--show", str(image)], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"no loop device here: {exc}")
-    try:
-        result = raidtop(
-            "record", "-o", device, "--interval", "0.1", "--duration", "0.1", "--root", str(DATA / "ui" / "root1")
-        )
-        assert_one_sentence(result, 1, "already exists")
-        with open(device, "rb") as handle:
-            assert handle.read(len(SENTINEL)) == SENTINEL
-    finally:
-        subprocess.run(["losetup", "-d", device], check=True)
+    result = raidtop(
+        "record", "-o", loop_device, "--interval", "0.1", "--duration", "0.1", "--root", str(DATA / "ui" / "root1")
+    )
+    assert_one_sentence(result, 1, "already exists")
+    with open(loop_device, "rb") as handle:
+        assert handle.read(len(SENTINEL)) == SENTINEL
 
 
 def test_a_real_record_run_replays_every_sample(tmp_path):

@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 
 from raidtop.latency.histogram import (
     Bucket,
+    Log2Histogram,
     delta,
     from_values,
     log2_bucket,
+    merged,
     parse_hist_message,
     percentile,
     percentile_bounds,
@@ -137,3 +139,54 @@ def test_finer_histograms_are_differenced_with_the_main_one():
     newer = from_values([100, 200, 300, 40_000], FINER_SCALES)
     gained = delta(newer, older)
     assert gained.total == 2 and [h.total for _scale, h in gained.finer] == [2, 2, 2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(min_value=0, max_value=10**9), max_size=100), min_size=1, max_size=6), quantiles)
+def test_histograms_merged_are_the_histogram_of_all_their_samples(parts, q):
+    # The faults course adds a leg's intervals into one distribution: its percentiles must be the whole run's.
+    whole = from_values([v for part in parts for v in part], FINER_SCALES)
+    one = merged(from_values(part, FINER_SCALES) for part in parts)
+    assert one == whole
+    assert percentile(one, q) == percentile(whole, q) and percentile_bounds(one, q) == percentile_bounds(whole, q)
+
+
+def test_merging_sums_equal_buckets_and_keeps_the_others_in_order():
+    a = Log2Histogram((Bucket(4, 7, 2), Bucket(64, 127, 1)))
+    b = Log2Histogram((Bucket(0, 0, 5), Bucket(4, 7, 3), Bucket(16, 31, 0), Bucket(2048, 4095, 4)))
+    assert merged([a, b]).buckets == (
+        Bucket(0, 0, 5),
+        Bucket(4, 7, 5),
+        Bucket(16, 31, 0),
+        Bucket(64, 127, 1),
+        Bucket(2048, 4095, 4),
+    )
+    assert merged([b, a]) == merged([a, b]) and merged([a]) == a
+
+
+def test_merging_nothing_or_empty_histograms_gives_an_empty_one():
+    assert merged([]) == Log2Histogram(())
+    nothing = merged([from_values([]), Log2Histogram(())])
+    assert nothing.total == 0 and nothing.max_bound is None and percentile(nothing, 99) is None
+
+
+def test_a_finer_scale_only_some_hold_is_kept_but_bounds_nothing_unless_the_others_were_empty():
+    fine, coarse = from_values([25_000] * 99 + [25_300], FINER_SCALES), from_values([25_000] * 100)
+    mixed = merged([fine, coarse])
+    assert mixed.total == 200 and [h.total for _scale, h in mixed.finer] == [100, 100, 100]
+    # Half the samples lack the finer counts: the bounds are the log2 bucket's, not a guess from half.
+    assert percentile_bounds(mixed, 99) == (16384.0, 32768.0)
+    with_empty = merged([fine, from_values([])])
+    assert with_empty == fine and percentile_bounds(with_empty, 99) == percentile_bounds(fine, 99)
+    assert percentile_bounds(fine, 99)[1] - percentile_bounds(fine, 99)[0] < 5000
+
+
+def test_a_recordings_intervals_merged_are_its_whole_runs_gain():
+    # raidtop's own bpftrace run (cumulative prints): each interval differenced, then merged back.
+    prints = [h for h in map(parse_hist_message, (DATA / "raidtop-loop-members.jsonl").read_text().splitlines()) if h]
+    assert len(prints) == 4
+    for key in prints[-1]:
+        intervals = [delta(newer[key], older.get(key)) for older, newer in zip(prints, prints[1:])]
+        whole = delta(prints[-1][key], prints[0][key])
+        assert merged(intervals).total == whole.total == prints[-1][key].total - prints[0][key].total > 0
+        assert merged(intervals).buckets == whole.buckets

@@ -20,6 +20,8 @@ from raidtop.latency.histogram import Log2Histogram
 from raidtop.latency.program import ATTACHED, program
 from raidtop.latency.tracer import MAX_LINE, LatencyTracer, device_number, traced_as, why_unavailable
 
+from tests.conftest import gone
+
 WRITES = 600
 
 
@@ -44,29 +46,6 @@ class Collected:
     def wait_for(self, predicate, timeout: float) -> bool:
         with self.changed:
             return self.changed.wait_for(predicate, timeout)
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
-@pytest.fixture
-def loop_device(tmp_path):
-    image = tmp_path / "member.img"
-    image.write_bytes(b"")
-    os.truncate(image, 32 << 20)
-    try:
-        path = subprocess.run(
-            ["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"no loop device: {exc}")
-    yield path
-    subprocess.run(["losetup", "-d", path], check=False)
 
 
 @pytest.mark.live

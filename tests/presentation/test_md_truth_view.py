@@ -9,16 +9,18 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from raidtop.collect.md import eta as mdeta, methods as mdmethods
 from raidtop.collect.md.read import read_md
 from raidtop.collect.md.eta import SyncModel
 from raidtop.presentation.explain import TRUST_ETA, explain_array
-from raidtop.presentation.md import eta_text, finish_clock, row_marks, sync_speed_cell, sync_speed_text
+from raidtop.presentation.md import eta_text, finish_clock, fit_notes, row_marks, sync_speed_cell, sync_speed_text
 from raidtop.model.snapshot import DiskIO, Snapshot
 from raidtop.model.md import NO_MD_DRIVER, MdArray, MdMember, MdSync
 from raidtop.model.smart import SmartHealth
-from raidtop.widgets.array_rows import array_row, marks_of
+from raidtop.widgets.array_rows import array_columns, array_row, marks_of
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 ROOTS = Path(__file__).parent.parent / "data" / "md" / "roots"
@@ -138,7 +140,8 @@ def disk_io(name: str, r_await_ms: float) -> DiskIO:
     return DiskIO(**(unknown | {"name": name, "kind": "part", "r_await_ms": r_await_ms}))
 
 
-def test_the_array_row_tells_the_whole_story():
+def the_whole_story() -> tuple[MdArray, dict[str, DiskIO], Snapshot]:
+    """A stalled check on md9: one member SMART calls failing, one to watch that is also slow."""
     members = (MdMember("sda1", 0, ("in_sync",)), MdMember("sdb1", 1, ("in_sync",)), MdMember("sdc1", 2, ("in_sync",)))
     array = MdArray(
         "md9",
@@ -160,11 +163,56 @@ def test_the_array_row_tells_the_whole_story():
         smart=smart,
         smart_disk_of={"sda1": ("sda",), "sdb1": ("sdb",), "sdc1": ("sdc",)},
     )
+    return array, disks, snap
+
+
+def test_the_array_row_tells_the_whole_story():
+    array, disks, snap = the_whole_story()
     marks = marks_of(array, disks, snap)
     assert [text for text, _ in marks] == ["STALLED 4m", "sdb1 SMART FAIL", "sdc1 SMART watch", "sdc1 slow"]
     row = array_row(array, False, now=100.0, marks=marks)
     assert "STALLED 4m" in row.cells and row.cells[-1].startswith(" STALLED 4m · sdb1 SMART FAIL")
     assert row.styles[-1] == "warn"
+
+
+def test_a_narrow_notes_column_cuts_at_a_word_and_explain_says_the_notes_whole():
+    array, disks, snap = the_whole_story()
+    columns, bar = array_columns(78)  # the Arrays panel's inside on an 80-column terminal
+    notes = next(c for c in columns if c.key == "marks")
+    cell = array_row(array, False, columns, bar, now=100.0, marks=marks_of(array, disks, snap)).cells[-1]
+    assert notes.width == 10 and cell == " STALLED …"  # not "STALLED 4…": 4 what?
+    # The whole text, for the row's Explain (x); a slow member is the member grid's (Enter) to name, on its basis.
+    assert explain_array(snap, "md9").caveats[0] == "Notes: STALLED 4m · sdb1 SMART FAIL · sdc1 SMART watch."
+    quiet = MdArray("md1", "raid1", "clean", "ok", 2, 0, members=array.members[:2], status="UU")
+    assert not any(
+        c.startswith("Notes") for c in explain_array(Snapshot(time=1.0, interval_s=1.0, arrays=(quiet,)), "md1").caveats
+    )
+
+
+@pytest.mark.parametrize(
+    ("notes", "room", "shown"),
+    [
+        (["loop21 SMART FAIL", "degraded ≥2h07m"], 40, "loop21 SMART FAIL · degraded ≥2h07m"),
+        (["loop21 SMART FAIL", "degraded ≥2h07m"], 20, "loop21 SMART FAIL …"),
+        (["loop21 SMART FAIL"], 9, "loop21 …"),
+        (["degraded ≥2h07m"], 9, "degraded…"),
+        (["nvme10n1p12 slow"], 9, "…"),
+        (["sdb slow"], 0, ""),
+    ],
+)
+def test_notes_are_cut_after_a_whole_word_with_an_ellipsis(notes, room, shown):
+    assert fit_notes(notes, room) == shown
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="ab ≥·", min_size=1, max_size=12), min_size=1, max_size=4), st.integers(0, 50))
+def test_cut_notes_fit_and_are_a_prefix_of_the_whole_ending_at_a_word(notes, room):
+    whole, shown = " · ".join(notes), fit_notes(notes, room)
+    assert len(shown) <= room
+    if shown != whole and shown:
+        assert shown.endswith("…")
+        kept = shown.removesuffix("…").rstrip()
+        assert whole.startswith(kept) and (kept == "" or whole[len(kept)] == " ")
 
 
 def test_a_sparse_array_reads_as_such_and_a_degraded_one_says_since_when():

@@ -25,7 +25,7 @@ import traceback
 from pathlib import Path
 
 from raidtop.collect.sampler import Sampler
-from raidtop.latency.histogram import Bucket, Log2Histogram
+from raidtop.latency.histogram import Log2Histogram, merged
 from raidtop.latency.summary import summarize
 from raidtop.latency.tracer import LatencyTracer, why_unavailable
 from raidtop.presentation.member_latency import slow_members_judged
@@ -34,21 +34,6 @@ RESULTS = Path(os.environ.get("RESULTS", "/tmp"))
 RUNTIME_S = 10
 GAP_S = 3.0
 """Idle after each phase: longer than an interval, so the print of its last interval comes before the next."""
-
-
-def added(hists: list[Log2Histogram]) -> Log2Histogram:
-    """The histogram of all the intervals' samples together."""
-
-    def add(histograms: list[Log2Histogram]) -> tuple[Bucket, ...]:
-        counts: dict[tuple[int, int], int] = {}
-        for h in histograms:
-            for b in h.buckets:
-                counts[(b.low, b.high)] = counts.get((b.low, b.high), 0) + b.count
-        return tuple(Bucket(lo, hi, n) for (lo, hi), n in sorted(counts.items()))
-
-    scales = sorted({scale for h in hists for scale, _ in h.finer})
-    finer = tuple((s, Log2Histogram(add([f for h in hists for sc, f in h.finer if sc == s]))) for s in scales)
-    return Log2Histogram(add(hists), finer)
 
 
 def fio(target: str, rw: str, iodepth: int, name: str) -> dict:
@@ -118,7 +103,7 @@ def main() -> dict:
         tracer.stop()
         ended.wait(30)
     out["ended"] = reason[0] if reason else None
-    leg = added([h[dm] for p, h in samples if p == "leg" and dm in h])
+    leg = merged([h[dm] for p, h in samples if p == "leg" and dm in h])
     summary = summarize(leg)
     out["raidtop_leg"] = {"requests": summary.requests, "p50_ms": summary.p50_ms, "p99_ms": summary.p99_ms}
     judged = []

@@ -162,21 +162,6 @@ def test_the_heat_map_snapshot(snap_compare, monkeypatch):
     assert snap_compare(app, terminal_size=(140, 50), run_before=open_detail)
 
 
-@pytest.fixture
-def loop_device(tmp_path):
-    image = tmp_path / "member.img"
-    image.write_bytes(b"")
-    os.truncate(image, 32 << 20)
-    try:
-        path = subprocess.run(
-            ["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"no loop device: {exc}")
-    yield path
-    subprocess.run(["losetup", "-d", path], check=False)
-
-
 @pytest.mark.live
 async def test_the_real_tracer_fills_the_heat_map_and_ends_with_the_detail(loop_device):
     reason = why_unavailable()

@@ -8,6 +8,7 @@ from pathlib import Path
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.collect.stack.poller import StackPoller
 from raidtop.config import Config
+from raidtop.presentation.explain import explain_array
 from raidtop.screens.stack import StackScreen
 from raidtop.widgets.risk_banner import RiskBanner
 from raidtop.widgets.text_table import TextTable
@@ -108,10 +109,15 @@ async def test_an_lvm_raid_volume_sits_in_the_arrays_panel_beside_md(tmp_path):
         run=lambda argv: Ran(0, b"vg0-mirror: 0 2097152 raid raid1 2 aA 524288/2097152 recover 0 0 -\n", b"")
     )
     async with app.run_test(size=(140, 40)) as pilot:
-        app.apply_snapshot(app.sampler.sample())
+        snap = app.sampler.sample()
+        app.apply_snapshot(snap)
         await pilot.pause()
         rows = {r.key: r.cells for r in app.screen.query_one("#array-table", TextTable).rows}
         assert set(rows) == {"md0", "md1", "vg0-mirror"}
         row = rows["vg0-mirror"]
-        assert "raid1" in row and "[_U]" in row and any("LVM RAID (dm-raid)" in c for c in row)
+        assert "raid1" in row and "[_U]" in row
+        # At 140 columns the Notes hold the words that fit; the row's Explain has them whole.
+        assert row[-1].startswith(" degraded ≥") and row[-1].endswith(" · LVM …")
+        notes = [c for c in explain_array(snap, "vg0-mirror").caveats if c.startswith("Notes: ")]
+        assert notes and notes[0].endswith(" · LVM RAID (dm-raid).")
         assert any("recover" in c or "25" in c for c in row)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from raidtop.actions.experiments.experiment import Control, fio_job, run_fio
 from raidtop.actions.lab.core import Lab
 from raidtop.collect.sampler import Sampler
-from raidtop.latency.histogram import Bucket, Log2Histogram
+from raidtop.latency.histogram import Log2Histogram, merged
 from raidtop.latency.summary import MemberLatency, summarize
 from raidtop.model.md import MdArray
 from raidtop.model.snapshot import DiskIO
@@ -86,7 +86,7 @@ def measure_latency(lab: Lab, name: str, members: list[str], runtime_s: int, tra
     disks = {d.name: d for d in snapshot.disks if d.name in members}
     if unavailable is not None:
         return Measured({}, disks, unavailable)
-    return Measured({m: summarize(added(hists)) for m, hists in intervals.items()}, disks, None)
+    return Measured({m: summarize(merged(hists)) for m, hists in intervals.items()}, disks, None)
 
 
 def _attach(lab: Lab, tracer, control: Control) -> str | None:
@@ -102,21 +102,6 @@ def _attach(lab: Lab, tracer, control: Control) -> str | None:
             if not tracer.alive or time.monotonic() > deadline:
                 return f"bpftrace did not attach its probes within {ATTACH_S:.0f} s"
     return None
-
-
-def added(hists: list[Log2Histogram]) -> Log2Histogram:
-    """The intervals' histograms as one: the counts of equal buckets summed (the finer scales too)."""
-
-    def summed(histograms: list[Log2Histogram]) -> tuple[Bucket, ...]:
-        counts: dict[tuple[int, int], int] = {}
-        for h in histograms:
-            for b in h.buckets:
-                counts[(b.low, b.high)] = counts.get((b.low, b.high), 0) + b.count
-        return tuple(Bucket(low, high, count) for (low, high), count in sorted(counts.items()))
-
-    scales = sorted({scale for h in hists for scale, _ in h.finer})
-    finer = tuple((s, Log2Histogram(summed([f for h in hists for sc, f in h.finer if sc == s]))) for s in scales)
-    return Log2Histogram(summed(hists), finer)
 
 
 def _await(io: DiskIO | None) -> float | None:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import shlex
 
-from raidtop.actions.lab.commands import LabCommandFailed
-from raidtop.actions.lab.core import Lab, LabError
+from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.dmfault import FaultPlan, plan_clear, plan_fault
 from raidtop.actions.lab.dmtables import FaultSpec
+from raidtop.actions.lab.members import run_lab_plan
 from raidtop.actions.member_actions import ActionRefused
 
 FAULT_VERBS = ("fault", "clear_fault")
@@ -61,10 +61,4 @@ class FaultActions:
 
     def run(self, verb: str, array: str, member: str | None) -> str:
         """Plan again (things change while a dialog is open) and run it through the lab's runner."""
-        if not self.handles(array):
-            raise ActionRefused("the lab acts on the live system only, not on a --root tree or a replay")
-        plan = self.plan(verb, array, member)
-        try:
-            return plan.execute()
-        except (LabCommandFailed, LabError, OSError) as exc:
-            raise ActionRefused(str(exc)) from None
+        return run_lab_plan(self.lab, lambda: self.plan(verb, array, member).execute, live_only=self._live_only)

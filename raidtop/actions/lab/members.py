@@ -28,6 +28,8 @@ LAB_VERBS = ("fail", "remove", "add", "re_add", "add_spare", "replace", "check",
 """Every verb the lab implements."""
 SPEED_STEPS_KIB = (1_000, 10_000, 50_000, None)
 """What ``speed_limit`` cycles ``sync_speed_max`` through; ``None`` is the system default."""
+LIVE_ONLY = "the lab acts on the live system only, not on a --root tree or a replay"
+"""Why a lab action is refused under ``--root`` or a replay."""
 _NO_REDUNDANCY = "raid0 has no redundancy: losing a disk loses the array, so md offers nothing to {verb}"
 
 
@@ -80,13 +82,7 @@ class LabMemberActions:
 
     def run(self, verb: str, array: str, member: str | None) -> str:
         """Check again (things change while a dialog is open) and do it."""
-        if self._live_only and not self.lab.root.is_live:
-            raise ActionRefused("the lab acts on the live system only, not on a --root tree or a replay")
-        plan = self.plan(verb, array, member)
-        try:
-            return plan.execute()
-        except (LabCommandFailed, LabError, OSError) as exc:
-            raise ActionRefused(str(exc)) from None
+        return run_lab_plan(self.lab, lambda: self.plan(verb, array, member).execute, live_only=self._live_only)
 
     # -------------------------------------------------------------- planning
 
@@ -322,6 +318,23 @@ class LabMemberActions:
     def _discard(self, path: str) -> None:
         # A fresh disk mdadm would not take is of no use: detach and delete it now, as teardown would.
         self.lab.discard_image(path)
+
+
+def run_lab_plan(lab: Lab, plan: Callable[[], Callable[[], str]], *, live_only: bool) -> str:
+    """Plan a lab action and run it; what went wrong becomes ActionRefused with its sentence.
+
+    ``plan`` checks the action and returns its ``execute``, which runs every command through the lab's
+    runner (shown and logged there) and returns the command that ran. Planning happens here, not when
+    the dialog opened: things change while a dialog is open. A refusal while planning propagates as
+    it is; a failed command, a lab error or an OSError while running is refused with ``str(exc)``.
+    """
+    if live_only and not lab.root.is_live:
+        raise ActionRefused(LIVE_ONLY)
+    execute = plan()
+    try:
+        return execute()
+    except (LabCommandFailed, LabError, OSError) as exc:
+        raise ActionRefused(str(exc)) from None
 
 
 def next_speed_limit(current: str | None) -> int | None:

@@ -16,7 +16,7 @@ import pytest
 
 from raidtop.actions.experiments.course_results import COURSE_STEPS, CourseRow
 from raidtop.actions.experiments.course_session import UNREADABLE_INTO, unreadable_spec
-from raidtop.actions.experiments.course_trace import Measured, added
+from raidtop.actions.experiments.course_trace import Measured
 from raidtop.actions.experiments.faults_course import parse_steps
 from raidtop.actions.experiments.results import (
     ExperimentResult,
@@ -30,7 +30,7 @@ from raidtop.actions.lab.dmtables import FaultSpec
 from raidtop.actions.lab.spec import SpecError
 from raidtop.actions.lab.store import LabStore
 from raidtop.cli.lab import main as lab_main
-from raidtop.latency.histogram import from_values, percentile
+from raidtop.latency.histogram import from_values, merged
 from raidtop.latency.summary import summarize
 from raidtop.model.md import MdArray, MdMember
 from raidtop.model.snapshot import DiskIO
@@ -153,7 +153,7 @@ def test_the_slow_leg_is_named_by_the_grids_rule_on_the_traced_distributions_and
         "loop20": [from_values([300 + i for i in range(300)])] * 2,
         "loop21": [from_values([250 + i for i in range(300)])] * 2,
     }
-    measured = Measured({n: summarize(added(h)) for n, h in intervals.items()}, {}, None)
+    measured = Measured({n: summarize(merged(h)) for n, h in intervals.items()}, {}, None)
     slow, basis = slow_members_judged(ARRAY, measured.disks, measured.latencies)
     assert (slow, basis) == ({"dm-0"}, BASIS_P99)
     text = measured.describe(ARRAY, basis)
@@ -168,14 +168,6 @@ def test_without_a_distribution_the_average_await_names_it_and_the_reason_is_giv
     assert measured.describe(ARRAY, basis) == (
         "average await (diskstats; no distribution: bpftrace is not installed): loop20 400µs; loop21 500µs; dm-0 104ms"
     )
-
-
-def test_intervals_added_have_the_percentiles_of_all_their_samples():
-    parts = [[5, 9, 130, 4000], [7, 7, 7, 2**20], [1000 + i for i in range(50)]]
-    whole = from_values([v for part in parts for v in part], (1189,))
-    one = added([from_values(part, (1189,)) for part in parts])
-    assert one == whole
-    assert percentile(one, 99) == percentile(whole, 99)
 
 
 def test_the_course_is_kept_in_the_history_and_shown_as_a_table(tmp_path: Path, capsys):

@@ -25,6 +25,7 @@ from raidtop.actions.lab.dmtables import (
     dust_missing,
     parse_fault_line,
 )
+from raidtop.actions.lab.fault_actions import FaultActions
 from raidtop.actions.lab.guard import check_array
 from raidtop.actions.member_actions import ActionRefused
 
@@ -95,6 +96,26 @@ def test_fault_plan_runs_fail_remove_create_add_through_the_runner(tree: LabTree
         ["mdadm", "/dev/md100", "--add"],
     ]
     assert "dmsetup create --concise" in tree.log.path.read_text()
+
+
+def test_the_fault_keys_run_the_plan_shown_and_say_a_failed_command_in_words(tree: LabTree):
+    loops = tree.lab_raid("md100", "raid1", 2)
+    sized(tree, loops)
+    spec = FaultSpec("error", start=2048, length=16)
+    with pytest.raises(ActionRefused, match="live system only, not on a --root tree"):
+        FaultActions(tree.lab, spec).run("fault", "md100", "loop4")
+    actions = FaultActions(tree.lab, spec, live_only=False)
+    with pytest.raises(ActionRefused, match="highlight the member first"):
+        actions.run("fault", "md100", None)
+    assert tree.runner.commands == []  # refused before anything ran
+    tree.runner.fail_on.add("dmsetup")
+    with pytest.raises(ActionRefused) as caught:
+        actions.run("fault", "md100", "loop4")
+    assert str(caught.value).startswith("dmsetup create --concise raidtop-lab-md100-loop4,,,rw,0 2048 linear")
+    assert str(caught.value).endswith(": dmsetup: failed on purpose")
+    assert [c[0] for c in tree.runner.commands] == ["mdadm", "mdadm", "dmsetup"]  # stopped at the failure
+    tree.runner.fail_on.clear()
+    assert actions.run("fault", "md100", "loop4") == plan_fault(tree.lab, "md100", "loop4", spec).command
 
 
 def test_a_fault_is_refused_on_raid0_and_on_a_real_disk(tree: LabTree):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,6 +19,8 @@ from raidtop.latency.tracer import why_unavailable
 from raidtop.model.md import MdArray, MdMember
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.text_table import TextTable
+
+from tests.conftest import gone
 
 RECORDED = Path(__file__).resolve().parents[2] / "data" / "bpftrace" / "raidtop-loop-members.jsonl"
 KEYS = {str(7 << 20 | n): f"loop{n}" for n in range(3)}
@@ -111,29 +112,6 @@ async def test_without_bpftrace_the_grid_says_once_that_the_mark_is_the_average_
         ]
         assert app.latency.tracer is None
         assert "p99_ms" not in [c.key for c in grid(app).columns]
-
-
-@pytest.fixture
-def loop_device(tmp_path):
-    image = tmp_path / "member.img"
-    image.write_bytes(b"")
-    os.truncate(image, 32 << 20)
-    try:
-        path = subprocess.run(
-            ["losetup", "--find", "--show", str(image)], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"no loop device: {exc}")
-    yield path
-    subprocess.run(["losetup", "-d", path], check=False)
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
 
 
 @pytest.mark.live

@@ -83,8 +83,15 @@ def device_mapper_missing(root: Root | str = "/") -> str | None:
     """Why no dm device can be made on ``root``'s kernel, or ``None`` when device-mapper is there.
 
     The kernel lists its ``device-mapper`` control device in /proc/misc once dm_mod is loaded (or built in).
+    Something other than a file there (a FIFO under a ``--root`` tree) says so, not "no device-mapper".
     """
-    misc = as_root(root).read_optional("/proc/misc") or ""
+    root = as_root(root)
+    try:
+        misc = root.read_text("/proc/misc")
+    except SourceError as exc:
+        if root.exists("/proc/misc"):
+            return f"cannot tell whether this kernel has device-mapper: {exc}"
+        misc = ""
     if any(line.split()[1:2] == ["device-mapper"] for line in misc.splitlines()[:512]):
         return None
     return NO_DEVICE_MAPPER

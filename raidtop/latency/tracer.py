@@ -8,7 +8,8 @@ interval's histograms and hands them to a callback. It is :attr:`attached`
 once bpftrace says every probe is attached (the program's ``BEGIN`` line, not
 bpftrace's ``attached_probes``, which comes before the attaching). A watcher
 thread ends a bpftrace that goes quiet (never attaches, or stops completing
-its prints: a blocked read would wait for ever) and says so as the reason.
+its prints: a blocked read would wait for ever) or floods its error output,
+and says so as the reason.
 :meth:`LatencyTracer.stop` ends the process group (TERM, then KILL after a
 grace period) and is safe to call from any thread, any number of times; at
 exit raidtop waits for that, so no bpftrace outlives it. No Textual: the
@@ -24,13 +25,14 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 
 from raidtop.latency.histogram import Log2Histogram, delta, parse_hist_maps
 from raidtop.latency.program import ATTACHED, FINER, INTERVAL_DONE, argv, kernel_dev, program
-from raidtop.model.units import duration
+from raidtop.model.units import duration, size
 from raidtop.untrusted import plain
 
 MAX_LINE = 1 << 20
@@ -41,6 +43,8 @@ kernel detaches the probes and frees the maps when the process's descriptors clo
 ATTACH_S = 180.0
 """How long bpftrace may take to compile the program and attach every probe (seconds on a busy host,
 tens under emulation on a slow VM) before it counts as stuck."""
+MAX_ERRORS = 1 << 20
+"""Bytes of bpftrace's error output kept on disk: its last words are a line; more is a bpftrace gone wrong."""
 STALL_MIN_S = 10.0
 STALL_INTERVALS = 5
 """Once attached, a bpftrace that ends no interval's print for this many intervals (at least
@@ -212,7 +216,9 @@ class LatencyTracer:
                 )
             proc = self._proc
             self._reading = True
-            watcher = threading.Thread(target=self._watch, args=(proc,), name="raidtop-latency-watch", daemon=True)
+            watcher = threading.Thread(
+                target=self._watch, args=(proc, errors.fileno()), name="raidtop-latency-watch", daemon=True
+            )
             watcher.start()
             try:
                 self._read(proc, by_key)
@@ -220,6 +226,7 @@ class LatencyTracer:
                 self._reading = False
                 self._beat.set()
                 _end(proc)
+                watcher.join(5.0)  # it looks at the error file, which closes below
             if self._stopping:
                 return ""
             if self._stuck:
@@ -271,26 +278,32 @@ class LatencyTracer:
             if not self._stopping:
                 self._on_sample(interval)
 
-    def _watch(self, proc: subprocess.Popen[bytes]) -> None:
-        """End ``proc`` when it attaches or ends no interval in time: the reader's blocked read cannot notice."""
-        while True:
+    def _watch(self, proc: subprocess.Popen[bytes], errors: int) -> None:
+        """End ``proc`` when it attaches or ends no interval in time (the reader's blocked read cannot
+        notice) or fills its error file (``errors``, a descriptor) past :data:`MAX_ERRORS`."""
+        since = time.monotonic()
+        while self._reading:
             attached = self._attached.is_set()
             allowed = max(STALL_MIN_S, STALL_INTERVALS * self.interval_s) if attached else ATTACH_S
-            if not self._beat.wait(allowed):
-                break
-            self._beat.clear()
-            if not self._reading:
-                return
-        if not self._reading or self._stopping:
+            if self._beat.wait(1.0):
+                self._beat.clear()
+                since = time.monotonic()
+            waited = duration(allowed, spoken=True)
+            if os.fstat(errors).st_size > MAX_ERRORS:
+                stuck = f"bpftrace wrote more than {size(MAX_ERRORS, spoken=True)} of errors; raidtop ended it"
+            elif time.monotonic() - since <= allowed:
+                continue
+            elif attached:
+                stuck = (
+                    f"bpftrace went silent: no interval printed for {waited} (one is due every {self.interval_s} s); "
+                    "raidtop ended it"
+                )
+            else:
+                stuck = f"bpftrace did not attach its probes within {waited}; raidtop ended it"
+            if self._reading and not self._stopping:
+                self._stuck = stuck
+                _ask_to_end(proc)
             return
-        waited = duration(allowed, spoken=True)
-        self._stuck = (
-            f"bpftrace went silent: no interval printed for {waited} (one is due every {self.interval_s} s); "
-            "raidtop ended it"
-            if attached
-            else f"bpftrace did not attach its probes within {waited}; raidtop ended it"
-        )
-        _ask_to_end(proc)
 
 
 def _signal_group(proc: subprocess.Popen[bytes], signum: int) -> None:

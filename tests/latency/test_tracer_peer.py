@@ -151,6 +151,31 @@ def test_an_endless_line_is_read_in_bounded_memory_and_the_silence_ended(monkeyp
     assert pid is not None and gone(pid)
 
 
+def test_a_bpftrace_flooding_its_error_output_is_ended_and_said(monkeypatch):
+    # Printing its intervals on time, but its error output (kept in a file for its last words) without end.
+    name, _key = disk()
+    stand_in(
+        monkeypatch,
+        """
+        sys.stdout.write(ATTACHED)
+        sys.stdout.flush()
+        line = 'WARNING: ' + 'x' * 1014 + '\\n'
+        while True:
+            sys.stderr.write(line * 256)
+            sys.stderr.flush()
+            sys.stdout.write(DONE)
+            sys.stdout.flush()
+            time.sleep(0.05)
+        """,
+    )
+    tracer, seen = run(name)
+    ended(tracer, seen)
+    assert seen.reason == "bpftrace wrote more than 1 MiB of errors; raidtop ended it"
+    assert seen.samples == [{}]
+    pid = tracer.pid
+    assert pid is not None and gone(pid)
+
+
 DEAF = """
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)

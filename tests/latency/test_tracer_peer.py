@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import tracemalloc
 
@@ -21,6 +22,8 @@ import pytest
 from raidtop.latency import tracer as tracer_module
 from raidtop.latency.program import ATTACHED, INTERVAL_DONE
 from raidtop.latency.tracer import MAX_LINE, LatencyTracer, device_number, why_unavailable
+from raidtop.live import latency_feed
+from raidtop.live.latency_feed import LatencyFeed
 
 from tests.latency.test_tracer import Collected, gone
 
@@ -74,6 +77,37 @@ def test_a_bpftrace_that_never_attaches_is_ended_and_said(monkeypatch):
     assert seen.samples == [] and not tracer.attached
     pid = tracer.pid
     assert pid is not None and gone(pid) and tracer.join(10)
+
+
+def test_the_app_says_a_silent_bpftrace_was_ended_as_a_warning_and_drops_the_columns(monkeypatch):
+    # The app's feed owns the real tracer: its reason becomes the notice, and the distributions go.
+    name, _key = disk()
+    stand_in(monkeypatch, "time.sleep(600)")
+    monkeypatch.setattr(tracer_module, "ATTACH_S", 1.0)
+    monkeypatch.setattr(latency_feed, "why_unavailable", lambda: None)
+    sampled: list = []
+    said: list[tuple[str, bool]] = []
+    gave_up = threading.Event()
+
+    def say(text: str, warning: bool) -> None:
+        said.append((text, warning))
+        if warning:
+            gave_up.set()
+
+    feed = LatencyFeed(None, 1.0, sampled.append, say)
+    feed.want("members", frozenset({name}))
+    tracer = feed.tracer
+    assert tracer is not None
+    try:
+        assert gave_up.wait(30), said
+    finally:
+        feed.stop()
+        assert tracer.join(30)
+    assert said[-1] == (
+        "Latency distributions stopped: bpftrace did not attach its probes within 1.0 s; raidtop ended it",
+        True,
+    )
+    assert sampled == [None]
 
 
 def test_a_bpftrace_stuck_in_the_middle_of_a_print_is_ended_and_said(monkeypatch):

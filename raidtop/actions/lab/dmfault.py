@@ -27,6 +27,7 @@ from raidtop.actions.lab.dmtables import (
     dm_table,
     dust_blocks,
     dust_missing,
+    kernel_text,
 )
 from raidtop.actions.lab.guard import check_array, check_member
 from raidtop.actions.lab.loopdev import is_loop_name
@@ -51,24 +52,21 @@ class FaultPlan:
         return " && ".join(shlex.join(argv) for argv in self.commands)
 
 
-def attribute(lab: Lab, path: str) -> str | None:
-    """A sysfs attribute's text; ``None`` when there is none; ActionRefused naming it when something else is there.
+def attribute(lab: Lab, path: str) -> str:
+    """A sysfs attribute's text (``""`` when there is none); ActionRefused naming it when something else is there.
 
-    A fault is planned from what these files say: a FIFO, a device or an unreadable file in
-    an attribute's place (under a ``--root`` tree, or a kernel that changed) is refused in
-    the file's own words, never taken for "no bitmap" or "size unknown".
+    A fault is planned from what these files say: what is no attribute file is refused in
+    its own words (:func:`~raidtop.actions.lab.dmtables.kernel_text`).
     """
     try:
-        return lab.root.read_text(path)
+        return kernel_text(lab.root, path)
     except SourceError as exc:
-        if not lab.root.exists(path):
-            return None
         raise ActionRefused(f"{exc}; no fault is planned from it") from None
 
 
 def loop_sectors(lab: Lab, loop: str) -> int:
     """The loop device's size in 512-byte sectors, from sysfs; 0 when unknown."""
-    text = (attribute(lab, f"/sys/block/{loop}/size") or "").strip()
+    text = attribute(lab, f"/sys/block/{loop}/size").strip()
     return int(text) if text.isdigit() and len(text) < 19 else 0
 
 
@@ -127,7 +125,7 @@ def _check_unreadable(lab: Lab, array: str, member: str, spec: FaultSpec) -> Non
             f"{array} has no write-intent bitmap: md would rebuild {member} as it comes back, and that rewrite "
             "repairs the unreadable range at once (create the lab array with --bitmap)"
         )
-    offset = (attribute(lab, f"{md}/dev-{member}/offset") or "").strip()
+    offset = attribute(lab, f"{md}/dev-{member}/offset").strip()
     if not offset.isdigit() or len(offset) > 18:
         raise ActionRefused(f"{member}'s data offset is unreadable ({md}/dev-{member}/offset)")
     if spec.start < int(offset):
@@ -146,7 +144,7 @@ def plan_clear(lab: Lab, array: str, member: str) -> FaultPlan:
     if under is None:
         raise ActionRefused(f"{member} is not behind a lab fault")
     dm, loop = under
-    roles = (attribute(lab, f"/sys/block/{name}/md/dev-{member}/state") or "").strip().split(",")
+    roles = attribute(lab, f"/sys/block/{name}/md/dev-{member}/state").strip().split(",")
     commands: tuple[tuple[str, ...], ...] = (("dmsetup", "mknodes", dm),)
     if "faulty" not in roles:
         commands += (("mdadm", f"/dev/{name}", "--fail", f"/dev/mapper/{dm}"),)

@@ -100,3 +100,17 @@ def test_proc_misc_that_is_no_file_is_said_not_taken_for_no_device_mapper(tree: 
     assert tree.runner.commands == []
     misc.unlink()  # absent: the kernel has none, as before
     assert device_mapper_missing(tree.root) == NO_DEVICE_MAPPER
+
+
+@pytest.mark.parametrize("where", ["/proc/sys/kernel/osrelease", "/lib/modules/6.1.0-56-amd64/modules.builtin"])
+def test_a_kernel_whose_module_lists_are_no_files_is_said_not_taken_for_no_dm_dust(tree: LabTree, where: str):
+    dusty(tree)
+    (tree.root / "sys" / "module" / "dm_dust").rmdir()  # not loaded: the module lists decide
+    (tree.root / "proc" / "sys" / "kernel").mkdir(parents=True)
+    (tree.root / "proc" / "sys" / "kernel" / "osrelease").write_text("6.1.0-56-amd64\n")
+    (tree.root / "lib" / "modules" / "6.1.0-56-amd64").mkdir(parents=True)
+    path = tree.root / where.lstrip("/")
+    plant(path, "fifo")
+    said = refused(lambda: plan_fault(tree.lab, "md100", "loop4", UNREADABLE), path)
+    assert said == f"cannot tell whether this kernel has dm-dust: {where}: {WHAT['fifo']}"
+    assert tree.runner.commands == []

@@ -231,7 +231,8 @@ class LatencyTracer:
                 return ""
             if self._stuck:
                 return self._stuck
-            errors.seek(0)
+            # Its last words are at the end: warnings about each probe can come before them.
+            errors.seek(max(0, errors.seek(0, os.SEEK_END) - 2048))
             said = errors.read(2048).decode("utf-8", "replace").strip().splitlines()
             last = plain(said[-1][:200]) if said else f"exit status {proc.returncode}"
             return f"bpftrace stopped: {last}"

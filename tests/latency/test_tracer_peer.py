@@ -210,6 +210,22 @@ def test_a_bpftrace_flooding_its_error_output_is_ended_and_said(monkeypatch):
     assert pid is not None and gone(pid)
 
 
+def test_a_bpftrace_that_fails_after_many_warnings_is_reported_by_its_last_line(monkeypatch):
+    # Its error file holds the warnings first; the reason is the line it ended with, not the first ones.
+    name, _key = disk()
+    stand_in(
+        monkeypatch,
+        """
+        sys.stderr.write('WARNING: cannot attach one probe, skipped\\n' * 200)
+        sys.stderr.write('ERROR: Could not resolve symbol\\n')
+        sys.exit(1)
+        """,
+    )
+    tracer, seen = run(name)
+    ended(tracer, seen)
+    assert seen.reason == "bpftrace stopped: ERROR: Could not resolve symbol"
+
+
 DEAF = """
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGTERM, signal.SIG_IGN)

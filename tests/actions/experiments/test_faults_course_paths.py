@@ -118,3 +118,24 @@ def test_a_plain_file_at_the_arrays_device_node_is_left_as_it_was(tree: LabTree)
         ": /dev/md100 is another file, not the block device the kernel lists for md100; nothing written"
     )
     assert holds(node, value)
+
+
+def test_the_courses_results_file_replaces_a_fifo_or_a_link_without_blocking_or_writing_through(tmp_path: Path):
+    from raidtop.actions.experiments.results import ExperimentResult, write_csv
+
+    from tests.actions.experiments.test_faults_course import ROWS
+
+    result = ExperimentResult("faults-course", {"steps": "slow,flakey,unreadable"}, ROWS)
+    fifo, link, victim = tmp_path / "fifo.csv", tmp_path / "link.csv", tmp_path / "victim"
+    os.mkfifo(fifo)
+    value = sentinel_file(victim)
+    link.symlink_to(victim)
+    for path in (fifo, link):
+        done = threading.Thread(target=write_csv, args=(result, path), daemon=True)
+        done.start()
+        done.join(20)
+        if done.is_alive():
+            os.close(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))
+            pytest.fail(f"writing the results blocked on {path}")
+        assert path.is_file() and not path.is_symlink() and "marked slow: dm-0" in path.read_text()
+    assert holds(victim, value)

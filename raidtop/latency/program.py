@@ -33,6 +33,9 @@ WHAT_IT_LOADS = (
 
 ATTACHED = "raidtop: probes attached"
 """What the program's ``BEGIN`` prints; its line arrives only once every probe is attached."""
+INTERVAL_DONE = "raidtop: interval printed"
+"""What the program prints after each interval's histograms: bpftrace prints nothing for an empty
+map (no request completed yet), so this line is how the reader knows bpftrace is not stuck."""
 
 
 FINER = (("@us1", 1189), ("@us2", 1414), ("@us3", 1682))
@@ -88,7 +91,7 @@ def program(
     return (
         f'BEGIN {{ printf("{ATTACHED}\\n"); }}\n'
         + probes
-        + f"interval:s:{interval_s} {{ {finer}print(@us); }}\n"
+        + f'interval:s:{interval_s} {{ {finer}print(@us); printf("{INTERVAL_DONE}\\n"); }}\n'
         + f"END {{ {ends}clear(@us);{cleared} }}\n"
     )
 

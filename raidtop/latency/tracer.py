@@ -6,10 +6,14 @@ own session, so a terminal's signals reach raidtop, which ends it), reads one
 JSON line at a time with a size cap, turns each cumulative print into the
 interval's histograms and hands them to a callback. It is :attr:`attached`
 once bpftrace says every probe is attached (the program's ``BEGIN`` line, not
-bpftrace's ``attached_probes``, which comes before the attaching). :meth:`LatencyTracer.stop`
-ends the process group (TERM, then KILL after a grace period) and is safe to
-call from any thread, any number of times. No Textual: the screen wraps the
-callbacks in messages.
+bpftrace's ``attached_probes``, which comes before the attaching). A watcher
+thread ends a bpftrace that goes quiet (never attaches, or stops completing
+its prints: a blocked read would wait for ever) or floods its error output,
+and says so as the reason.
+:meth:`LatencyTracer.stop` ends the process group (TERM, then KILL after a
+grace period) and is safe to call from any thread, any number of times; at
+exit raidtop waits for that, so no bpftrace outlives it. No Textual: the
+screen wraps the callbacks in messages.
 """
 
 from __future__ import annotations
@@ -21,18 +25,30 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 
 from raidtop.latency.histogram import Log2Histogram, delta, parse_hist_maps
-from raidtop.latency.program import ATTACHED, FINER, argv, kernel_dev, program
+from raidtop.latency.program import ATTACHED, FINER, INTERVAL_DONE, argv, kernel_dev, program
+from raidtop.model.units import duration, size
 from raidtop.untrusted import plain
 
 MAX_LINE = 1 << 20
 """Bytes read per line: a print of a few hundred devices' histograms is far below it."""
-GRACE_S = 3.0
-"""How long bpftrace gets to detach its probes after TERM before it is killed."""
+GRACE_S = 1.0
+"""How long bpftrace gets to run its END after TERM before it is killed. Killing loses nothing: the
+kernel detaches the probes and frees the maps when the process's descriptors close."""
+ATTACH_S = 180.0
+"""How long bpftrace may take to compile the program and attach every probe (seconds on a busy host,
+tens under emulation on a slow VM) before it counts as stuck."""
+MAX_ERRORS = 1 << 20
+"""Bytes of bpftrace's error output kept on disk: its last words are a line; more is a bpftrace gone wrong."""
+STALL_MIN_S = 10.0
+STALL_INTERVALS = 5
+"""Once attached, a bpftrace that ends no interval's print for this many intervals (at least
+:data:`STALL_MIN_S`) is stuck: it is ended, and the reason said."""
 TRACEFS = (Path("/sys/kernel/tracing"), Path("/sys/kernel/debug/tracing"))
 
 Sampled = Callable[[dict[str, Log2Histogram]], None]
@@ -107,6 +123,10 @@ class LatencyTracer:
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._attached = threading.Event()
+        self._beat = threading.Event()
+        """Set by the reader when bpftrace attached or ended an interval's print, and when the reading ends."""
+        self._reading = False
+        self._stuck = ""
 
     @property
     def attached(self) -> bool:
@@ -136,17 +156,25 @@ class LatencyTracer:
         self._thread = threading.Thread(target=self._run, name="raidtop-latency", daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
-        """End bpftrace (TERM now; the reader thread kills it if it lingers). Idempotent, any thread."""
+    def stop(self, *, wait: bool = False) -> None:
+        """End bpftrace: TERM now, KILL after :data:`GRACE_S`. Idempotent, any thread.
+
+        ``wait``: return only once the reader has reaped it (at most a grace period and a second);
+        raidtop's exit waits so, as the threads that would otherwise kill it stop with the interpreter.
+        """
         with self._lock:
             self._stopping = True
             proc = self._proc
-        if proc is not None and proc.poll() is None:
+        if proc is None:
+            return
+        if not wait:
+            _ask_to_end(proc)
+            return
+        if proc.poll() is None:
             _signal_group(proc, signal.SIGTERM)
-            # A bpftrace that ignores TERM would keep the reader blocked on its pipe.
-            timer = threading.Timer(GRACE_S, _kill_if_running, (proc,))
-            timer.daemon = True
-            timer.start()
+        if not self.join(GRACE_S):
+            _kill_if_running(proc)
+            self.join(1.0)
 
     def join(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for the reader thread; True when it has finished."""
@@ -187,13 +215,24 @@ class LatencyTracer:
                     start_new_session=True,
                 )
             proc = self._proc
+            self._reading = True
+            watcher = threading.Thread(
+                target=self._watch, args=(proc, errors.fileno()), name="raidtop-latency-watch", daemon=True
+            )
+            watcher.start()
             try:
                 self._read(proc, by_key)
             finally:
+                self._reading = False
+                self._beat.set()
                 _end(proc)
+                watcher.join(5.0)  # it looks at the error file, which closes below
             if self._stopping:
                 return ""
-            errors.seek(0)
+            if self._stuck:
+                return self._stuck
+            # Its last words are at the end: warnings about each probe can come before them.
+            errors.seek(max(0, errors.seek(0, os.SEEK_END) - 2048))
             said = errors.read(2048).decode("utf-8", "replace").strip().splitlines()
             last = plain(said[-1][:200]) if said else f"exit status {proc.returncode}"
             return f"bpftrace stopped: {last}"
@@ -215,8 +254,12 @@ class LatencyTracer:
             if line.startswith(b'{"type": "printf"') and ATTACHED.encode() in line:
                 # Every probe attached: the columns appear now (dashes until the first request completes).
                 self._attached.set()
+                self._beat.set()
                 if not self._stopping:
                     self._on_sample({})
+                continue
+            if line.startswith(b'{"type": "printf"') and INTERVAL_DONE.encode() in line:
+                self._beat.set()  # an interval printed, histograms or not (an idle device has none)
                 continue
             maps = parse_hist_maps(line.decode("utf-8", "replace"))
             if not maps:
@@ -236,12 +279,48 @@ class LatencyTracer:
             if not self._stopping:
                 self._on_sample(interval)
 
+    def _watch(self, proc: subprocess.Popen[bytes], errors: int) -> None:
+        """End ``proc`` when it attaches or ends no interval in time (the reader's blocked read cannot
+        notice) or fills its error file (``errors``, a descriptor) past :data:`MAX_ERRORS`."""
+        since = time.monotonic()
+        while self._reading:
+            attached = self._attached.is_set()
+            allowed = max(STALL_MIN_S, STALL_INTERVALS * self.interval_s) if attached else ATTACH_S
+            if self._beat.wait(1.0):
+                self._beat.clear()
+                since = time.monotonic()
+            waited = duration(allowed, spoken=True)
+            if os.fstat(errors).st_size > MAX_ERRORS:
+                stuck = f"bpftrace wrote more than {size(MAX_ERRORS, spoken=True)} of errors; raidtop ended it"
+            elif time.monotonic() - since <= allowed:
+                continue
+            elif attached:
+                stuck = (
+                    f"bpftrace went silent: no interval printed for {waited} (one is due every {self.interval_s} s); "
+                    "raidtop ended it"
+                )
+            else:
+                stuck = f"bpftrace did not attach its probes within {waited}; raidtop ended it"
+            if self._reading and not self._stopping:
+                self._stuck = stuck
+                _ask_to_end(proc)
+            return
+
 
 def _signal_group(proc: subprocess.Popen[bytes], signum: int) -> None:
     try:
         os.killpg(proc.pid, signum)
     except (ProcessLookupError, PermissionError):
         pass  # already gone
+
+
+def _ask_to_end(proc: subprocess.Popen[bytes]) -> None:
+    """TERM now, KILL after :data:`GRACE_S`: a bpftrace that ignores TERM would keep the reader blocked."""
+    if proc.poll() is None:
+        _signal_group(proc, signal.SIGTERM)
+        timer = threading.Timer(GRACE_S, _kill_if_running, (proc,))
+        timer.daemon = True
+        timer.start()
 
 
 def _kill_if_running(proc: subprocess.Popen[bytes]) -> None:
@@ -264,6 +343,6 @@ def _end(proc: subprocess.Popen[bytes]) -> None:
 
 @atexit.register
 def _stop_all() -> None:
-    """Whatever path raidtop leaves by, no bpftrace it started keeps running."""
+    """Whatever path raidtop leaves by, no bpftrace it started keeps running, even one ignoring TERM."""
     for tracer in list(_LIVE):
-        tracer.stop()
+        tracer.stop(wait=True)

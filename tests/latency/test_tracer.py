@@ -17,7 +17,7 @@ import pytest
 
 from raidtop.latency import tracer as tracer_module
 from raidtop.latency.histogram import Log2Histogram
-from raidtop.latency.program import ATTACHED, program
+from raidtop.latency.program import ATTACHED, INTERVAL_DONE, program
 from raidtop.latency.tracer import MAX_LINE, LatencyTracer, device_number, traced_as, why_unavailable
 
 from tests.conftest import gone
@@ -219,7 +219,9 @@ def test_the_program_traces_bio_based_devices_by_their_bios_and_the_rest_by_requ
     assert f"tracepoint:block:block_bio_queue /{bio}/" in source
     assert "block_bio_complete /@bio[args->dev, args->sector]/" in source
     assert "END { clear(@start); clear(@bio); clear(@us); clear(@us1); clear(@us2); clear(@us3); }" in source
-    # The finer histograms print before @us, whose line closes the interval.
-    assert "interval:s:1 { print(@us1); print(@us2); print(@us3); print(@us); }" in source
+    # The finer histograms print before @us, whose line closes the interval; then the line that says it ended.
+    assert (
+        f'interval:s:1 {{ print(@us1); print(@us2); print(@us3); print(@us); printf("{INTERVAL_DONE}\\n"); }}' in source
+    )
     only_bio = program([], 1, [("dm-0", 253, 0)])
     assert "block_rq_issue" not in only_bio and "clear(@start)" not in only_bio

@@ -11,11 +11,11 @@ from __future__ import annotations
 import mmap
 import os
 import re
-import stat
 import time
 
 from raidtop.actions.experiments.course_results import COURSE_STEPS, CourseParams, CourseRow, Judge
 from raidtop.actions.experiments.experiment import Control, wait_idle
+from raidtop.actions.lab.array_device import open_array_device
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.dmfault import plan_clear, plan_fault
 from raidtop.actions.lab.dmtables import DUST_SECTORS, FaultSpec, dust_blocks, lab_dm_devices
@@ -197,15 +197,11 @@ def _read_direct(course: CourseSession, offset: int, length: int) -> None:
         check_array(name, course.lab.state(), course.lab.root)
     except ActionRefused as exc:
         raise LabError(str(exc)) from None
-    expected = (course.lab.root.read_optional(f"/sys/block/{name}/dev") or "").strip()
     command = f"dd if=/dev/{name} of=/dev/null bs=512 skip={offset // 512} count={length // 512} iflag=direct"
 
     def read() -> None:
-        fd = os.open(f"/dev/{name}", os.O_RDONLY | os.O_DIRECT | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = open_array_device(course.lab, name, os.O_RDONLY | os.O_DIRECT, "read")
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISBLK(info.st_mode) or f"{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}" != expected:
-                raise LabError(f"/dev/{name} is not the block device the kernel lists for {name}; nothing read")
             buffer = mmap.mmap(-1, length)  # page-aligned, as O_DIRECT needs
             try:
                 os.preadv(fd, [buffer], offset)

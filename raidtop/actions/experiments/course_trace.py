@@ -21,12 +21,11 @@ from raidtop.actions.lab.core import Lab
 from raidtop.collect.sampler import Sampler
 from raidtop.latency.histogram import Log2Histogram, merged
 from raidtop.latency.summary import MemberLatency, summarize
+from raidtop.latency.tracer import ATTACH_S
 from raidtop.model.md import MdArray
 from raidtop.model.snapshot import DiskIO
 from raidtop.model.units import micros
 
-ATTACH_S = 180.0
-"""How long bpftrace may take to attach its probes (seconds under emulation, tens on a slow VM)."""
 SETTLE_S = 1.5
 """After fio: longer than the tracer's 1 s interval, so the print covering fio's last requests arrives."""
 

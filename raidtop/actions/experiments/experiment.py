@@ -15,13 +15,13 @@ import contextlib
 import json
 import os
 import signal
-import stat
 import threading
 import time
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterator
 
 from raidtop.actions.fio.results import FioResult
+from raidtop.actions.lab.array_device import open_array_device
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.model.units import duration
 from raidtop.actions.lab.guard import check_array, kernel_members
@@ -199,21 +199,17 @@ def write_mib(lab: Lab, name: str, mib: int, control: Control, offset_mib: int =
 
     The guard checks the array is entirely the lab's; the device is opened
     exclusively (``O_EXCL``: refused while mounted or held) and must be the
-    block device the kernel lists for ``name`` (same device number).
+    block device the kernel lists for ``name`` (:func:`open_array_device`).
     """
     try:
         check_array(name, lab.state(), lab.root)
     except ActionRefused as exc:
         raise LabError(str(exc)) from None
-    expected = (lab.root.read_optional(f"/sys/block/{name}/dev") or "").strip()
     command = f"dd if=/dev/urandom of=/dev/{name} bs=1M seek={offset_mib} count={mib} conv=fsync"
 
     def write() -> None:
-        fd = os.open(f"/dev/{name}", os.O_WRONLY | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = open_array_device(lab, name, os.O_WRONLY | os.O_EXCL, "written")
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISBLK(info.st_mode) or f"{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}" != expected:
-                raise LabError(f"/dev/{name} is not the block device the kernel lists for {name}; nothing written")
             block = os.urandom(WRITE_BLOCK)
             for index in range(mib):
                 control.check()

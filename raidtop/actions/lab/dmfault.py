@@ -27,10 +27,12 @@ from raidtop.actions.lab.dmtables import (
     dm_table,
     dust_blocks,
     dust_missing,
+    kernel_text,
 )
 from raidtop.actions.lab.guard import check_array, check_member
 from raidtop.actions.lab.loopdev import is_loop_name
 from raidtop.actions.member_actions import ActionRefused
+from raidtop.collect.source import SourceError
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +52,21 @@ class FaultPlan:
         return " && ".join(shlex.join(argv) for argv in self.commands)
 
 
+def attribute(lab: Lab, path: str) -> str:
+    """A sysfs attribute's text (``""`` when there is none); ActionRefused naming it when something else is there.
+
+    A fault is planned from what these files say: what is no attribute file is refused in
+    its own words (:func:`~raidtop.actions.lab.dmtables.kernel_text`).
+    """
+    try:
+        return kernel_text(lab.root, path)
+    except SourceError as exc:
+        raise ActionRefused(f"{exc}; no fault is planned from it") from None
+
+
 def loop_sectors(lab: Lab, loop: str) -> int:
     """The loop device's size in 512-byte sectors, from sysfs; 0 when unknown."""
-    text = (lab.root.read_optional(f"/sys/block/{loop}/size") or "").strip()
+    text = attribute(lab, f"/sys/block/{loop}/size").strip()
     return int(text) if text.isdigit() and len(text) < 19 else 0
 
 
@@ -106,12 +120,12 @@ def _check_unreadable(lab: Lab, array: str, member: str, spec: FaultSpec) -> Non
     if missing is not None:
         raise ActionRefused(missing)
     md = f"/sys/block/{array}/md"
-    if (lab.root.read_optional(f"{md}/bitmap/location") or "none").strip() == "none":
+    if (attribute(lab, f"{md}/bitmap/location") or "none").strip() == "none":
         raise ActionRefused(
             f"{array} has no write-intent bitmap: md would rebuild {member} as it comes back, and that rewrite "
             "repairs the unreadable range at once (create the lab array with --bitmap)"
         )
-    offset = (lab.root.read_optional(f"{md}/dev-{member}/offset") or "").strip()
+    offset = attribute(lab, f"{md}/dev-{member}/offset").strip()
     if not offset.isdigit() or len(offset) > 18:
         raise ActionRefused(f"{member}'s data offset is unreadable ({md}/dev-{member}/offset)")
     if spec.start < int(offset):
@@ -130,7 +144,7 @@ def plan_clear(lab: Lab, array: str, member: str) -> FaultPlan:
     if under is None:
         raise ActionRefused(f"{member} is not behind a lab fault")
     dm, loop = under
-    roles = (lab.root.read_optional(f"/sys/block/{name}/md/dev-{member}/state") or "").strip().split(",")
+    roles = attribute(lab, f"/sys/block/{name}/md/dev-{member}/state").strip().split(",")
     commands: tuple[tuple[str, ...], ...] = (("dmsetup", "mknodes", dm),)
     if "faulty" not in roles:
         commands += (("mdadm", f"/dev/{name}", "--fail", f"/dev/mapper/{dm}"),)

@@ -79,12 +79,30 @@ class FaultSpec:
         return f"sectors {self.start}–{self.start + self.length - 1} unreadable and unwritable"
 
 
+def kernel_text(root: Root, path: str) -> str:
+    """A /proc, /sys or /lib/modules file's text under ``root``; ``""`` when it is not there.
+
+    Something else in its place (a FIFO, a device, an unreadable file: under a ``--root``
+    tree, say) raises :class:`SourceError` in the file's own words: taken for absent, it
+    would make a wrong sentence ("no device-mapper", "no write-intent bitmap").
+    """
+    try:
+        return root.read_text(path)
+    except SourceError:
+        if root.exists(path):
+            raise
+        return ""
+
+
 def device_mapper_missing(root: Root | str = "/") -> str | None:
     """Why no dm device can be made on ``root``'s kernel, or ``None`` when device-mapper is there.
 
     The kernel lists its ``device-mapper`` control device in /proc/misc once dm_mod is loaded (or built in).
     """
-    misc = as_root(root).read_optional("/proc/misc") or ""
+    try:
+        misc = kernel_text(as_root(root), "/proc/misc")
+    except SourceError as exc:
+        return f"cannot tell whether this kernel has device-mapper: {exc}"
     if any(line.split()[1:2] == ["device-mapper"] for line in misc.splitlines()[:512]):
         return None
     return NO_DEVICE_MAPPER
@@ -184,12 +202,14 @@ def dust_missing(root: Root | str = "/") -> str | None:
     root = as_root(root)
     if root.exists("/sys/module/dm_dust"):
         return None
-    release = (root.read_optional("/proc/sys/kernel/osrelease") or "").strip()
-    if release and "/" not in release and len(release) < 128:
-        for listing in ("modules.builtin", "modules.dep"):
-            text = root.read_optional(f"/lib/modules/{release}/{listing}") or ""
-            if "/dm-dust.ko" in text:
-                return None
+    try:
+        release = kernel_text(root, "/proc/sys/kernel/osrelease").strip()
+        if release and "/" not in release and len(release) < 128:
+            for listing in ("modules.builtin", "modules.dep"):
+                if "/dm-dust.ko" in kernel_text(root, f"/lib/modules/{release}/{listing}"):
+                    return None
+    except SourceError as exc:
+        return f"cannot tell whether this kernel has dm-dust: {exc}"
     return NO_DUST
 
 

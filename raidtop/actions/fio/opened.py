@@ -275,7 +275,8 @@ def open_directory_target(path: str, size: int, identity: tuple[int, int] | None
 def open_device_target(path: str, number: tuple[int, int] | None) -> OpenTarget:
     """Open the raw device ``path`` exclusively; it must be device ``number`` (major, minor)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_EXCL | os.O_CLOEXEC)
+        # Non-blocking: a FIFO swapped in since the check would otherwise wait for a writer forever.
+        fd = os.open(path, os.O_RDONLY | os.O_EXCL | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as exc:
         if exc.errno == errno.EBUSY:
             raise TargetRefused(

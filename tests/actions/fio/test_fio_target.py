@@ -18,7 +18,7 @@ from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.session import Batch, execute, plan_run, run_repeat
 from raidtop.actions.fio.guards import TargetRefused, check_target
 from raidtop.actions.fio.store import RunStore
-from raidtop.actions.fio.opened import PRIVATE_DIR_NAME, open_directory_target
+from raidtop.actions.fio.opened import PRIVATE_DIR_NAME, open_device_target, open_directory_target
 from raidtop.actions.fio.presets import parse_presets_toml
 
 from tests.fake_fio import make_fake_fio
@@ -234,3 +234,27 @@ def test_the_handoff_line_says_exactly_how_the_shown_command_becomes_the_one_run
         f"--filename={ran}" if arg == f"--filename={shown_file}" else arg for arg in planned.command.argv
     )
     assert logged.command == planned.command.display
+
+
+def test_a_fifo_swapped_in_for_the_raw_device_is_refused_without_blocking(tmp_path: Path):
+    # Between planning and running, the checked device's path became a FIFO: opening it
+    # for reading would wait for a writer forever (the bench's start would hang).
+    fifo = tmp_path / "sdz"
+    os.mkfifo(fifo)
+    refused: list[BaseException] = []
+
+    def attempt() -> None:
+        try:
+            open_device_target(str(fifo), (8, 0))
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            refused.append(exc)
+
+    thread = threading.Thread(target=attempt, daemon=True)
+    thread.start()
+    thread.join(20)
+    if thread.is_alive():
+        os.close(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))  # the other end: the blocked open returns
+        thread.join(20)
+        pytest.fail("opening the target blocked on a FIFO")
+    assert refused and isinstance(refused[0], TargetRefused)
+    assert "no longer the block device that was checked" in str(refused[0])

@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 from os.path import commonprefix
 
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual.geometry import Region
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.widget import Widget
 
 from raidtop.model.snapshot import Snapshot
@@ -39,6 +40,10 @@ class StatusBar(Widget):
     badge: reactive[str] = reactive("")
     """An extra label (e.g. DEMO, REPLAY) shown in alert colours."""
 
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._line: tuple[tuple, Strip] | None = None
+
     def show(self, snap: Snapshot) -> None:
         """Take the sample's time and load averages from ``snap``; repaint only the characters that changed.
 
@@ -63,14 +68,23 @@ class StatusBar(Widget):
         """The line as plain text, as :meth:`render` lays it out."""
         return "".join(text for text, _style in self._parts(None, None, None))
 
-    def render(self) -> Text:
-        title = self.get_component_rich_style("status-bar--title")
-        muted = self.get_component_rich_style("status-bar--muted")
-        alert = self.get_component_rich_style("status-bar--alert")
-        text = Text(no_wrap=True, overflow="ellipsis")
-        for part, style in self._parts(title, muted, alert):
-            text.append(part, style or "")
-        return text
+    def render_line(self, y: int) -> Strip:
+        """The line as segments (a Rich Text made a new Visual per repaint: most of the header's cost)."""
+        width = self.size.width
+        base = self.rich_style
+        if y:
+            return Strip.blank(width, base)
+        styles = [self.get_component_rich_style(f"status-bar--{name}") for name in ("title", "muted", "alert")]
+        parts = self._parts(*styles)
+        key = (tuple(parts), width, base)
+        if self._line is not None and self._line[0] == key:
+            return self._line[1]
+        strip = Strip([Segment(text, base + style if style else base) for text, style in parts])
+        if strip.cell_length > width:  # the parts that always stay (clock, badge, PAUSED) are wider still
+            strip = Strip.join([strip.crop(0, max(0, width - 1)), Strip([Segment("…", base)])])
+        strip = strip.extend_cell_length(width, base).simplify()
+        self._line = (key, strip)
+        return strip
 
     def _parts(self, title: Style | None, muted: Style | None, alert: Style | None) -> list[tuple[str, Style | None]]:
         """The line's pieces and their styles, the lowest-ranked left out first when the line is too long."""

@@ -235,6 +235,22 @@ async def test_the_header_keeps_clock_paused_and_badge_at_any_width(static_confi
         assert "a-very-long-host" not in line
 
 
+async def test_a_header_wider_than_the_screen_ends_in_an_ellipsis_and_takes_a_new_theme(static_config):
+    app = RaidtopApp(static_config)
+    async with app.run_test(size=(30, 24)) as pilot:
+        status = app.dashboard.query_one(StatusBar)
+        status.badge = "DEMO — SIMULATED"
+        status.sample_time = "12:34:56"
+        status.paused = True
+        await pilot.pause()
+        line = screen_text(app).splitlines()[0]
+        assert line.startswith(" DEMO — SIMULATED") and line.rstrip().endswith("…") and len(line) <= 30
+        dark = status.render_line(0)
+        app.theme = "raidtop-light"
+        await pilot.pause()
+        assert status.render_line(0).text == dark.text and status.render_line(0) != dark  # same words, new colours
+
+
 async def test_footer_shows_whole_words_and_always_help(static_config):
     app = RaidtopApp(static_config)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import errno
 import os
-import sqlite3
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite3
 
 DEFAULT_LIMIT = 16 * 1024 * 1024
 """Bytes read at most from a file by default: /proc/diskstats with 10,000
@@ -73,6 +76,8 @@ def open_store(path: str | os.PathLike[str], own_table: str) -> sqlite3.Connecti
         raise UnsafeFile(path, "is a symbolic link; raidtop does not follow it")
     if mode is not None and not stat.S_ISREG(mode):
         raise UnsafeFile(path, f"is {_kind(mode)}, not a database file")
+    import sqlite3  # here, not at the top: the dashboard reads files through this module and never a store
+
     connection = sqlite3.connect(path, timeout=10)
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if tables and own_table not in tables:

@@ -115,6 +115,14 @@ def test_the_dashboards_command_line_imports_no_subcommand():
     assert not {f"raidtop.cli.{name}" for name in SUBCOMMANDS} & set(loaded.split()), loaded
 
 
+def test_the_dashboard_loads_no_sqlite():
+    """Issue 30: SQLite (its library ~1 MB of the dashboard's memory) is for the stores: benchmarks and the lab."""
+    script = "import sys, raidtop.__main__, raidtop.app.raidtop_app\nprint(any('sqlite' in m for m in sys.modules))\n"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
 def test_a_subcommand_a_typo_or_a_root_named_like_one_still_reads_as_before(capsys):
     assert entry.parse_arguments(["snapshot", "--json"]).command == "snapshot"
     args = entry.parse_arguments(["--root", "snapshot"])  # a directory that happens to share a name

@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scale import LoopFarm, block_device_count, process_count, tool_specs, with_loop_farm  # noqa: E402
-from tui_cost import machine_lines  # noqa: E402
+from tui_cost import find_glances, machine_lines  # noqa: E402
 from tui_measure import Measurement, measure, prewarm  # noqa: E402
 
 TOOLS = ("raidtop-processes", "raidtop", "atop")
@@ -47,6 +47,9 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=5.0, help="start-up window before steady state (default 5)")
     parser.add_argument("--tools", default=",".join(TOOLS), help="comma-separated, in run order")
     parser.add_argument("--python", default=sys.executable, help="interpreter with raidtop's dependencies")
+    parser.add_argument(
+        "--glances", help="path to glances, for --tools ...,glances (default: found as perf/scale.py finds it)"
+    )
     args = parser.parse_args()
     if os.geteuid() != 0:
         print("versus_atop.py attaches loop devices and mounts a tmpfs: run it as root", file=sys.stderr)
@@ -63,7 +66,7 @@ def main() -> int:
     if missing:
         print(f"needed and not found: {', '.join(missing)}", file=sys.stderr)
         return 2
-    specs = tool_specs(args.tools.split(","), args.python, None)
+    specs = tool_specs(args.tools.split(","), args.python, find_glances(args.glances))
 
     def measured(farm: LoopFarm) -> int:
         rows: list[tuple[int, int, Measurement]] = []
@@ -114,6 +117,9 @@ def print_table(rows: list[tuple[int, int, Measurement]]) -> None:
             for name in ("raidtop-processes", "raidtop")
             if name in by_name
         )
+        glances = by_name.get("glances")
+        if glances is not None and glances.steady_cpu_pct and "raidtop-processes" in by_name:
+            ratios += f"  raidtop-processes / glances {by_name['raidtop-processes'].steady_cpu_pct / glances.steady_cpu_pct:4.2f}x"
         print(f"{devices:5d} devices {processes:5d} processes: {ratios}")
     print("budget (issue 30, item 1): raidtop-processes / atop ≤ 1.00x in every setting")
 

@@ -118,8 +118,9 @@ def print_table(rows: list[tuple[int, int, Measurement]]) -> None:
             if name in by_name
         )
         glances = by_name.get("glances")
-        if glances is not None and glances.steady_cpu_pct and "raidtop-processes" in by_name:
-            ratios += f"  raidtop-processes / glances {by_name['raidtop-processes'].steady_cpu_pct / glances.steady_cpu_pct:4.2f}x"
+        shown = by_name.get("raidtop-processes")
+        if glances is not None and glances.steady_cpu_pct and shown is not None:
+            ratios += f"  raidtop-processes / glances {shown.steady_cpu_pct / glances.steady_cpu_pct:4.2f}x"
         print(f"{devices:5d} devices {processes:5d} processes: {ratios}")
     print("budget (issue 30, item 1): raidtop-processes / atop ≤ 1.00x in every setting")
 

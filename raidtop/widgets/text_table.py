@@ -195,11 +195,9 @@ class TextTable(ScrollView, can_focus=True):
             except ValueError:
                 pass
         self._clamp_cursor()
-        if (
-            first_rows
-            or placeholder_changed
-            or (old_count != len(keys) and (not keys or not old_count or self._sized_by_rows()))
-        ):
+        # A count that changes repaints all only where the placeholder comes or goes or the height follows it.
+        recount = old_count != len(keys) and (not keys or not old_count or self._sized_by_rows())
+        if first_rows or placeholder_changed or recount:
             self._invalidate_all()
             return
         first, last = self._visible_rows()
@@ -229,8 +227,7 @@ class TextTable(ScrollView, can_focus=True):
 
     def _sized_by_rows(self) -> bool:
         """Whether the table's height follows its rows (``height: auto``)."""
-        height = self.styles.height
-        return height is None or height.is_auto
+        return self.styles.height is None or self.styles.height.is_auto
 
     def _repaint_cells(self, index: int, before: Row | None, after: Row) -> None:
         """Repaint the cells of row ``index`` whose text or tone changed (Textual writes dirty regions)."""

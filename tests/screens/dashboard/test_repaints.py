@@ -79,7 +79,7 @@ async def test_the_next_second_repaints_only_the_clock_digits_that_moved(refresh
         for _ in range(SPARK_WIDTH + 2):
             app.apply_snapshot(snap)
             await pilot.pause()
-        line = app.screen.query_one("#status").render().plain
+        line = app.screen.query_one("#status").render_line(0).text
         refreshes.clear()
         app.apply_snapshot(replace(snap, time=snap.time + 1))  # 12:26:40 -> 12:26:41 (UTC in tests)
         await pilot.pause()
@@ -87,6 +87,6 @@ async def test_the_next_second_repaints_only_the_clock_digits_that_moved(refresh
         assert len(marked) == 1 and len(marked[0]) == 1
         region = marked[0][0]
         assert region.width == 1 and region.height == 1
-        after = app.screen.query_one("#status").render().plain
+        after = app.screen.query_one("#status").render_line(0).text
         assert line[region.x] != after[region.x] and line[: region.x] == after[: region.x]
         assert {w for w, _ in refreshes["regions"]} == {"status"}

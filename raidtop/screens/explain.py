@@ -78,6 +78,7 @@ class ExplainScreen(ModalScreen[None]):
         self._rebuild = rebuild
         self.taken_at = taken_at
         self._gone = False
+        self._caveats = list(explanation.caveats)  # as shown
 
     def _title(self) -> str:
         when = "" if self.taken_at is None else time.strftime("%H:%M:%S", time.localtime(self.taken_at))
@@ -119,7 +120,7 @@ class ExplainScreen(ModalScreen[None]):
         table.styles.height = len(rows) + 1
 
     def apply_snapshot(self, snap: Snapshot) -> None:
-        """Explain the same row again from ``snap`` (caveats keep their first wording)."""
+        """Explain the same row again from ``snap``."""
         if self._rebuild is None:
             return
         fresh = self._rebuild(snap)
@@ -127,7 +128,23 @@ class ExplainScreen(ModalScreen[None]):
         if fresh is not None:
             self.explanation, self.taken_at = fresh, snap.time
             self._show_rows()
+            self._show_caveats()
         self.query_one("#explain-title", Static).update(content(self._title()))
+
+    def _show_caveats(self) -> None:
+        """The caveats of the figures shown (an array's notes age with them: "degraded 5s")."""
+        shown = list(self.query(".explain-caveat").results(Static))
+        caveats = list(self.explanation.caveats)
+        if len(shown) != len(caveats):
+            for widget in shown:
+                widget.remove()
+            frame = self.query_one(VerticalScroll)
+            frame.mount_all(Static(content(c, multiline=True), classes="explain-caveat") for c in caveats)
+        else:
+            for widget, before, caveat in zip(shown, self._caveats, caveats):
+                if caveat != before:
+                    widget.update(content(caveat, multiline=True))
+        self._caveats = caveats
 
     def action_copy_shown(self) -> None:
         """Copy what the dialog shows, as text (for a ticket or a class's notes)."""

@@ -13,7 +13,8 @@ from raidtop.widgets.text_table import TextTable
 
 def rebuild(time: float, percent: float) -> Snapshot:
     sync = MdSync("recover", percent, int(percent * 100), 10_000, 1000, 60.0, 58.0, "raidtop", 1000.0)
-    return Snapshot(time=time, interval_s=1.0, arrays=(MdArray("md0", "raid1", "active", "degraded", 2, 1, sync=sync),))
+    array = MdArray("md0", "raid1", "active", "degraded", 2, 1, sync=sync, degraded_since=1_700_000_000.0)
+    return Snapshot(time=time, interval_s=1.0, arrays=(array,))
 
 
 async def test_explain_updates_live_and_names_its_sample(static_config):
@@ -27,10 +28,14 @@ async def test_explain_updates_live_and_names_its_sample(static_config):
         rows = lambda: {r.key: r.cells for r in app.screen.query_one("#explain-table", TextTable).rows}  # noqa: E731
         assert rows()["progress"][-1] == "9.6%"
         assert "figures of 22:13:20, live" in app.screen._title()
+        assert any(str(c.render()).startswith("Notes: degraded 0s") for c in app.screen.query(".explain-caveat"))
         app.apply_snapshot(rebuild(1_700_000_005.0, 12.5))
         await pilot.pause()
         assert rows()["progress"][-1] == "12.5%"
         assert "figures of 22:13:25, live" in app.screen._title()
+        # The caveats are the shown figures' too: the array's notes age with them.
+        caveats = [str(c.render()) for c in app.screen.query(".explain-caveat")]
+        assert any(c.startswith("Notes: degraded 5s") for c in caveats), caveats
         # The array goes away: the last figures stay, and the title says so.
         app.apply_snapshot(replace(rebuild(1_700_000_006.0, 12.5), arrays=()))
         await pilot.pause()

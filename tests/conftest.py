@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -53,6 +55,31 @@ def loop_device(tmp_path):
         pytest.skip(f"no loop device: {exc}")
     yield path
     subprocess.run(["losetup", "-d", path], check=False)
+
+
+def ended_within(attempt: Callable[[], object], fifo: Path | None = None, seconds: float = 20.0) -> object:
+    """What ``attempt()`` returned or raised; the test fails if it did not end within ``seconds``.
+
+    A FIFO must not block it: if it is still running, ``fifo``'s other end is opened so the
+    blocked open or read returns and no thread outlives the test.
+    """
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(attempt())
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        if fifo is not None:
+            os.close(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))  # the other end: the blocked call returns
+            thread.join(seconds)
+        pytest.fail(f"blocked on the FIFO {fifo}" if fifo is not None else "the attempt did not end")
+    return outcome[0]
 
 
 def gone(pid: int) -> bool:

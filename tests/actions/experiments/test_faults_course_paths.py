@@ -24,6 +24,7 @@ from raidtop.actions.experiments.experiment import Control, write_mib
 from raidtop.actions.lab.commands import LabCommandFailed
 
 from tests.actions.lab.lab_tree import LabTree
+from tests.conftest import ended_within
 from tests.actions.lab.test_lab_teardown_trust import holds, sentinel_file
 
 
@@ -40,24 +41,10 @@ def course(tree: LabTree) -> CourseSession:
 
 def refusal(attempt: Callable[[], object], fifo: Path | None = None) -> str:
     """What ``attempt`` was refused with; it must end (a FIFO must not block it) within a generous bound."""
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            attempt()
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
-            failed.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(20)
-    if thread.is_alive() and fifo is not None:
-        os.close(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))  # the other end: the blocked open returns
-        thread.join(20)
-        pytest.fail(f"blocked on the FIFO {fifo}")
-    assert not thread.is_alive() and failed, "not refused"
-    assert isinstance(failed[0], LabCommandFailed), failed[0]
-    return str(failed[0])
+    failed = ended_within(attempt, fifo)
+    assert isinstance(failed, BaseException), "not refused"
+    assert isinstance(failed, LabCommandFailed), failed
+    return str(failed)
 
 
 def logged(tree: LabTree) -> str:

@@ -21,6 +21,7 @@ from raidtop.actions.fio.store import RunStore
 from raidtop.actions.fio.opened import PRIVATE_DIR_NAME, open_device_target, open_directory_target
 from raidtop.actions.fio.presets import parse_presets_toml
 
+from tests.conftest import ended_within
 from tests.fake_fio import make_fake_fio
 
 PRESETS = parse_presets_toml('runtime = 2\nsize = "1M"\n')
@@ -241,20 +242,6 @@ def test_a_fifo_swapped_in_for_the_raw_device_is_refused_without_blocking(tmp_pa
     # for reading would wait for a writer forever (the bench's start would hang).
     fifo = tmp_path / "sdz"
     os.mkfifo(fifo)
-    refused: list[BaseException] = []
-
-    def attempt() -> None:
-        try:
-            open_device_target(str(fifo), (8, 0))
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
-            refused.append(exc)
-
-    thread = threading.Thread(target=attempt, daemon=True)
-    thread.start()
-    thread.join(20)
-    if thread.is_alive():
-        os.close(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))  # the other end: the blocked open returns
-        thread.join(20)
-        pytest.fail("opening the target blocked on a FIFO")
-    assert refused and isinstance(refused[0], TargetRefused)
-    assert "no longer the block device that was checked" in str(refused[0])
+    refused = ended_within(lambda: open_device_target(str(fifo), (8, 0)), fifo)
+    assert isinstance(refused, TargetRefused)
+    assert "no longer the block device that was checked" in str(refused)

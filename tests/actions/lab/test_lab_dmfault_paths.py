@@ -11,7 +11,6 @@ given a generous bound; the FIFO is opened from here afterwards so none outlives
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from raidtop.actions.lab.dmtables import NO_DEVICE_MAPPER, FaultSpec, device_map
 from raidtop.actions.member_actions import ActionRefused
 
 from tests.actions.lab.lab_tree import LabTree
+from tests.conftest import ended_within
 from tests.actions.lab.test_lab_dmfault import dusty, faulted
 
 UNREADABLE = FaultSpec("unreadable", start=8192, length=16)
@@ -34,23 +34,9 @@ def tree(tmp_path) -> LabTree:
 
 def refused(attempt: Callable[[], object], fifo: Path | None = None) -> str:
     """The sentence ``attempt`` was refused with; it must end within a generous bound."""
-    outcome: list[BaseException | object] = []
-
-    def run() -> None:
-        try:
-            outcome.append(attempt())
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
-            outcome.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(20)
-    if thread.is_alive():
-        if fifo is not None:
-            os.close(os.open(fifo, os.O_RDWR | os.O_NONBLOCK))  # the other end: a blocked read returns
-        pytest.fail("the plan's read did not end")
-    assert outcome and isinstance(outcome[0], ActionRefused), outcome
-    return str(outcome[0])
+    outcome = ended_within(attempt, fifo)
+    assert isinstance(outcome, ActionRefused), outcome
+    return str(outcome)
 
 
 def plant(path: Path, kind: str) -> None:

@@ -50,12 +50,20 @@ def _start_bench(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen, int]:
 
 
 def _gone(pid: int) -> bool:
+    """fio and every one of its job threads have ended.
+
+    A killed thread-group leader shows ``Z`` while its other threads are still
+    on their way out, and a job thread finishes the ``io_submit`` it is in
+    before it dies (32 writes landed after the leader read ``Z`` once), so a
+    zombie counts as gone only when it is the last task of its group.
+    """
     for _ in range(200):
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            tasks = os.listdir(f"/proc/{pid}/task")
         except OSError:
             return True
-        if state == "Z":
+        if state == "Z" and tasks == [str(pid)]:
             return True  # dead; waiting for its (gone) parent's reaper
         time.sleep(0.05)
     return False

@@ -9,6 +9,7 @@ from __future__ import annotations
 from array import array
 from itertools import compress, repeat
 from operator import ne
+from typing import cast
 
 from raidtop.model.disk_columns import COUNTER_FIELDS, DiskCounterColumns
 from raidtop.model.snapshot import DiskCounters
@@ -89,24 +90,25 @@ def _regular(lines: list[str], text: str) -> DiskCounterColumns | None:
     count = len(lines)
     if not count:
         return None
-    tokens = text.split()
+    # int() also takes "+5", "5_0", "-0" and non-ASCII digits: with none of those in
+    # the text, the unsigned array's OverflowError is the only check a column needs.
+    plain = text.isascii() and not any(mark in text for mark in _NOT_PLAIN) and not text.startswith("-")
+    # An ASCII text is split as bytes: int() of a bytes token skips the
+    # decoding a str token costs (a third of the parse at thousands of disks).
+    tokens: list[bytes] | list[str] = text.encode("ascii").split() if plain else text.split()
     width = len(tokens) // count
     if width not in _KERNEL_FIELD_COUNTS or width * count != len(tokens):
         return None
-    names = tokens[2::width]
-    joined = " ".join(names)
-    if not joined.isprintable() or any(map(str.isdigit, names)) or not _DOTS.isdisjoint(names):
+    names = _names(tokens[2::width])
+    if not "".join(names).isprintable() or any(map(str.isdigit, names)) or not _DOTS.isdisjoint(names):
         return None
     if any(map(str.startswith, names, repeat("/"))):  # a name that would be an absolute sysfs path
         return None
     numbers: list[array[int]] = []
-    # int() also takes "+5", "5_0", "-0" and non-ASCII digits: with none of those in
-    # the text, the unsigned array's OverflowError is the only check a column needs.
-    plain = text.isascii() and not any(mark in text for mark in _NOT_PLAIN) and not text.startswith("-")
     for k in (0, 1, *range(3, width)):
         column = tokens[k::width]
         if not plain:
-            digits = "".join(column)
+            digits = "".join(cast("list[str]", column))
             if not (digits.isascii() and digits.isdigit()):
                 return None
         try:
@@ -115,6 +117,13 @@ def _regular(lines: list[str], text: str) -> DiskCounterColumns | None:
             return None
     counters = dict(zip(COUNTER_FIELDS, numbers[2:]))
     return DiskCounterColumns(numbers[0], numbers[1], names, counters)
+
+
+def _names(tokens: list[bytes] | list[str]) -> list[str]:
+    """The name column as text (bytes tokens hold no whitespace, so one join and split decode them all)."""
+    if tokens and isinstance(tokens[0], bytes):
+        return b" ".join(tokens).decode("ascii").split(" ")
+    return cast("list[str]", tokens)
 
 
 def _patched(before: DiskCounterColumns, changed: list[int], lines: list[str]) -> DiskCounterColumns | None:

@@ -13,7 +13,7 @@ column (the history's sparklines, a sort) read it without any object made.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from operator import or_, truth
+from operator import itemgetter, or_, truth
 from typing import Any, Protocol, TypeVar, overload
 
 from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO, disk_row
@@ -70,11 +70,12 @@ class DiskCounterColumns(Sequence[DiskCounters]):
 
     def take(self, positions: Sequence[int]) -> DiskCounterColumns:
         """The devices at ``positions`` only, in that order."""
-        counters = {f: None if c is None else [c[i] for i in positions] for f, c in self.counters.items()}
-        pick = [self.names[i] for i in positions]
-        return DiskCounterColumns(
-            [self.majors[i] for i in positions], [self.minors[i] for i in positions], pick, counters
-        )
+        if not positions:
+            return DiskCounterColumns([], [], [], {f: None if c is None else [] for f, c in self.counters.items()})
+        # itemgetter picks in C; with one position it gives the item, not a tuple.
+        pick = itemgetter(*positions) if len(positions) > 1 else lambda column: (column[positions[0]],)
+        counters = {f: None if c is None else pick(c) for f, c in self.counters.items()}
+        return DiskCounterColumns(pick(self.majors), pick(self.minors), pick(self.names), counters)
 
     def __len__(self) -> int:
         return len(self.names)

@@ -82,3 +82,14 @@ def test_a_counter_beyond_64_bits_skips_its_line() -> None:
 def test_a_numeric_device_name_is_not_taken_for_a_shifted_line() -> None:
     disks, _ = parse_diskstats("   8       0 123 1 2 3 4 5 6 7 8 0 9 10 0 0 0 0 0 0\n")
     assert [d.name for d in disks] == ["123"]  # read line by line: the name is a name
+
+
+@pytest.mark.parametrize("separator", ["\x1c", "\x1f", "\x85", "\u3000"])
+def test_a_separator_only_text_splits_on_never_joins_two_names(separator: str) -> None:
+    # An ASCII file is split as bytes, which do not split at \x1c-\x1f as str does;
+    # a name holding one must be refused either way, never read as two fields.
+    good = "   8       0 sda 1 2 3 4 5 6 7 8 0 9 10 0 0 0 0 0 0\n"
+    disks, notes = parse_diskstats(good + f"   8      16 sd{separator}b 1 2 3 4 5 6 7 8 0 9 10 0 0 0 0 0 0\n")
+    assert [d.name for d in disks] == ["sda"]
+    assert notes
+    assert disks[0] == parse_diskstats(good)[0][0]

@@ -71,13 +71,16 @@ def parse_int(value: str | None, array: str, attr: str, notes: list[str]) -> int
     return int(match.group(1))
 
 
+_MD_PREFIX = re.compile("md").match
+
+
 def list_md_arrays(root: Root) -> list[str] | None:
     """Names under /sys/block that look like md arrays, or ``None`` without /sys/block."""
     try:
         names = root.listdir("/sys/block")
     except SourceError:
         return None
-    return sorted((n for n in names if n.startswith("md")), key=natural_key)
+    return sorted(filter(_MD_PREFIX, names), key=natural_key)  # filter with a C predicate: thousands of names
 
 
 def read_md_sysfs(root: Root | str = "/") -> tuple[list[MdArray], list[str]]:

@@ -63,7 +63,11 @@ class MdTracker:
         """Arrays with smoothed ETAs, the events since the last sample, standing alerts, thread CPU."""
         reading = raw.md
         arrays = (
-            self._eta.apply(reading.arrays, raw.time, reading.speed_limit, busy_arrays(prev, raw)) if reading else []
+            self._eta.apply(
+                reading.arrays, raw.time, reading.speed_limit, busy_arrays(prev, raw) if reading.arrays else frozenset()
+            )
+            if reading
+            else []
         )
         arrays = self._since.apply(self._sparse.apply(arrays), raw.time)
         events = derive_events(self._previous_arrays, arrays, raw.time)

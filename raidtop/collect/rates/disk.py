@@ -260,6 +260,8 @@ def _delta(
         return list(now)
     if before is not None:
         old = [0 if b is None else old[b] for b in before]
+    elif now == old:  # a counter no device moved (discards, flushes on most machines): compared in C
+        return [0] * len(now)
     changes = list(map(sub, now, old))
     if changes and min(changes) < 0:
         for index, change in enumerate(changes):
@@ -275,12 +277,29 @@ def _delta(
 def _share(merges: list[int], ios: list[int]) -> list[float | None]:
     """Merged requests as a percentage of all, iostat's %rrqm (``None`` over no request)."""
     totals = list(map(add, merges, ios))
+    zeros = totals.count(0)
+    if zeros * _SPARSE > len(totals):
+        out: list[float | None] = [None] * len(totals)
+        for i in compress(range(len(totals)), totals):
+            out[i] = merges[i] / totals[i] * 100.0
+        return out
     return _none_where_zero(list(map(mul, map(truediv, merges, _nonzero(totals)), repeat(100.0))), totals)
 
 
 def _per_request(amount: list[int], ios: list[int], divisor: float) -> list[float | None]:
     """``amount / divisor / ios`` per device, ``None`` over no request (await, areq-sz)."""
+    zeros = ios.count(0)
+    if zeros * _SPARSE > len(ios):
+        out: list[float | None] = [None] * len(ios)
+        for i in compress(range(len(ios)), ios):
+            out[i] = amount[i] / divisor / ios[i]
+        return out
     return _none_where_zero(list(map(truediv, map(truediv, amount, repeat(divisor)), _nonzero(ios))), ios)
+
+
+_SPARSE = 4
+"""Where more than a quarter of the devices had no request, the average is worked out only where
+some were (a Python loop over few) rather than for every device and undone (C over all, then a loop)."""
 
 
 def _nonzero(divisors: list[int]) -> list[int]:

@@ -141,3 +141,28 @@ def test_rows_are_made_only_when_asked_for_and_columns_need_none() -> None:
     assert rows.made_count == 0
     assert rows[7].r_s == 7.0 and rows[7] is rows[7]  # made once, then kept
     assert rows.made_count == 1
+
+
+@pytest.mark.parametrize("busy_share", [0.0, 0.1, 0.5, 0.8, 1.0])
+def test_columns_equal_disk_io_whether_few_or_most_devices_moved(busy_share: float) -> None:
+    # A field few devices moved is averaged only where they did; one most moved, for all at
+    # once: both must give disk_io's floats, and None exactly where a device had no request.
+    import random
+
+    rng = random.Random(int(busy_share * 10))
+    before, after = [], []
+    for n in range(64):
+        counters = [rng.randrange(0, 10**9) for _ in range(17)]
+        counters[8] = rng.randrange(0, 4)  # in flight: a gauge
+        moved = list(counters)
+        if rng.random() < busy_share:
+            for field in (0, 1, 2, 3, 4, 5, 6, 7, 9, 10):
+                moved[field] += rng.randrange(0, 300)
+            if rng.random() < 0.3:
+                for field in (11, 12, 13, 14, 15, 16):
+                    moved[field] += rng.randrange(1, 50)
+        before.append(f"   8 {n * 16:7d} sd{n} {' '.join(map(str, counters))}\n")
+        after.append(f"   8 {n * 16:7d} sd{n} {' '.join(map(str, moved))}\n")
+    prev, cur = _columns("".join(before)), _columns("".join(after))
+    got, unknown = _got(prev, cur, 1.5)
+    assert got == _expected(prev, cur, 1.5) and unknown == []

@@ -25,6 +25,7 @@ from raidtop.latency.tracer import ATTACH_S
 from raidtop.model.md import MdArray
 from raidtop.model.snapshot import DiskIO
 from raidtop.model.units import micros
+from raidtop.untrusted import plain
 
 SETTLE_S = 1.5
 """After fio: longer than the tracer's 1 s interval, so the print covering fio's last requests arrives."""
@@ -68,7 +69,8 @@ def measure_latency(lab: Lab, name: str, members: list[str], runtime_s: int, tra
             for member, hist in interval.items():
                 intervals.setdefault(member, []).append(hist)
 
-    tracer = None if unavailable else LatencyTracer(members, 1, sampled, lambda _why: None)
+    ended: list[str] = []  # why bpftrace stopped on its own ("" when raidtop stopped it)
+    tracer = None if unavailable else LatencyTracer(members, 1, sampled, ended.append)
     try:
         if tracer is not None:
             unavailable = _attach(lab, tracer, control)
@@ -83,6 +85,8 @@ def measure_latency(lab: Lab, name: str, members: list[str], runtime_s: int, tra
             tracer.stop()
             tracer.join(10.0)
     disks = {d.name: d for d in snapshot.disks if d.name in members}
+    # Distributions of part of the run would judge a leg on requests fio made before bpftrace went.
+    unavailable = unavailable or ended_early(ended)
     if unavailable is not None:
         return Measured({}, disks, unavailable)
     return Measured({m: summarize(merged(hists)) for m, hists in intervals.items()}, disks, None)
@@ -101,6 +105,15 @@ def _attach(lab: Lab, tracer, control: Control) -> str | None:
             if not tracer.alive or time.monotonic() > deadline:
                 return f"bpftrace did not attach its probes within {ATTACH_S:.0f} s"
     return None
+
+
+def ended_early(reasons: list[str]) -> str | None:
+    """Why the distributions cannot be used when bpftrace stopped on its own (``""``: raidtop stopped it)."""
+    why = next((reason.strip() for reason in reasons if reason.strip()), None)
+    if why is None:
+        return None
+    line = plain(why.splitlines()[0])
+    return f"bpftrace ended during the run ({line if len(line) <= 120 else line[:119] + '…'})"
 
 
 def _await(io: DiskIO | None) -> float | None:

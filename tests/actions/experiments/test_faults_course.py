@@ -185,3 +185,12 @@ def test_the_course_is_kept_in_the_history_and_shown_as_a_table(tmp_path: Path, 
     assert [r["step"] for r in rows] == ["1", "2", "3a", "3b"] and rows[0]["slow"] == "dm-0"
     assert lab_main(["--lab-dir", str(tmp_path / "lab"), "results", str(kept.experiment_id)]) == 0
     assert "marked slow: dm-0" in capsys.readouterr().out
+
+
+def test_a_tracer_that_ended_on_its_own_leaves_the_slow_step_to_the_awaits() -> None:
+    from raidtop.actions.experiments.course_trace import ended_early
+
+    assert ended_early([]) is None and ended_early([""]) is None  # raidtop stopped it: the p99 stands
+    why = ended_early(["bpftrace: probes stalled for 5 s\x1b[2J\nsecond line"])
+    assert why == "bpftrace ended during the run (bpftrace: probes stalled for 5 s\ufffd[2J)"
+    assert "no distribution: bpftrace ended during the run" in Measured({}, {}, why).describe(ARRAY, BASIS_AWAIT)

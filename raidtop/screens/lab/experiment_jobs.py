@@ -19,6 +19,7 @@ from textual.widget import Widget
 
 from raidtop.actions.lab.commands import LabCommandFailed
 from raidtop.actions.lab.core import Lab, LabError
+from raidtop.actions.lab.members import LIVE_ONLY
 from raidtop.actions.experiments.experiment import Control, ProgressEvent
 from raidtop.actions.experiments.results import ExperimentResult
 from raidtop.actions.lab.spec import SpecError, human_size
@@ -150,7 +151,7 @@ class ExperimentJobs(Widget):
         levels = [params.level]
         try:
             if not self.lab.root.is_live:
-                raise LabError("the lab acts on the live system only, not on a --root tree or a replay")
+                raise LabError(LIVE_ONLY)
             environment = self.lab.environment(levels, need_fio=kind != "bitmap")
             if not environment.ready:
                 raise LabError(f"the {kind} cannot run here:\n{environment.describe()}")

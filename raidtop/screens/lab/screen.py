@@ -29,7 +29,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from raidtop.actions.lab.core import Lab
-from raidtop.actions.lab.members import LabMemberActions
+from raidtop.actions.lab.members import LIVE_ONLY, LabMemberActions
 from raidtop.actions.lab.preflight import LabEnvironment
 from raidtop.actions.experiments.results import result_table
 from raidtop.actions.experiments.study import StudyParams
@@ -357,7 +357,7 @@ class LabScreen(Screen[None]):
 
     def _explain_unavailable(self) -> None:
         if self.read_only:
-            self.notify("the lab acts on the live system only (not on --root or a replay)", severity="warning")
+            self.notify(LIVE_ONLY, severity="warning")
         elif self._environment is not None and not self._environment.ready:
             self.notify(self._environment.refusal, title="The lab cannot run here", severity="warning", timeout=10)
         elif self._tables.busy:

@@ -294,5 +294,5 @@ async def test_a_read_only_lab_says_why_n_creates_nothing(degraded_lab: Lab):
         await pilot.pause()
         assert app.screen is screen
         assert [n.message for n in app._notifications] == [
-            "the lab acts on the live system only (not on --root or a replay)"
+            "the lab acts on the live system only, not on a --root tree or a replay"
         ]

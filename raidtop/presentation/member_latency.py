@@ -11,12 +11,11 @@ and says which basis it used.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from statistics import median
 
 from raidtop.latency.summary import MemberLatency
 from raidtop.model.md import MdArray
 from raidtop.presentation.disk_fields import DiskField
-from raidtop.presentation.md import SLOW_FACTOR, SLOW_FLOOR_MS, MemberWaits, slow_members
+from raidtop.presentation.md import SLOW_FACTOR, SLOW_FLOOR_MS, MemberWaits, median, slow_members
 
 LATENCY_FIELDS: dict[str, DiskField] = {
     f.key: f

@@ -1,6 +1,6 @@
 """Themes are TOML files: the built-ins live in the top-level themes/ folder, users' own in the XDG config dir.
 
-The built-ins are package data read through importlib.resources, so an
+The built-ins are package data found through the import system, so an
 installed wheel (pip, pipx) finds them wherever the package landed; the
 user's ``~/.config/raidtop/themes/*.toml`` load after them and may override one
 by name.
@@ -8,13 +8,12 @@ by name.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from textual.color import Color, ColorParseError
 from textual.css.constants import VALID_STYLE_FLAGS
@@ -24,8 +23,27 @@ from raidtop.config import xdg_dir
 from raidtop.safeio import UnsafeFile, read_bounded
 from raidtop.untrusted import plain
 
-BUILTIN_DIR: Traversable = resources.files(f"{__name__}.builtin")
-"""The built-in themes' folder: a directory on disk, or a folder inside a zip."""
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+
+def _builtin_dir() -> Path | Traversable:
+    """The built-in themes' folder: a directory on disk, or (a zipped install) a folder inside the zip.
+
+    importlib.resources is imported only for the zip: with the zipfile module
+    it pulls in, it held 1 MB of a dashboard that needs neither (issue 30).
+    """
+    spec = importlib.util.find_spec(f"{__name__}.builtin")
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        if Path(location).is_dir():
+            return Path(location)
+    from importlib import resources
+
+    return resources.files(f"{__name__}.builtin")
+
+
+BUILTIN_DIR: Path | Traversable = _builtin_dir()
+"""The built-in themes' folder."""
 DEFAULT_THEME = "raidtop-dark"
 SIXTEEN_COLOUR_THEME = "raidtop-16color"
 _COLOUR_KEYS = (

@@ -123,6 +123,44 @@ def test_the_dashboard_loads_no_sqlite():
     assert result.stdout.strip() == "False"
 
 
+_RUNNING_DASHBOARD = """
+import asyncio, sys
+from pathlib import Path
+from raidtop.app.raidtop_app import RaidtopApp
+from raidtop.config import Config
+
+async def main():
+    app = RaidtopApp(Config(root=Path(sys.argv[1]), interval=0.5))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if app.live.latest is not None and not app.live.latest.since_boot:
+                break
+        assert app.live.latest is not None and not app.live.latest.since_boot, "no second sample"
+    print(" ".join(sorted(sys.modules)))
+
+asyncio.run(main())
+"""
+
+
+def test_a_running_dashboard_holds_no_module_it_does_not_use():
+    """Issue 30, the dashboard's memory: each of these held 0.4-1 MB for work the dashboard never does.
+
+    sqlite3 is for the benchmark and lab stores, statistics was one median,
+    importlib.resources and the zipfile module it pulls in read themes only
+    from a zipped install.
+    """
+    root = Path(__file__).resolve().parents[1] / "data" / "sysstat" / "root1"
+    result = subprocess.run(
+        [sys.executable, "-c", _RUNNING_DASHBOARD, str(root)], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    loaded = set(result.stdout.split())
+    assert "raidtop.collect.sampler" in loaded and "raidtop.themes" in loaded  # it did run and sample
+    unused = {"sqlite3", "_sqlite3", "statistics", "zipfile", "importlib.resources"}
+    assert not unused & loaded, sorted(unused & loaded)
+
+
 def test_a_subcommand_a_typo_or_a_root_named_like_one_still_reads_as_before(capsys):
     assert entry.parse_arguments(["snapshot", "--json"]).command == "snapshot"
     args = entry.parse_arguments(["--root", "snapshot"])  # a directory that happens to share a name

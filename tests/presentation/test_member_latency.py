@@ -87,3 +87,16 @@ def test_the_readme_states_the_rule_and_the_sentence_raidtop_shows():
     assert f"{MIN_REQUESTS} or more requests" in section
     assert " ".join(WHAT_IT_LOADS.format(devices="DEVICES").split()) in section.replace("*", "")
     assert BASIS_WORDS[BASIS_AWAIT].split(" (")[0] in section.replace("*", "")
+
+
+def test_the_slow_rules_median_is_the_statistics_modules():
+    import random
+    import statistics
+
+    from raidtop.presentation.md import median
+
+    rng = random.Random(30)
+    for count in (1, 2, 3, 4, 7, 8):
+        values = [rng.choice((0.5, 1.0, 3.0, 12.5, 100.0)) * rng.random() for _ in range(count)]
+        assert median(values) == statistics.median(values)
+        assert median(iter(values)) == statistics.median(values)  # a generator, as the p99 rule passes it

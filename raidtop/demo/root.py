@@ -81,7 +81,12 @@ class DemoRoot(Root):
                 base = self.base.read_text(abs_path)
             except SourceError:
                 base = ""
-            return base + diskstats_lines(self.sim)
+            simulated = diskstats_lines(self.sim)
+            # The simulated devices replace the recording's lines of the same name: the kernel
+            # lists a device once, and with two lines the grid and Explain each took another one.
+            names = {line.split()[2] for line in simulated.splitlines()}
+            kept = [line for line in base.splitlines(keepends=True) if not names.intersection(line.split()[2:3])]
+            return "".join(kept) + simulated
         return self.base.read_text(abs_path)
 
     def read_optional(self, abs_path: str) -> str | None:

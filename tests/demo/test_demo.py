@@ -93,3 +93,28 @@ async def test_the_demos_desktop_disk_is_marked_slow_in_the_member_grid_by_its_a
         grid = marked()
         assert "⚠ slow" in grid[slow]
         assert [name for name, row in grid.items() if "⚠" in row] == [slow]
+
+
+def test_explain_on_a_simulated_member_gives_the_grids_figures():
+    """The recording under the demo lists loop20-loop29 too; the simulated lines replace those of the
+    same name (the kernel lists a device once): with both, the grid showed 54 r/s and Explain 0."""
+    from raidtop.collect.sampler import Sampler
+    from raidtop.demo.controller import DemoController
+    from raidtop.model.disk_columns import disk_named
+    from raidtop.presentation.explain import explain_disk
+
+    now = [1000.0]
+    demo = DemoController(clock=lambda: now[0])
+    names = [line.split()[2] for line in demo.root.read_text("/proc/diskstats").splitlines()]
+    assert len(names) == len(set(names)) and "loop20" in names and "loop29" in names
+    sampler = Sampler(demo.root)
+    sampler.sample()
+    now[0] += 1.0
+    demo.tick()
+    snap = sampler.sample()
+    member = demo.sim.members[0].name
+    row = disk_named(snap.disks, member)
+    explained = explain_disk(snap, member)
+    assert row is not None and explained is not None and row.r_s
+    shown = {line.name: line.result.strip() for line in explained.lines}
+    assert shown["r/s"] == f"{row.r_s:.2f}" and float(shown["r/s"]) > 0

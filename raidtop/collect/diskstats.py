@@ -102,6 +102,8 @@ def _regular(lines: list[str], text: str) -> DiskCounterColumns | None:
     names = _names(tokens[2::width])
     if not "".join(names).isprintable() or any(map(str.isdigit, names)) or not _DOTS.isdisjoint(names):
         return None
+    if len(set(names)) != len(names):  # the kernel lists a device once; a damaged file or tree may not
+        return None
     if any(map(str.startswith, names, repeat("/"))):  # a name that would be an absolute sysfs path
         return None
     numbers: list[array[int]] = []
@@ -158,13 +160,24 @@ def _line_by_line(lines: list[str], notes: list[str]) -> list[DiskCounters]:
     """The irregular read: each usable line on its own, a note for the rest."""
     disks: list[DiskCounters] = []
     odd_lines = 0
+    seen: set[str] = set()
+    repeated: list[str] = []
     for line in lines:
         parts = line.split()
         counters = _parse_fields(parts, line, notes) if parts else None
         if counters is None:
             continue
+        if counters.name in seen:
+            repeated.append(counters.name)
+            continue
+        seen.add(counters.name)
         disks.append(counters)
         odd_lines += len(parts) not in _KERNEL_FIELD_COUNTS
+    if repeated:
+        notes.append(
+            f"/proc/diskstats: {len(repeated)} device(s) listed more than once ({', '.join(repeated[:3])[:80]}); "
+            "the first line of each is read"
+        )
     if odd_lines:
         # Said once per read (not per line) so a future kernel's longer lines
         # give one steady note, not a flood.

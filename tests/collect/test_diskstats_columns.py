@@ -93,3 +93,13 @@ def test_a_separator_only_text_splits_on_never_joins_two_names(separator: str) -
     assert [d.name for d in disks] == ["sda"]
     assert notes
     assert disks[0] == parse_diskstats(good)[0][0]
+
+
+def test_a_device_listed_twice_is_read_once_and_said():
+    # The kernel lists a device once; a damaged recording or --root tree may not (the demo once did).
+    first = "   7      20 loop20 5 0 40 1 0 0 0 0 0 1 1 0 0 0 0 0 0\n"
+    again = "   7      20 loop20 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+    other = "   8       0 sda 1 2 3 4 5 6 7 8 0 9 10 0 0 0 0 0 0\n"
+    disks, notes = parse_diskstats(first + other + again)
+    assert [d.name for d in disks] == ["loop20", "sda"] and disks[0].rd_ios == 5
+    assert notes == ["/proc/diskstats: 1 device(s) listed more than once (loop20); the first line of each is read"]

@@ -117,6 +117,7 @@ def main() -> dict:
                     "slow": sorted(slow),
                     "basis": basis,
                     "requests": {n: lat.requests for n, lat in latencies.items()},
+                    "p99_ms": {n: lat.p99_ms for n, lat in latencies.items()},
                 }
             )
     out["judged"] = judged

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from raidtop.presentation.md import SLOW_FACTOR
+
 from .host_python import host_python
 
 GUEST_SCRIPT = r"""
@@ -317,7 +319,14 @@ def test_raidtops_tracer_measures_the_delayed_leg_as_fio_does_and_marks_it_only_
     # Writing to the array: every write goes to both legs, and the delayed one is marked by its p99, alone.
     under_md = [j for j in judged if j["phase"] == "array" and j["basis"] == "p99"]
     assert len(under_md) >= 3, judged
-    assert all(j["slow"] == [dm] for j in under_md), judged
+    assert all(j["slow"] in ([dm], []) for j in under_md), judged  # the fast leg is never marked
+    # On a loaded host TCG delays the fast leg too: one interval in eleven (CI, 2026-11-27) had its p99
+    # within 3x of the delayed leg's, and the rule rightly held the mark back. Most intervals mark it, and
+    # an unmarked one is one where the fast leg's own tail says why.
+    marked = [j for j in under_md if j["slow"] == [dm]]
+    assert len(marked) >= max(3, 0.8 * len(under_md)), judged
+    held_back = [j for j in under_md if not j["slow"]]
+    assert all(SLOW_FACTOR * (j["p99_ms"][fast] or 0.0) >= j["p99_ms"][dm] for j in held_back), judged
 
 
 def test_the_faults_course_names_the_delayed_leg_sees_md_fail_the_flakey_one_and_a_check_repair_the_range(

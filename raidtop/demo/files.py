@@ -104,6 +104,6 @@ def diskstats_lines(sim: SimulatedArray) -> str:
         minor = int(m.name.removeprefix("loop"))
         out.append(
             f"{LOOP_MAJOR:4d} {minor:7d} {m.name} {m.read_ios} 0 {m.read_sectors} {m.read_ios * m.read_ms} "
-            f"{m.write_ios} 0 {m.write_sectors} {m.write_ios * 3} 0 {m.busy_ms} {m.busy_ms} 0 0 0 0 0 0\n"
+            f"{m.write_ios} 0 {m.write_sectors} {m.write_ios * m.write_ms} 0 {m.busy_ms} {m.busy_ms} 0 0 0 0 0 0\n"
         )
     return "".join(out)

@@ -39,6 +39,8 @@ class SimMember:
     busy_ms: int = 0
     read_ms: int = 2
     """How long each read takes (diskstats' read ticks per read): a slow disk has more."""
+    write_ms: int = 3
+    """How long each write takes (diskstats' write ticks per write)."""
 
 
 @dataclass

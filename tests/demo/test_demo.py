@@ -118,3 +118,23 @@ def test_explain_on_a_simulated_member_gives_the_grids_figures():
     assert row is not None and explained is not None and row.r_s
     shown = {line.name: line.result.strip() for line in explained.lines}
     assert shown["r/s"] == f"{row.r_s:.2f}" and float(shown["r/s"]) > 0
+
+
+def test_a_simulated_member_serving_the_services_is_as_busy_as_its_requests_say():
+    """127 IO/s at 0 % util misled: the services' requests now count their time as diskstats does."""
+    from raidtop.collect.sampler import Sampler
+    from raidtop.demo.controller import DemoController
+    from raidtop.model.disk_columns import disk_named
+
+    now = [1000.0]
+    demo = DemoController(clock=lambda: now[0])
+    sampler = Sampler(demo.root)
+    sampler.sample()
+    now[0] += 1.0
+    demo.tick()
+    snap = sampler.sample()
+    row = disk_named(snap.disks, demo.sim.members[0].name)
+    assert row is not None and row.r_s and row.w_s and row.r_await_ms and row.w_await_ms
+    # Requests one at a time: busy time is the sum of their times (capped at the interval).
+    expected = min(100.0, (row.r_s * row.r_await_ms + row.w_s * row.w_await_ms) / 10)
+    assert row.util_pct is not None and abs(row.util_pct - expected) <= 1.0, (row.util_pct, expected)

@@ -108,7 +108,8 @@ class ExplainScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self._show_rows()
-        self.query_one(TextTable).focus()
+        # Not scrolled to the table: on a short terminal that hid the title, which says whose figures these are.
+        self.query_one(TextTable).focus(scroll_visible=False)
 
     def _show_rows(self) -> None:
         table = self.query_one(TextTable)

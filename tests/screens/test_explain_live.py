@@ -41,3 +41,25 @@ async def test_explain_updates_live_and_names_its_sample(static_config):
         await pilot.pause()
         assert rows()["progress"][-1] == "12.5%"
         assert app.screen._title().endswith("figures of 22:13:25; the row is gone")
+
+
+async def test_at_80x24_the_title_naming_the_sample_stays_in_view():
+    # A disk's 28 lines are taller than the dialog at 80x24: focusing the table scrolled the dialog
+    # to it, one line down, and the title (whose figures, from which sample) went out of view.
+    from raidtop.config import Config
+
+    app = RaidtopApp(Config(demo=True, interval=0.5))
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(400):  # bounded wait for the sampler worker and the grid, not a timing assertion
+            if app.focused is not None and app.focused.id == "member-table" and app.live.latest is not None:
+                break
+            await pilot.pause(0.05)
+        assert app.focused is not None and app.focused.id == "member-table"
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, ExplainScreen)
+        title = app.screen.query_one("#explain-title")
+        frame = title.parent
+        assert frame.max_scroll_y > 0  # the dialog does scroll at this size
+        assert frame.scroll_y == 0, frame.scroll_y
+        assert app.screen.focused is app.screen.query_one("#explain-table", TextTable)

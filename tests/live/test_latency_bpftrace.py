@@ -12,6 +12,7 @@ import os
 import select
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,10 @@ def test_every_write_to_a_loop_device_is_in_its_histogram(tmp_path):
                 timeout=120,
             )
             key, hist = str(kernel_dev(major, minor)), None
-            for _ in range(30):  # bounded: one cumulative message a second
+            # The pipe holds every line printed while dd ran (several a second on a slow host): read
+            # them all, up to a bound in time, not in lines (30 lines once ended on a message of 1999).
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
                 hist = parse_hist_message(_line(tracer, 5)).get(key, hist)
                 if hist is not None and hist.total >= WRITES:
                     break

@@ -63,11 +63,7 @@ class MdTracker:
         """Arrays with smoothed ETAs, the events since the last sample, standing alerts, thread CPU."""
         reading = raw.md
         arrays = (
-            self._eta.apply(
-                reading.arrays, raw.time, reading.speed_limit, busy_arrays(prev, raw) if reading.arrays else frozenset()
-            )
-            if reading
-            else []
+            self._eta.apply(reading.arrays, raw.time, reading.speed_limit, busy_arrays(prev, raw)) if reading else []
         )
         arrays = self._since.apply(self._sparse.apply(arrays), raw.time)
         events = derive_events(self._previous_arrays, arrays, raw.time)
@@ -114,8 +110,8 @@ class DegradedClock:
 
 def busy_arrays(prev: RawSample | None, raw: RawSample) -> frozenset[str]:
     """md devices that served reads or writes since the last sample (md then holds a sync near its minimum)."""
-    if prev is None:
-        return frozenset()
+    if prev is None or raw.md is None or not raw.md.arrays:
+        return frozenset()  # nothing to look up among thousands of devices when there is no array
     before = _md_ios(prev)
     return frozenset(name for name, ios in _md_ios(raw).items() if name in before and ios > before[name])
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import add, attrgetter, mul, not_, sub, truediv
 from typing import Any, cast
@@ -277,29 +277,37 @@ def _delta(
 def _share(merges: list[int], ios: list[int]) -> list[float | None]:
     """Merged requests as a percentage of all, iostat's %rrqm (``None`` over no request)."""
     totals = list(map(add, merges, ios))
-    zeros = totals.count(0)
-    if zeros * _SPARSE > len(totals):
-        out: list[float | None] = [None] * len(totals)
-        for i in compress(range(len(totals)), totals):
-            out[i] = merges[i] / totals[i] * 100.0
-        return out
-    return _none_where_zero(list(map(mul, map(truediv, merges, _nonzero(totals)), repeat(100.0))), totals)
+    return _where_requests(
+        totals,
+        lambda i: merges[i] / totals[i] * 100.0,
+        lambda nonzero: list(map(mul, map(truediv, merges, nonzero), repeat(100.0))),
+    )
 
 
 def _per_request(amount: list[int], ios: list[int], divisor: float) -> list[float | None]:
     """``amount / divisor / ios`` per device, ``None`` over no request (await, areq-sz)."""
-    zeros = ios.count(0)
-    if zeros * _SPARSE > len(ios):
-        out: list[float | None] = [None] * len(ios)
-        for i in compress(range(len(ios)), ios):
-            out[i] = amount[i] / divisor / ios[i]
-        return out
-    return _none_where_zero(list(map(truediv, map(truediv, amount, repeat(divisor)), _nonzero(ios))), ios)
+    return _where_requests(
+        ios,
+        lambda i: amount[i] / divisor / ios[i],
+        lambda nonzero: list(map(truediv, map(truediv, amount, repeat(divisor)), nonzero)),
+    )
 
 
 _SPARSE = 4
 """Where more than a quarter of the devices had no request, the average is worked out only where
 some were (a Python loop over few) rather than for every device and undone (C over all, then a loop)."""
+
+
+def _where_requests(
+    divisors: list[int], one: Callable[[int], float], every: Callable[[list[int]], list[float]]
+) -> list[float | None]:
+    """``one(i)`` where ``divisors[i]`` is not 0, ``None`` elsewhere; ``every`` computes all at once in C."""
+    if divisors.count(0) * _SPARSE > len(divisors):
+        out: list[float | None] = [None] * len(divisors)
+        for i in compress(range(len(divisors)), divisors):
+            out[i] = one(i)
+        return out
+    return _none_where_zero(every(_nonzero(divisors)), divisors)
 
 
 def _nonzero(divisors: list[int]) -> list[int]:

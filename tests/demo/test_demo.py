@@ -95,23 +95,29 @@ async def test_the_demos_desktop_disk_is_marked_slow_in_the_member_grid_by_its_a
         assert [name for name, row in grid.items() if "⚠" in row] == [slow]
 
 
-def test_explain_on_a_simulated_member_gives_the_grids_figures():
-    """The recording under the demo lists loop20-loop29 too; the simulated lines replace those of the
-    same name (the kernel lists a device once): with both, the grid showed 54 r/s and Explain 0."""
+def _demo_second_sample():
+    """A demo on a fixed clock and the sampler's second snapshot of it, one second of load later."""
     from raidtop.collect.sampler import Sampler
     from raidtop.demo.controller import DemoController
-    from raidtop.model.disk_columns import disk_named
-    from raidtop.presentation.explain import explain_disk
 
     now = [1000.0]
     demo = DemoController(clock=lambda: now[0])
-    names = [line.split()[2] for line in demo.root.read_text("/proc/diskstats").splitlines()]
-    assert len(names) == len(set(names)) and "loop20" in names and "loop29" in names
     sampler = Sampler(demo.root)
     sampler.sample()
     now[0] += 1.0
     demo.tick()
-    snap = sampler.sample()
+    return demo, sampler.sample()
+
+
+def test_explain_on_a_simulated_member_gives_the_grids_figures():
+    """The recording under the demo lists loop20-loop29 too; the simulated lines replace those of the
+    same name (the kernel lists a device once): with both, the grid showed 54 r/s and Explain 0."""
+    from raidtop.model.disk_columns import disk_named
+    from raidtop.presentation.explain import explain_disk
+
+    demo, snap = _demo_second_sample()
+    names = [line.split()[2] for line in demo.root.read_text("/proc/diskstats").splitlines()]
+    assert len(names) == len(set(names)) and "loop20" in names and "loop29" in names
     member = demo.sim.members[0].name
     row = disk_named(snap.disks, member)
     explained = explain_disk(snap, member)
@@ -122,17 +128,9 @@ def test_explain_on_a_simulated_member_gives_the_grids_figures():
 
 def test_a_simulated_member_serving_the_services_is_as_busy_as_its_requests_say():
     """127 IO/s at 0 % util misled: the services' requests now count their time as diskstats does."""
-    from raidtop.collect.sampler import Sampler
-    from raidtop.demo.controller import DemoController
     from raidtop.model.disk_columns import disk_named
 
-    now = [1000.0]
-    demo = DemoController(clock=lambda: now[0])
-    sampler = Sampler(demo.root)
-    sampler.sample()
-    now[0] += 1.0
-    demo.tick()
-    snap = sampler.sample()
+    demo, snap = _demo_second_sample()
     row = disk_named(snap.disks, demo.sim.members[0].name)
     assert row is not None and row.r_s and row.w_s and row.r_await_ms and row.w_await_ms
     # Requests one at a time: busy time is the sum of their times (capped at the interval).

@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    leave_tls_out()
     from raidtop.app import startup_gc
 
     startup_gc.pause()  # resumed by the app once its first frame is drawn
@@ -87,6 +88,20 @@ def main(argv: list[str] | None = None) -> int:
     app.run()
     # 129/143 after SIGHUP/SIGTERM, 1 after a crash: a script sees how it ended.
     return app.return_code or 0
+
+
+def leave_tls_out() -> None:
+    """Keep the ``ssl`` module (and the OpenSSL libraries it maps) out of the dashboard's process.
+
+    asyncio imports ``ssl`` for TLS transports, which the dashboard never opens:
+    it reads /proc and /sys and talks to its terminal. libcrypto, libssl and
+    the module are 4.4 MB of its memory (issue 30, item 4). asyncio and the
+    standard library treat a missing ``ssl`` as "no TLS here"; the commands
+    that speak TLS (``fleet``, ``exporter``) are other processes and import it
+    as usual. Only before anything has imported it: a process that already
+    holds ``ssl`` keeps it.
+    """
+    sys.modules.setdefault("ssl", None)  # type: ignore[arg-type]  # None: "import ssl" raises ImportError
 
 
 def serve_web(args: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ patterns both halves match are here.
 
 from __future__ import annotations
 
-import quopri
 import re
 from dataclasses import dataclass, field
 
@@ -111,6 +110,8 @@ def _clean_lines(text: str, notes: list[str]) -> list[str]:
     """Undo what mail and pasting do to the file before it is parsed."""
     if "=3D" in text:
         # Quoted-printable mail body: "=3D" is "=" and a trailing "=" joins lines.
+        import quopri  # only a mail-damaged paste needs it: not loaded for the live file
+
         text = quopri.decodestring(text.encode("utf-8", "replace")).decode("utf-8", "replace")
         notes.append(f"{FILE_NOTE}decoded a quoted-printable mail copy")
     text = text.replace("\r", "").replace("\xa0", " ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 
@@ -36,6 +37,21 @@ def test_pause_then_resume_freezes_what_exists_and_collects_again():
     startup_gc.resume()
     assert gc.isenabled() and not startup_gc.paused()
     assert gc.get_freeze_count() >= len(survivor)
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_resume_frees_start_ups_cycles_before_it_freezes_the_rest():
+    startup_gc.pause()
+    garbage = _Cycle()
+    gone = weakref.ref(garbage)
+    del garbage  # unreachable, held only by its own cycle: the paused collector cannot free it
+    assert gone() is not None
+    startup_gc.resume()
+    assert gone() is None, "frozen with the survivors: held for the whole session"
 
 
 def test_pause_keeps_a_collector_someone_else_turned_off():

@@ -141,9 +141,17 @@ class DemoController:
     def tick(self) -> None:
         """Advance the simulation by the demo clock's time since the last tick (sampler thread)."""
         now = self._clock()
-        self.load.advance(now - self._last)
-        self.sim.advance(now - self._last)
+        seconds = now - self._last
+        busy_before = {m.name: m.busy_ms for m in self.sim.members}
+        self.load.advance(seconds)
+        self.sim.advance(seconds)
+        # io_ticks counts time with a request in flight: the sync's and the services' requests
+        # overlap, so together they keep a disk busy for at most the time that passed.
+        for m in self.sim.members:
+            before = busy_before.get(m.name, m.busy_ms)
+            m.busy_ms = min(m.busy_ms, before + max(0, int(seconds * 1000)))
         self._last = now
+        self.root.counted_at = now
         if self.replay is not None:
             self.replay.tick()
         self.root.refresh()

@@ -18,7 +18,8 @@ class DemoRoot(Root):
     """Answers from ``base`` (a replayed recording or a fixture), plus the simulated array.
 
     /proc/uptime comes from the demo's own clock so intervals stay positive
-    while the base recording loops.
+    while the base recording loops: the time of the last tick, when the
+    simulated counters were made.
     """
 
     def __init__(
@@ -37,6 +38,8 @@ class DemoRoot(Root):
         """The simulated services' processes and cgroups (``None``: the base root's own)."""
         self._clock = clock
         self._started = clock()
+        self.counted_at: float | None = None
+        """The demo clock's time the simulated counters were last advanced to (None: not yet)."""
         self._files: dict[str, str] = {}
         self._links: dict[str, str] = {}
         self._dirs: dict[str, list[str]] = {}
@@ -73,7 +76,11 @@ class DemoRoot(Root):
         if abs_path in self._files:
             return self._files[abs_path]
         if abs_path == "/proc/uptime":
-            return f"{1000.0 + self._clock() - self._started:.2f} 0.00\n"
+            # The kernel's counters and uptime are of one instant; here that is the last tick (the
+            # counters do not move between ticks), not the read: a read late by varying amounts
+            # made intervals shorter than the busy time counted in them (util over 100 %).
+            at = self._clock() if self.counted_at is None else self.counted_at
+            return f"{1000.0 + at - self._started:.2f} 0.00\n"
         if abs_path == "/proc/mdstat":
             return self._mdstat()
         if abs_path == "/proc/diskstats":

@@ -136,3 +136,31 @@ def test_a_simulated_member_serving_the_services_is_as_busy_as_its_requests_say(
     # Requests one at a time: busy time is the sum of their times (capped at the interval).
     expected = min(100.0, (row.r_s * row.r_await_ms + row.w_s * row.w_await_ms) / 10)
     assert row.util_pct is not None and abs(row.util_pct - expected) <= 1.0, (row.util_pct, expected)
+
+
+def test_no_demo_disk_is_busier_than_the_time_that_passed():
+    """The slow disk showed 100.10 % util, a recovering one more: the sync's and the services' busy time
+    were added without a cap between them, and /proc/uptime was the time of the read, not of the counters."""
+    from raidtop.collect.sampler import Sampler
+    from raidtop.demo.controller import DemoController
+    from raidtop.model.disk_columns import disk_names, rate_column
+
+    now = [1000.0]
+    demo = DemoController(clock=lambda: now[0])
+    victim = demo.sim.members[0].name
+    demo.sim.fail(victim)
+    demo.sim.remove(victim)
+    demo.sim.add()  # a recovery: its disks are busy with the sync and with the services at once
+    sampler = Sampler(demo.root)
+    sampler.sample()
+    utils: list[float] = []
+    for late in (0.05, 0.0, 0.08, 0.01, 0.0):  # the sampler reads a little after the tick, by varying amounts
+        now[0] += 1.0
+        demo.tick()
+        now[0] += late
+        snap = sampler.sample()
+        named = zip(disk_names(snap.disks), rate_column(snap.disks, "util_pct"))
+        utils += [util for name, util in named if name.startswith("loop") and util is not None]
+    assert demo.sim.sync_action is not None
+    assert utils and max(utils) <= 100.0, sorted(utils)[-5:]
+    assert max(utils) >= 99.0  # the slow disk is saturated: the cap is reached, not avoided

@@ -6,7 +6,9 @@ span's end: one changed number at the right of a table row sends the whole
 row before it. raidtop's tables and status line mark only the cells that
 changed (``TextTable``, ``StatusBar``), so writing from the span's start is
 what keeps the terminal traffic of an idle dashboard to the digits that
-moved (issue 30: ≤ 4 KB/s at 120×40 with 500 devices).
+moved (issue 30: ≤ 4 KB/s at 120×40 with 500 devices). And only the widgets
+under a change are asked for their lines, not every widget under the
+bounding box of all changes (issue 30, item 1: the CPU of a tick).
 
 This leans on two names Textual keeps private (``Compositor`` and
 ``ChopsUpdate`` in ``textual._compositor``, pinned by tests/constraints.txt);
@@ -19,6 +21,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.control import Control
+from textual.geometry import Region
 from textual.screen import Screen
 
 try:
@@ -66,16 +69,87 @@ if ChopsUpdate is not None and Compositor is not None:
             return "".join(sequences)
 
     class CellCompositor(Compositor):
-        """A compositor whose partial updates are :class:`CellChopsUpdate`."""
+        """A compositor whose partial updates are :class:`CellChopsUpdate` of the widgets under a change.
+
+        Textual asks every widget under the bounding box of all changes for its
+        lines: the clock in the top line and a number in the bottom table make
+        that the whole screen, footer keys and idle panels included, every tick.
+        Here only the front-most widget at each changed cell is asked. That is
+        exact: the update writes only changed cells, each is painted by the
+        front-most widget there, and a widget front-most at none has nothing
+        to write (its chops stay empty and are skipped).
+        """
+
+        _dirty_spans: dict[int, list[tuple[int, int]]] | None = None
 
         def render_partial_update(self) -> Any:
-            update = super().render_partial_update()
-            if isinstance(update, ChopsUpdate):
+            try:
+                regions = self._dirty_regions.copy()
+                self._dirty_regions.clear()
+                if not regions:
+                    return None
+                crop = Region.from_union(regions).intersection(self.size.region)
+                spans = list(self._regions_to_spans(regions))
+                lines = {y for y, _, _ in spans}
+                dirty: dict[int, list[tuple[int, int]]] = {}
+                for y, x1, x2 in spans:
+                    dirty.setdefault(y, []).append((x1, x2))
+                self._dirty_spans = dirty
                 try:
-                    return CellChopsUpdate(update.chops, update.spans, update.chop_ends)
-                except (AttributeError, TypeError):  # a private class shaped otherwise: Textual's own update
-                    return update
-            return update
+                    chops = self._render_chops(crop, lines.__contains__)
+                finally:
+                    self._dirty_spans = None
+                return CellChopsUpdate(chops, spans, [cut_set[1:] for cut_set in self.cuts])
+            except (AttributeError, TypeError):  # a private class shaped otherwise: Textual's own update
+                return super().render_partial_update()
+
+        def _get_renders(self, crop: Region | None = None) -> Any:
+            dirty = self._dirty_spans
+            if dirty is None:  # a full update, a screenshot: every widget, as Textual does
+                yield from super()._get_renders(crop)
+                return
+            # Textual's own walk, front to back: a widget is asked for its lines only if it is
+            # the front-most widget at some changed cell (a panel behind its table is not).
+            uncovered = {y: list(spans) for y, spans in dirty.items()}
+            for widget, (region, clip) in self.visible_widgets.items():
+                shown = region.intersection(clip)
+                if not take_cells(shown, uncovered):
+                    continue
+                x, y, width, height = shown
+                yield region, clip, widget.render_lines(Region(x - region.x, y - region.y, width, height))
+                if not uncovered:
+                    return
+
+    def take_cells(area: Region, uncovered: dict[int, list[tuple[int, int]]]) -> bool:
+        """Remove the cells of ``area`` from ``uncovered`` (per line: ``(x1, x2)`` spans); whether it held any.
+
+        A widget paints every cell of its area, so the cells it takes are
+        settled for every widget behind it.
+        """
+        x, y, width, height = area
+        if not (width and height):
+            return False
+        end = x + width
+        took = False
+        for line in range(y, y + height):
+            spans = uncovered.get(line)
+            if not spans:
+                continue
+            left = []
+            for x1, x2 in spans:
+                if x1 < end and x2 > x:
+                    took = True
+                    if x1 < x:
+                        left.append((x1, x))
+                    if x2 > end:
+                        left.append((end, x2))
+                else:
+                    left.append((x1, x2))
+            if left:
+                uncovered[line] = left
+            else:
+                del uncovered[line]
+        return took
 
 
 def install(screen: Screen[Any]) -> bool:

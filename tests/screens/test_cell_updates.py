@@ -5,8 +5,14 @@ from __future__ import annotations
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.geometry import Region
+from textual.screen import Screen
 from textual.strip import Strip
+from textual.widgets import Static
 
+from raidtop.screens import cell_updates
 from raidtop.screens.cell_updates import CellChopsUpdate, crop_span
 
 CONSOLE = Console(force_terminal=True, color_system="truecolor", width=120)
@@ -59,3 +65,89 @@ def test_an_update_shaped_otherwise_falls_back_to_textuals_own_rendering():
     update._cell_segments = broken  # type: ignore[method-assign]
     textuals_own = cell_updates.ChopsUpdate(*shape).render_segments(Console())
     assert update.render_segments(Console()) == textuals_own and "abc" in textuals_own
+
+
+# A screen whose top line and bottom line change (a clock and a table row, as on the dashboard)
+# above and below widgets that do not: Textual asked all of them for their lines every tick.
+class _Counted(Static):
+    asked = 0
+
+    def render_lines(self, crop):
+        type(self).asked += 1
+        return super().render_lines(crop)
+
+
+class _Idle(_Counted):
+    asked = 0
+
+
+class _Box(Horizontal):
+    """A container behind a changing widget: its lines there are the widget's."""
+
+    asked = 0
+
+    def render_lines(self, crop):
+        type(self).asked += 1
+        return super().render_lines(crop)
+
+
+class _Probe(Screen):
+    def __init__(self) -> None:
+        super().__init__()
+        assert cell_updates.install(self)
+
+    def compose(self) -> ComposeResult:
+        yield Static("clock 00:00:00", id="top")
+        with Horizontal(id="middle"):
+            yield _Idle("idle left panel\nsecond line", id="left")
+            yield _Idle("idle right panel", id="right")
+        with _Box(id="box"):
+            yield Static("row 1 r/s 10.00", id="bottom")
+
+
+class _ProbeApp(App):
+    CSS = "#top, #bottom, #box { height: 1; } #middle { height: 6; } #left, #right { width: 1fr; }"
+
+    def on_mount(self) -> None:
+        self.push_screen(_Probe())
+
+
+def _apply(screen: list[list[str]], update) -> None:
+    """Write a partial update's cells into a character grid, as the terminal would."""
+    for y, x1, x2 in update.spans:
+        for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items()):
+            cells = None if strip is None else cell_updates.crop_span(x, end, x1, x2)
+            if cells is not None:
+                text = strip.crop(cells[0] - x, cells[1] - x).text
+                screen[y][cells[0] : cells[0] + len(text)] = list(text)
+
+
+async def test_a_partial_update_asks_only_the_widgets_under_a_change_and_paints_what_a_full_one_would():
+    app = _ProbeApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        compositor = app.screen._compositor
+        assert isinstance(compositor, cell_updates.CellCompositor)
+        painted = [list(strip.text.ljust(60)) for strip in compositor.render_strips()]
+        for tick in range(1, 4):
+            _Idle.asked = _Box.asked = 0
+            app.screen.query_one("#top", Static).update(f"clock 00:00:0{tick}")
+            app.screen.query_one("#bottom", Static).update(f"row 1 r/s {10 + tick}.00")
+            compositor.update_widgets({app.screen.query_one("#top"), app.screen.query_one("#bottom")})
+            update = compositor.render_partial_update()
+            assert update is not None
+            assert _Idle.asked == 0, "an idle panel between two changes was asked for its lines"
+            assert _Box.asked == 0, "a container wholly behind its changed widget was asked for its lines"
+            _apply(painted, update)
+            full = [strip.text.ljust(60) for strip in compositor.render_strips()]
+            assert ["".join(line) for line in painted] == full
+        assert f"clock 00:00:0{tick}" in full[0] and "row 1 r/s 13.00" in "".join(full)
+
+
+def test_take_cells_settles_what_a_widget_paints_and_leaves_the_rest():
+    uncovered = {0: [(0, 10)], 1: [(5, 8)], 3: [(0, 2)]}
+    assert cell_updates.take_cells(Region(2, 0, 4, 2), uncovered)  # x 2..6 on lines 0 and 1
+    assert uncovered == {0: [(0, 2), (6, 10)], 1: [(6, 8)], 3: [(0, 2)]}
+    assert not cell_updates.take_cells(Region(2, 0, 4, 3), uncovered)  # nothing left there
+    assert not cell_updates.take_cells(Region(0, 3, 0, 1), uncovered)  # an empty area takes nothing
+    assert cell_updates.take_cells(Region(0, 0, 120, 4), uncovered) and uncovered == {}

@@ -37,7 +37,7 @@ class DemoRoot(Root):
         self.load = load
         """The simulated services' processes and cgroups (``None``: the base root's own)."""
         self._clock = clock
-        self._started = clock()
+        self._started = round(clock(), 2)  # in hundredths, as the ticks count (DemoController.tick)
         self.counted_at: float | None = None
         """The demo clock's time the simulated counters were last advanced to (None: not yet)."""
         self._files: dict[str, str] = {}

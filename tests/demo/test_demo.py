@@ -145,7 +145,7 @@ def test_no_demo_disk_is_busier_than_the_time_that_passed():
     from raidtop.demo.controller import DemoController
     from raidtop.model.disk_columns import disk_names, rate_column
 
-    now = [1000.0]
+    now = [1000.0037]
     demo = DemoController(clock=lambda: now[0])
     victim = demo.sim.members[0].name
     demo.sim.fail(victim)
@@ -154,8 +154,9 @@ def test_no_demo_disk_is_busier_than_the_time_that_passed():
     sampler = Sampler(demo.root)
     sampler.sample()
     utils: list[float] = []
-    for late in (0.05, 0.0, 0.08, 0.01, 0.0):  # the sampler reads a little after the tick, by varying amounts
-        now[0] += 1.0
+    # Ticks of a real clock (not whole hundredths: /proc/uptime has two decimals), read a little late.
+    for step, late in ((0.5037, 0.05), (0.4991, 0.0), (0.5004, 0.083), (0.5066, 0.011), (0.4958, 0.0)):
+        now[0] += step
         demo.tick()
         now[0] += late
         snap = sampler.sample()

@@ -8,21 +8,17 @@ timeout can tell from an escape sequence) and ``q``.
 
 from __future__ import annotations
 
-import os
-import shlex
 import shutil
-import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from raidtop.app import quiet_driver
 from raidtop.app.quiet_driver import POLL_S, parser_wait, quiet_driver_class
+from tests.terminal_pane import terminal_pane
 
-REPO = Path(__file__).resolve().parents[2]
 
 APP = """
 import sys, threading
@@ -70,31 +66,19 @@ def _wait_for(path: Path, text: str, seconds: float = 30) -> str:
 def test_the_input_thread_sleeps_until_a_key_and_esc_and_q_still_arrive(tmp_path):
     script, out = tmp_path / "probe.py", tmp_path / "out.txt"
     script.write_text(APP)
-    tmux = ["tmux", "-L", f"raidtop-quiet-{uuid.uuid4().hex[:8]}"]
-    env = dict(os.environ, TERM="xterm-256color", PYTHONPATH=str(REPO))
-    env.pop("TEXTUAL_DRIVER", None)
-    command = f"exec {shlex.quote(sys.executable)} {shlex.quote(str(script))} {shlex.quote(str(out))}"
-    subprocess.run([*tmux, "new-session", "-d", "-x", "80", "-y", "24", command], check=True, env=env)
-    try:
+    with terminal_pane([sys.executable, str(script), str(out)], "quiet", width=80, height=24) as pane:
         shown = _wait_for(out, "input ")
         assert "driver QuietLinuxDriver" in shown
-        pane = subprocess.run([*tmux, "display-message", "-p", "#{pane_pid}"], capture_output=True, text=True)
-        pid = int(pane.stdout)
         tid = int(shown.split("input ")[1].split()[0])
-        before = _wakeups(pid, tid)
+        before = _wakeups(pane.pid, tid)
         time.sleep(2)
         # Textual's driver wakes ~20 times in 2 s; a blocked thread not at all (a stray signal aside).
-        assert _wakeups(pid, tid) - before <= 2
-        subprocess.run([*tmux, "send-keys", "Escape"], check=True)
+        assert _wakeups(pane.pid, tid) - before <= 2
+        pane.send("Escape")
         _wait_for(out, "key escape")
-        subprocess.run([*tmux, "send-keys", "q"], check=True)
+        pane.send("q")
         _wait_for(out, "key q")
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-            time.sleep(0.1)
-        assert not Path(f"/proc/{pid}").exists(), "q did not end the app: the exit event did not wake the thread"
-    finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        assert pane.wait_gone(), "q did not end the app: the exit event did not wake the thread"
 
 
 class _Parser:

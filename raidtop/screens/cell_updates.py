@@ -83,25 +83,27 @@ if ChopsUpdate is not None and Compositor is not None:
         _dirty_spans: dict[int, list[tuple[int, int]]] | None = None
 
         def render_partial_update(self) -> Any:
+            # The dirty regions are cleared only once the update is made: if this Textual's
+            # private compositor is shaped otherwise, its own update still finds them.
             try:
                 regions = self._dirty_regions.copy()
-                self._dirty_regions.clear()
                 if not regions:
                     return None
                 crop = Region.from_union(regions).intersection(self.size.region)
                 spans = list(self._regions_to_spans(regions))
-                lines = {y for y, _, _ in spans}
                 dirty: dict[int, list[tuple[int, int]]] = {}
                 for y, x1, x2 in spans:
                     dirty.setdefault(y, []).append((x1, x2))
                 self._dirty_spans = dirty
                 try:
-                    chops = self._render_chops(crop, lines.__contains__)
+                    chops = self._render_chops(crop, dirty.__contains__)
                 finally:
                     self._dirty_spans = None
-                return CellChopsUpdate(chops, spans, [cut_set[1:] for cut_set in self.cuts])
+                update = CellChopsUpdate(chops, spans, [cut_set[1:] for cut_set in self.cuts])
             except (AttributeError, TypeError):  # a private class shaped otherwise: Textual's own update
                 return super().render_partial_update()
+            self._dirty_regions.difference_update(regions)  # any a render added stay for the next update
+            return update
 
         def _get_renders(self, crop: Region | None = None) -> Any:
             dirty = self._dirty_spans

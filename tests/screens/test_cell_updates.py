@@ -149,3 +149,23 @@ def test_take_cells_settles_what_a_widget_paints_and_leaves_the_rest():
     assert not cell_updates.take_cells(Region(2, 0, 4, 3), uncovered)  # nothing left there
     assert not cell_updates.take_cells(Region(0, 3, 0, 1), uncovered)  # an empty area takes nothing
     assert cell_updates.take_cells(Region(0, 0, 120, 4), uncovered) and uncovered == {}
+
+
+async def test_a_compositor_shaped_otherwise_still_gets_the_changes_drawn_by_textual(monkeypatch):
+    """If the private compositor's insides change, Textual's own update must still see the dirty cells."""
+    app = _ProbeApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        compositor = app.screen._compositor
+        compositor.render_partial_update()  # start from nothing pending
+        top = app.screen.query_one("#top", Static)
+        top.update("clock 00:00:42")
+        compositor.update_widgets({top})
+
+        def reshaped(*_args):
+            raise AttributeError("a private attribute this Textual does not have")
+
+        monkeypatch.setattr(cell_updates, "take_cells", reshaped)  # only raidtop's own walk uses it
+        update = compositor.render_partial_update()
+        assert update is not None, "the changed cells were dropped before Textual's own update could draw them"
+        assert [y for y, _, _ in update.spans] == [0]

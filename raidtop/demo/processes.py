@@ -104,9 +104,10 @@ class DemoLoad:
                 request_ms[m.name] += reads * m.read_ms + writes * m.write_ms
                 self._count(p.unit, (LOOP_MAJOR, int(m.name.removeprefix("loop"))), per_r, per_w)
         # The time those requests kept each disk busy (diskstats' io_ticks, hence %util and aqu-sz),
-        # one at a time and never more than the time that passed: 127 IO/s at 0 % busy misled.
+        # one at a time: 127 IO/s at 0 % busy misled. DemoController.tick caps a tick's busy time,
+        # from these requests and the sync's together, at the time that passed.
         for m in members:
-            m.busy_ms += min(request_ms[m.name], int(seconds * 1000))
+            m.busy_ms += request_ms[m.name]
 
     def _count(self, unit: str, device: tuple[int, int], r: float, w: float) -> None:
         counters = self._units.setdefault(unit, {}).setdefault(device, [0.0, 0.0, 0.0, 0.0])

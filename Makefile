@@ -12,7 +12,8 @@ TEST_STAMP := $(VENV)/.installed-test
 # says so in a multi-line note; that note (only that module's) is silenced.
 QUIET_EDITABLE := PYTHONWARNINGS="ignore:::setuptools.command.editable_wheel"
 
-$(STAMP): pyproject.toml
+# The C module is built by the install, so a change to it installs again.
+$(STAMP): pyproject.toml raidtop/collect/_disk_native.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(QUIET_EDITABLE) $(BIN)/pip install -q -e .

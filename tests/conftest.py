@@ -101,3 +101,19 @@ def utc_clock(monkeypatch):
     yield
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture(params=["compiled", "python"])
+def disk_code(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The test once with the compiled disk parse and rates, once with their Python twin alone.
+
+    The project's install builds the C module (``make``, the wheel); a run without it fails
+    here rather than testing only one of the two.
+    """
+    from raidtop.collect import native
+
+    if request.param == "python":
+        monkeypatch.setattr(native, "compiled", None)
+    elif native.compiled is None:
+        pytest.fail("raidtop.collect._disk_native is not built: reinstall (make) with a C compiler")
+    return str(request.param)

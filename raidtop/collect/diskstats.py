@@ -9,8 +9,10 @@ from __future__ import annotations
 from array import array
 from itertools import compress, repeat
 from operator import ne
+from types import ModuleType
 from typing import cast
 
+from raidtop.collect import native
 from raidtop.model.disk_columns import COUNTER_FIELDS, DiskCounterColumns
 from raidtop.model.snapshot import DiskCounters
 
@@ -27,9 +29,11 @@ _U64 = 1 << 64
 class DiskstatsParser:
     """Parses /proc/diskstats into columns, doing Python work only where lines changed.
 
-    A kernel prints every line with the same field count, so the common read
-    is split once and sliced into one column per field; the conversions run
-    in C (``map``, ``array``). When few lines changed since the last read
+    A kernel prints every line with the same field count. Where the compiled
+    parse is installed (``native.compiled``), such a read is scanned once in
+    C into one array per field and the lines that changed are found there.
+    Without it, the common read is split once and sliced into one column per
+    field; the conversions run in C (``map``, ``array``). When few lines changed since the last read
     (a machine with thousands of mostly idle devices), only those are parsed
     and written into copies of the last columns. Anything irregular (a
     damaged line, a field count the kernel never prints) goes line by line
@@ -37,7 +41,9 @@ class DiskstatsParser:
     """
 
     def __init__(self) -> None:
-        self._lines: list[str] | None = None  # the last read's lines (None before the first)
+        self._text: str | None = None  # the last read (None before the first)
+        self._lines: list[str] | None = None  # its lines, when the Python path read it
+        self._data: bytes | None = None  # its counters as the C parse laid them out, when that read it
         self._notes: list[str] = []
         self.devices: DiskCounterColumns = DiskCounterColumns([], [], [], {})
         """The devices the last :meth:`parse` returned."""
@@ -48,11 +54,19 @@ class DiskstatsParser:
 
     def parse(self, text: str) -> tuple[DiskCounterColumns, list[str]]:
         """Return the devices in ``text`` and notes on lines that could not be used."""
-        lines = text.splitlines()
-        before, old_lines = self.devices, self._lines
-        if lines == old_lines:
+        before = self.devices
+        if text == self._text:
             self.same_devices, self.changed = True, []
             return before, list(self._notes)  # nothing moved: the same object, the same notes
+        self._text = text
+        if native.compiled is not None and self._compiled_read(text, native.compiled):
+            return self.devices, []
+        self._data = None
+        lines = text.splitlines()
+        old_lines, self._lines = self._lines, None
+        if lines == old_lines:
+            self.same_devices, self.changed, self._lines = True, [], lines
+            return before, list(self._notes)
         disks = None
         self.changed = None
         if old_lines is not None and len(lines) == len(old_lines) and not self._notes:
@@ -72,6 +86,30 @@ class DiskstatsParser:
         )
         self.devices, self._lines, self._notes = disks, lines, notes
         return disks, list(notes)
+
+    def _compiled_read(self, text: str, compiled: ModuleType) -> bool:
+        """Read a regular ``text`` with the C parse; ``False`` (nothing kept) for anything it declines."""
+        parsed = compiled.parse(text)
+        if parsed is None:
+            return False
+        width, names, data = parsed
+        count = len(names)
+        view, size = memoryview(data), count * 8
+        numbers = []
+        for k in range(width - 1):
+            column = array("Q")
+            column.frombytes(view[k * size : (k + 1) * size])
+            numbers.append(column)
+        disks = _checked(names, numbers)
+        if disks is None:
+            return False
+        before, old_data = self.devices, self._data
+        self.same_devices = (
+            disks.names == before.names and disks.majors == before.majors and disks.minors == before.minors
+        )
+        self.changed = compiled.changed_rows(data, old_data, count) if self.same_devices and old_data else None
+        self.devices, self._data, self._lines, self._notes = disks, data, None, []
+        return True
 
 
 def parse_diskstats(text: str) -> tuple[DiskCounterColumns, list[str]]:
@@ -100,12 +138,6 @@ def _regular(lines: list[str], text: str) -> DiskCounterColumns | None:
     if width not in _KERNEL_FIELD_COUNTS or width * count != len(tokens):
         return None
     names = _names(tokens[2::width])
-    if not "".join(names).isprintable() or any(map(str.isdigit, names)) or not _DOTS.isdisjoint(names):
-        return None
-    if len(set(names)) != len(names):  # the kernel lists a device once; a damaged file or tree may not
-        return None
-    if any(map(str.startswith, names, repeat("/"))):  # a name that would be an absolute sysfs path
-        return None
     numbers: list[array[int]] = []
     for k in (0, 1, *range(3, width)):
         column = tokens[k::width]
@@ -117,8 +149,23 @@ def _regular(lines: list[str], text: str) -> DiskCounterColumns | None:
             numbers.append(array("Q", map(int, column)))
         except (OverflowError, ValueError):  # not a number, negative, or 2**64 or more
             return None
-    counters = dict(zip(COUNTER_FIELDS, numbers[2:]))
-    return DiskCounterColumns(numbers[0], numbers[1], names, counters)
+    return _checked(names, numbers)
+
+
+def _checked(names: list[str], numbers: list[array[int]]) -> DiskCounterColumns | None:
+    """The columns of a regular read (majors, minors, then the counters); ``None`` if a name is unusable."""
+    if not _usable_names(names):
+        return None
+    return DiskCounterColumns(numbers[0], numbers[1], names, dict(zip(COUNTER_FIELDS, numbers[2:])))
+
+
+def _usable_names(names: list[str]) -> bool:
+    """Names that are not numbers (so a shifted field is caught), each listed once, and safe as sysfs names."""
+    if not "".join(names).isprintable() or any(map(str.isdigit, names)) or not _DOTS.isdisjoint(names):
+        return False
+    if len(set(names)) != len(names):  # the kernel lists a device once; a damaged file or tree may not
+        return False
+    return not any(map(str.startswith, names, repeat("/")))  # a name that would be an absolute sysfs path
 
 
 def _names(tokens: list[bytes] | list[str]) -> list[str]:

@@ -21,6 +21,9 @@ from raidtop.collect.memory import parse_meminfo, parse_vmstat
 from raidtop.collect.source import Root
 from tests.collect.corpus_files import CORPUS, SYSSTAT, SYSSTAT_TREES, hwmon_root
 
+# Both ways of reading disks: the compiled parse and rates, and their Python twin alone.
+pytestmark = pytest.mark.usefixtures("disk_code")
+
 
 def samples(kind: str) -> list[Path]:
     """The corpus's files of one kind: its own copies, then the sysstat trees' identical ones."""

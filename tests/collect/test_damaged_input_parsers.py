@@ -11,6 +11,9 @@ from raidtop.collect.cpustat import parse_stat
 from raidtop.collect.diskstats import parse_diskstats
 from raidtop.collect.memory import parse_loadavg, parse_meminfo, parse_pressure, parse_uptime, parse_vmstat
 
+# Both ways of reading disks: the compiled parse and rates, and their Python twin alone.
+pytestmark = pytest.mark.usefixtures("disk_code")
+
 GOOD_DISK = "   8       0 sda 49601 2822 3195498 623970 12180 9784 821088 117109 0 32862 714408 0 0 0 0\n"
 
 

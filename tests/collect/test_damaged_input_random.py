@@ -19,6 +19,9 @@ from raidtop.collect.diskstats import DiskstatsParser, parse_diskstats
 from raidtop.collect.sampler import Sampler
 from tests.collect.corpus_files import CORPUS, SYSSTAT
 
+# Both ways of reading disks: the compiled parse and rates, and their Python twin alone.
+pytestmark = pytest.mark.usefixtures("disk_code")
+
 REAL_DISKSTATS = (CORPUS / "proc-diskstats" / "prometheus-procfs__proc_diskstats").read_text()
 
 

@@ -14,6 +14,9 @@ import pytest
 from raidtop.collect.diskstats import DiskstatsParser, _line_by_line, parse_diskstats
 from raidtop.model.disk_columns import DiskCounterColumns
 
+# Both ways of reading disks: the compiled parse and rates, and their Python twin alone.
+pytestmark = pytest.mark.usefixtures("disk_code")
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 NODE_EXPORTER_14 = DATA / "corpus" / "proc-diskstats" / "prometheus-node_exporter__proc_diskstats_2016_14field"
 SYSSTAT = [DATA / "sysstat" / f"root{n}" / "proc" / "diskstats" for n in range(1, 8)]

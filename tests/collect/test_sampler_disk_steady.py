@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from raidtop.collect.rates import disk_rate_columns
 from raidtop.collect.sampler import Sampler
 from raidtop.collect.source import Root
 from raidtop.model.disk_columns import DiskCounterColumns, DiskRows
+
+# Both ways of reading disks: the compiled parse and rates, and their Python twin alone.
+pytestmark = pytest.mark.usefixtures("disk_code")
 
 DEVICES = 40
 

@@ -36,7 +36,8 @@ def installed(tmp_path_factory) -> Path:
     source = work / "source"
     source.mkdir()
     for folder in ("raidtop", "themes"):
-        shutil.copytree(PROJECT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__"))
+        # Not the editable install's compiled module: the wheel's build must make its own.
+        shutil.copytree(PROJECT / folder, source / folder, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(PROJECT / name, source / name)
     dist = work / "dist"
@@ -94,6 +95,24 @@ def test_the_wheel_carries_the_themes_and_no_dead_dependency(installed: Path):
     # What a user's install pulls in: the test extra's lines carry `extra == "test"`.
     requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
     assert requires and not any("psutil" in line for line in requires)  # raidtop reads /proc through its Root
+
+
+def test_the_wheel_carries_the_compiled_disk_code_and_the_installed_raidtop_uses_it(installed: Path, tmp_path: Path):
+    (wheel,) = installed.parent.parent.glob("dist/raidtop-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert any(n.startswith("raidtop/collect/_disk_native.") and n.endswith(".so") for n in names), names
+    assert "raidtop/collect/_disk_native.pyi" in names
+    check = "from raidtop.collect import native; print(native.compiled is not None)"
+    result = subprocess.run(
+        [str(installed / "python"), "-c", check],
+        cwd=tmp_path,
+        env=user_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+    )
+    assert result.stdout.strip() == "True", result.stderr
 
 
 def test_snapshot_json_from_the_installed_wheel(installed: Path, tmp_path: Path):

@@ -7,6 +7,7 @@ from itertools import compress, repeat
 from operator import add, attrgetter, mul, not_, sub, truediv
 from typing import Any, cast
 
+from raidtop.collect import native
 from raidtop.model.disk_columns import DiskCounterColumns
 from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO, disk_row
 
@@ -161,6 +162,14 @@ def disk_rate_columns(
     is :func:`disk_io`'s, operation for operation, so the floats are the same.
     """
     n = len(cur)
+    compiled = native.compiled
+    if compiled is not None and before is None:
+        done = compiled.rate_columns(
+            tuple(cur.counters.values()), None if prev is None else tuple(prev.counters.values()), interval_s
+        )
+        if done is not None:  # the regular case, in C; the rest below decides what it declines
+            rate_values, went_back = done
+            return dict(zip(DISK_RATE_FIELDS, rate_values)), went_back
     unknown: set[int] = set()
     if before is not None:
         unknown.update(i for i, b in enumerate(before) if b is None)

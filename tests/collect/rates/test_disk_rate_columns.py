@@ -18,6 +18,9 @@ from raidtop.collect.rates import disk_io, disk_rate_columns
 from raidtop.model.disk_columns import DiskCounterColumns, DiskRows
 from raidtop.model.snapshot import DISK_RATE_FIELDS
 
+# Both ways of reading disks: the compiled parse and rates, and their Python twin alone.
+pytestmark = pytest.mark.usefixtures("disk_code")
+
 DATA = Path(__file__).resolve().parents[2] / "data"
 SYSSTAT_ROOTS = [DATA / "sysstat" / f"root{n}" / "proc" / "diskstats" for n in range(1, 8)]
 

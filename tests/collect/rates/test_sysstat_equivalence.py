@@ -50,6 +50,9 @@ from tests.collect.rates.sysstat_golden import (
 )
 from tests.collect.rates.sysstat_replay import input_tree, printed, replay, trees_for
 
+# Both ways of reading disks: the compiled parse and rates, and their Python twin alone.
+pytestmark = pytest.mark.usefixtures("disk_code")
+
 
 def disk_mismatches(expected: dict[str, str], row: DiskIO) -> list[str]:
     problems = []

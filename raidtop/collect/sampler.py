@@ -22,6 +22,7 @@ from array import array
 from raidtop.collect import rates
 from raidtop.collect.blockinfo import identify, identify_kind
 from raidtop.collect.cpustat import parse_stat
+from raidtop.collect import native
 from raidtop.collect.diskstats import DiskstatsParser
 from raidtop.collect.hwmon import SensorReader
 from raidtop.collect.md.track import MdTracker
@@ -269,10 +270,16 @@ class Sampler:
         parser = self._diskstats
         changed = parser.changed if cur is parser.devices and parser.same_devices else None
         if last is not None and old is last[0] and changed is not None and identities is last[1].identities:
-            # The steady state: only devices that moved now or last time cost any work.
+            # The steady state: only devices that moved now or last time cost any work (a row
+            # object at least: an idle device keeps its row).
             redo = sorted({*changed, *last[2]})
             before_rates: Any = last[1].rates
-            updated = rates.updated_rate_columns(old, cur, interval, before_rates, redo) if interval > 0 else None
+            updated = None
+            if interval > 0 and native.compiled is not None:
+                # The compiled rates do every device in less time than Python patches a tenth.
+                updated = rates.disk_rate_columns(old, cur, interval)
+            elif interval > 0 and len(redo) * 4 <= len(cur):
+                updated = rates.updated_rate_columns(old, cur, interval, before_rates, redo)
             if updated is not None:
                 columns, unknown = updated
                 rows = DiskRows(cur, columns, identities)

@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import SyntheticSystem  # noqa: E402
 from synthetic_state import Shape  # noqa: E402
 
+from raidtop.collect import native  # noqa: E402
 from raidtop.collect.sampler import Sampler  # noqa: E402
 
 CASES = (
@@ -325,8 +326,16 @@ def main() -> None:
     parser.add_argument(
         "--profile-busy", type=float, default=0.1, help="share of busy devices while profiling (default 0.1)"
     )
+    parser.add_argument(
+        "--python-only",
+        action="store_true",
+        help="read disks with the Python code alone, as an install without the compiled module does",
+    )
     parser.add_argument("--record", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.python_only:
+        native.compiled = None
+    print(f"disk code {'Python only' if native.compiled is None else 'compiled (raidtop.collect._disk_native)'}")
     if args.record:
         _record_in_child(Path(args.record))
     elif args.profile:

@@ -335,10 +335,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.python_only:
         native.compiled = None
-    print(f"disk code {'Python only' if native.compiled is None else 'compiled (raidtop.collect._disk_native)'}")
     if args.record:
-        _record_in_child(Path(args.record))
-    elif args.profile:
+        _record_in_child(Path(args.record))  # its stdout is the recorded reads, nothing else
+        return
+    print(f"disk code {'Python only' if native.compiled is None else 'compiled (raidtop.collect._disk_native)'}")
+    if args.profile:
         profile(args.profile, ticks=50, busy=args.profile_busy)
     else:
         gc.collect()

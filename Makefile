@@ -12,8 +12,8 @@ TEST_STAMP := $(VENV)/.installed-test
 # says so in a multi-line note; that note (only that module's) is silenced.
 QUIET_EDITABLE := PYTHONWARNINGS="ignore:::setuptools.command.editable_wheel"
 
-# The C module is built by the install, so a change to it installs again.
-$(STAMP): pyproject.toml raidtop/collect/_disk_native.c
+# The C modules are built by the install, so a change to it installs again.
+$(STAMP): pyproject.toml raidtop/collect/_diskstats_native.c raidtop/collect/rates/_disk_rates_native.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(QUIET_EDITABLE) $(BIN)/pip install -q -e .

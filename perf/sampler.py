@@ -334,11 +334,11 @@ def main() -> None:
     parser.add_argument("--record", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.python_only:
-        native.compiled = None
+        native.diskstats_parse = native.disk_rates = None
     if args.record:
         _record_in_child(Path(args.record))  # its stdout is the recorded reads, nothing else
         return
-    print(f"disk code {'Python only' if native.compiled is None else 'compiled (raidtop.collect._disk_native)'}")
+    print(f"disk code {'Python only' if native.disk_rates is None else 'compiled'}")
     if args.profile:
         profile(args.profile, ticks=50, busy=args.profile_busy)
     else:

@@ -113,7 +113,8 @@ def disk_code(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     from raidtop.collect import native
 
     if request.param == "python":
-        monkeypatch.setattr(native, "compiled", None)
-    elif native.compiled is None:
-        pytest.fail("raidtop.collect._disk_native is not built: reinstall (make) with a C compiler")
+        monkeypatch.setattr(native, "diskstats_parse", None)
+        monkeypatch.setattr(native, "disk_rates", None)
+    elif native.diskstats_parse is None or native.disk_rates is None:
+        pytest.fail("the disk code's C modules are not built: reinstall (make) with a C compiler")
     return str(request.param)

@@ -30,7 +30,7 @@ class DiskstatsParser:
     """Parses /proc/diskstats into columns, doing Python work only where lines changed.
 
     A kernel prints every line with the same field count. Where the compiled
-    parse is installed (``native.compiled``), such a read is scanned once in
+    parse is installed (``native.diskstats_parse``), such a read is scanned once in
     C into one array per field and the lines that changed are found there.
     Without it, the common read is split once and sliced into one column per
     field; the conversions run in C (``map``, ``array``). When few lines changed since the last read
@@ -59,7 +59,7 @@ class DiskstatsParser:
             self.same_devices, self.changed = True, []
             return before, list(self._notes)  # nothing moved: the same object, the same notes
         self._text = text
-        if native.compiled is not None and self._compiled_read(text, native.compiled):
+        if native.diskstats_parse is not None and self._compiled_read(text, native.diskstats_parse):
             return self.devices, []
         self._data = None
         lines = text.splitlines()

@@ -275,7 +275,7 @@ class Sampler:
             redo = sorted({*changed, *last[2]})
             before_rates: Any = last[1].rates
             updated = None
-            if interval > 0 and native.compiled is not None:
+            if interval > 0 and native.disk_rates is not None:
                 # The compiled rates do every device in less time than Python patches a tenth.
                 updated = rates.disk_rate_columns(old, cur, interval)
             elif interval > 0 and len(redo) * 4 <= len(cur):

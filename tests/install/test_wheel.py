@@ -101,9 +101,10 @@ def test_the_wheel_carries_the_compiled_disk_code_and_the_installed_raidtop_uses
     (wheel,) = installed.parent.parent.glob("dist/raidtop-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-    assert any(n.startswith("raidtop/collect/_disk_native.") and n.endswith(".so") for n in names), names
-    assert "raidtop/collect/_disk_native.pyi" in names
-    check = "from raidtop.collect import native; print(native.compiled is not None)"
+    for module in ("raidtop/collect/_diskstats_native", "raidtop/collect/rates/_disk_rates_native"):
+        assert any(n.startswith(f"{module}.") and n.endswith(".so") for n in names), names
+        assert f"{module}.pyi" in names
+    check = "from raidtop.collect import native; print(None not in (native.diskstats_parse, native.disk_rates))"
     result = subprocess.run(
         [str(installed / "python"), "-c", check],
         cwd=tmp_path,

@@ -162,7 +162,7 @@ def disk_rate_columns(
     is :func:`disk_io`'s, operation for operation, so the floats are the same.
     """
     n = len(cur)
-    compiled = native.compiled
+    compiled = native.disk_rates
     if compiled is not None and before is None:
         done = compiled.rate_columns(
             tuple(cur.counters.values()), None if prev is None else tuple(prev.counters.values()), interval_s

@@ -73,6 +73,24 @@ def test_a_damaged_file_is_read_alike_or_left_to_python(compiled, data) -> None:
         assert _as_lists(got) == _as_lists(expected)
 
 
+_PIECES = st.one_of(
+    st.sampled_from(["0", "7", "18446744073709551615", "18446744073709551616", " ", "\t", "\n", "sda", "\r", "\x00"]),
+    st.text(max_size=4),
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_PIECES, max_size=120), st.sampled_from([14, 18, 20]))
+def test_any_text_is_read_alike_or_left_to_python(compiled, pieces: list[str], width: int) -> None:
+    # A regular line first, so that the pieces after it reach the per-line checks.
+    text = " ".join(["8", "0", "sda", *["1"] * (width - 3)]) + "\n" + "".join(pieces)
+    got = _compiled_columns(compiled, text)
+    if got is not None:
+        expected = _regular(text.splitlines(), text)
+        assert expected is not None
+        assert _as_lists(got) == _as_lists(expected)
+
+
 @pytest.mark.parametrize(
     ("text", "why"),
     [

@@ -41,8 +41,10 @@ parse(PyObject *Py_UNUSED(module), PyObject *text)
         PyErr_SetString(PyExc_TypeError, "parse() takes a str");
         return NULL;
     }
+#if PY_VERSION_HEX < 0x030C0000 /* every str is ready from 3.12 on, where the call is deprecated */
     if (PyUnicode_READY(text) < 0)
         return NULL;
+#endif
     if (!PyUnicode_IS_ASCII(text))
         Py_RETURN_NONE;
     const unsigned char *s = PyUnicode_1BYTE_DATA(text);

@@ -9,8 +9,10 @@ TEST_STAMP := $(VENV)/.installed-test
 
 # The built-in themes live in the top-level themes/ folder and are mapped into
 # the package, so setuptools makes the editable install with an import hook and
-# says so in a multi-line note; that note (only that module's) is silenced.
-QUIET_EDITABLE := PYTHONWARNINGS="ignore:::setuptools.command.editable_wheel"
+# says so in a multi-line note; and it calls the C modules' table in
+# pyproject.toml experimental, three times an install. Those two modules' notes
+# (only theirs) are silenced.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:::setuptools.command.editable_wheel,ignore:::setuptools.config.pyprojecttoml"
 
 # The C modules are built by the install, so a change to it installs again.
 $(STAMP): pyproject.toml raidtop/collect/_diskstats_native.c raidtop/collect/rates/_disk_rates_native.c

@@ -30,12 +30,13 @@ class DiskstatsParser:
     """Parses /proc/diskstats into columns, doing Python work only where lines changed.
 
     A kernel prints every line with the same field count. Where the compiled
-    parse is installed (``native.diskstats_parse``), such a read is scanned once in
-    C into one array per field and the lines that changed are found there.
-    Without it, the common read is split once and sliced into one column per
-    field; the conversions run in C (``map``, ``array``). When few lines changed since the last read
-    (a machine with thousands of mostly idle devices), only those are parsed
-    and written into copies of the last columns. Anything irregular (a
+    parse is installed (``native.diskstats_parse``), such a read is scanned
+    once in C into one array per field, and the lines that changed are found
+    there. Without it, the common read is split once and sliced into one
+    column per field, the conversions running in C (``map``, ``array``); when
+    few lines changed since the last read (a machine with thousands of mostly
+    idle devices), only those are parsed and written into copies of the last
+    columns. Anything irregular (a
     damaged line, a field count the kernel never prints) goes line by line
     and says what it skipped.
     """

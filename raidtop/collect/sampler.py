@@ -19,10 +19,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 from array import array
 
-from raidtop.collect import rates
+from raidtop.collect import native, rates
 from raidtop.collect.blockinfo import identify, identify_kind
 from raidtop.collect.cpustat import parse_stat
-from raidtop.collect import native
 from raidtop.collect.diskstats import DiskstatsParser
 from raidtop.collect.hwmon import SensorReader
 from raidtop.collect.md.track import MdTracker

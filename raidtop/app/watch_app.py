@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 
 from raidtop.app.hangup import catch_exit_signals, leave_on_signal
 from raidtop.app.messages import SamplingFailed, SnapshotReady
@@ -131,7 +132,11 @@ class WatchApp(App[None]):
         if not snap.arrays and self._player is None and not self.md_loaded:
             self.exit(return_code=0, message=f"raidtop watch: {NO_MD}")
             return
-        self.show(snap)
+        try:
+            self.show(snap)
+        except NoMatches:
+            # A snapshot that lands while the app shuts down (a replay at speed) finds no rows to fill.
+            return
 
     def show(self, snap: Snapshot) -> None:
         """The title line and one row per array, in the columns the terminal's width holds."""

@@ -6,6 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
+from raidtop.app.messages import SnapshotReady
 from raidtop.app.watch_app import NO_MD, WatchApp
 from raidtop.config import Config
 from raidtop.widgets.shown_text import PlainStatic
@@ -103,6 +104,19 @@ async def test_watch_plays_a_recording(tmp_path):
         await _wait(pilot, lambda: cells(app)["md6"]["state"] == "~ recovering")
         row = cells(app)["md6"]
         assert row["state"] == "~ recovering" and row["status"] == "[U_U]" and "%" in row["progress"]
+
+
+async def test_a_snapshot_that_lands_after_the_rows_are_gone_is_dropped(tmp_path):
+    # At shutdown Textual removes the widgets while a replay at speed may still have a snapshot queued:
+    # handling it raised NoMatches and ended the run with a traceback (seen on a fresh clone's CI run).
+    app = WatchApp(Config(replay=RECORDING))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await _wait(pilot, lambda: bool(cells(app)))
+        snapshot = app.live.latest
+        await app.query_one("#watch-arrays", TextTable).remove()
+        app.post_message(SnapshotReady(snapshot))
+        await pilot.pause(0.2)
+        assert app.is_running and app.return_code is None
 
 
 async def test_degraded_arrays_come_first_and_the_title_counts_them(tmp_path):

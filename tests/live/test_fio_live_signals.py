@@ -37,16 +37,31 @@ def _start_bench(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen, int]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    for _ in range(600):
-        kids = _children(proc.pid) if proc.poll() is None else []
-        fio = [k for k in kids if Path(f"/proc/{k}/comm").read_text().strip() == "fio"] if kids else []
-        if fio or proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    assert proc.poll() is None, proc.communicate()[1]
+    try:
+        for _ in range(600):
+            kids = _children(proc.pid) if proc.poll() is None else []
+            fio = [k for k in kids if _command(k) == "fio"]
+            if fio or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()[1]
+        assert fio, "raidtop bench started no fio in 30 s"
+    except BaseException:
+        # Not left running for its 120 s: the next test would find the device benchmarked.
+        proc.kill()
+        proc.wait(timeout=30)
+        raise
     # Let fio print a status or two, so a stop has something to keep.
     time.sleep(2.5)
     return proc, fio[0]
+
+
+def _command(pid: int) -> str:
+    """A process's command name; "" for one that has already ended (a short-lived helper)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def _gone(pid: int) -> bool:

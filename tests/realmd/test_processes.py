@@ -69,13 +69,19 @@ def test_member_writes_come_from_the_writer_cgroup_and_the_resync(run):
 
 
 def test_the_resync_reads_the_survivor_and_writes_the_new_member(run):
+    copied = 0
     for s in recovering(run):
         units = {d: {u[0]: (u[1], u[2]) for u in us} for d, us in s["by_device"].items()}
         new, survivor = units.get(s["rebuilding_member"], {}), units.get(s["source_member"], {})
-        assert new.get("/", (0, 0))[1] > 0, units  # md's resync writes the added disk
-        assert survivor.get("/", (0, 0))[0] > 0, units  # ...reading the surviving one
+        # md's own writes in the root cgroup (superblock, bitmap) reach both members alike; what the
+        # added disk gets beyond them is the resync's copy. md throttles the resync for other I/O, so an
+        # interval may copy nothing (seen under TCG: both members' root writes equal, no read).
+        if new.get("/", (0, 0))[1] > survivor.get("/", (0, 0))[1]:
+            copied += 1
+            assert survivor.get("/", (0, 0))[0] > 0, units  # ...reading the surviving one
         # dd's writes reach both members (raid1 mirrors them), under dd's cgroup.
         assert survivor.get("/loadgen.service", (0, 0))[1] > 0, units
+    assert copied, "no sample saw the resync write the added disk"
 
 
 def test_the_writer_is_the_busiest_process_with_its_unit(run):

@@ -103,18 +103,37 @@ def utc_clock(monkeypatch):
     time.tzset()
 
 
+def _built(name: str):
+    """``native.<name>``, the project's install builds it: a run without it fails here, not skips."""
+    from raidtop.collect import native
+
+    module = getattr(native, name)
+    if module is None:
+        pytest.fail(f"the disk code's C module (native.{name}) is not built: reinstall (make) with a C compiler")
+    return module
+
+
+@pytest.fixture(scope="module")
+def compiled_parse():
+    """The compiled /proc/diskstats parse."""
+    return _built("diskstats_parse")
+
+
+@pytest.fixture(scope="module")
+def compiled_rates():
+    """The compiled iostat rates."""
+    return _built("disk_rates")
+
+
 @pytest.fixture(params=["compiled", "python"])
 def disk_code(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The test once with the compiled disk parse and rates, once with their Python twin alone.
-
-    The project's install builds the C module (``make``, the wheel); a run without it fails
-    here rather than testing only one of the two.
-    """
+    """The test once with the compiled disk parse and rates, once with their Python twin alone."""
     from raidtop.collect import native
 
     if request.param == "python":
         monkeypatch.setattr(native, "diskstats_parse", None)
         monkeypatch.setattr(native, "disk_rates", None)
-    elif native.diskstats_parse is None or native.disk_rates is None:
-        pytest.fail("the disk code's C modules are not built: reinstall (make) with a C compiler")
+    else:
+        _built("diskstats_parse")
+        _built("disk_rates")
     return str(request.param)

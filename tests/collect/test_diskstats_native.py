@@ -1,4 +1,4 @@
-"""The compiled diskstats parse reads exactly what its Python twin reads, and declines the rest.
+"""The compiled_parse diskstats parse reads exactly what its Python twin reads, and declines the rest.
 
 ``raidtop/collect/_diskstats_native.c`` is a fast path: for every text it
 either returns the columns ``diskstats._regular`` returns for it, value for
@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from raidtop.collect import native
 from raidtop.collect.diskstats import DiskstatsParser, _regular
 from raidtop.model.disk_columns import DiskCounterColumns
 from tests.collect.corpus_files import CORPUS, SYSSTAT, SYSSTAT_TREES
@@ -28,14 +27,6 @@ DISKSTATS_FILES = sorted((CORPUS / "proc-diskstats").iterdir()) + [
 LINE = "   8       0 sda 49601 2822 3195498 623970 12180 9784 821088 117109 0 32862 714408 0 0 0 0 10 20\n"
 
 
-@pytest.fixture(scope="module")
-def compiled():
-    """The C module (the project's install builds it: a run without it fails, not skips)."""
-    if native.diskstats_parse is None:
-        pytest.fail("raidtop.collect._diskstats_native is not built: reinstall (make) with a C compiler")
-    return native.diskstats_parse
-
-
 def _as_lists(disks: DiskCounterColumns) -> tuple:
     return (
         list(disks.names),
@@ -45,16 +36,16 @@ def _as_lists(disks: DiskCounterColumns) -> tuple:
     )
 
 
-def _compiled_columns(compiled, text: str) -> DiskCounterColumns | None:
+def _compiled_columns(compiled_parse, text: str) -> DiskCounterColumns | None:
     parser = DiskstatsParser()
-    return parser.devices if parser._compiled_read(text, compiled) else None
+    return parser.devices if parser._compiled_read(text, compiled_parse) else None
 
 
 @pytest.mark.parametrize("path", DISKSTATS_FILES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
-def test_every_real_file_the_python_parse_takes_whole_the_compiled_one_takes_alike(compiled, path: Path) -> None:
+def test_every_real_file_the_python_parse_takes_whole_the_compiled_one_takes_alike(compiled_parse, path: Path) -> None:
     text = path.read_text()
     expected = _regular(text.splitlines(), text)
-    got = _compiled_columns(compiled, text)
+    got = _compiled_columns(compiled_parse, text)
     if expected is None:
         assert got is None  # mixed kernels' lines in one file: read line by line, in Python
     else:
@@ -64,9 +55,9 @@ def test_every_real_file_the_python_parse_takes_whole_the_compiled_one_takes_ali
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
-def test_a_damaged_file_is_read_alike_or_left_to_python(compiled, data) -> None:
+def test_a_damaged_file_is_read_alike_or_left_to_python(compiled_parse, data) -> None:
     text = data.draw(damaged(REAL_DISKSTATS))
-    got = _compiled_columns(compiled, text)
+    got = _compiled_columns(compiled_parse, text)
     if got is not None:
         expected = _regular(text.splitlines(), text)
         assert expected is not None
@@ -81,10 +72,10 @@ _PIECES = st.one_of(
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PIECES, max_size=120), st.sampled_from([14, 18, 20]))
-def test_any_text_is_read_alike_or_left_to_python(compiled, pieces: list[str], width: int) -> None:
+def test_any_text_is_read_alike_or_left_to_python(compiled_parse, pieces: list[str], width: int) -> None:
     # A regular line first, so that the pieces after it reach the per-line checks.
     text = " ".join(["8", "0", "sda", *["1"] * (width - 3)]) + "\n" + "".join(pieces)
-    got = _compiled_columns(compiled, text)
+    got = _compiled_columns(compiled_parse, text)
     if got is not None:
         expected = _regular(text.splitlines(), text)
         assert expected is not None
@@ -111,8 +102,8 @@ def test_any_text_is_read_alike_or_left_to_python(compiled, pieces: list[str], w
         (" ".join(["1"] * 17) + "\n", "17 fields"),
     ],
 )
-def test_what_the_kernel_never_prints_is_declined(compiled, text: str, why: str) -> None:
-    assert compiled.parse(text) is None, why
+def test_what_the_kernel_never_prints_is_declined(compiled_parse, text: str, why: str) -> None:
+    assert compiled_parse.parse(text) is None, why
 
 
 @pytest.mark.parametrize(
@@ -124,8 +115,8 @@ def test_what_the_kernel_never_prints_is_declined(compiled, text: str, why: str)
         (LINE.replace(" ", "\t"), 49601),
     ],
 )
-def test_what_the_kernel_may_print_is_read(compiled, text: str, counter: int) -> None:
-    got = _compiled_columns(compiled, text)
+def test_what_the_kernel_may_print_is_read(compiled_parse, text: str, counter: int) -> None:
+    got = _compiled_columns(compiled_parse, text)
     assert got is not None and got.counters["rd_ios"] == array("Q", [counter])
     assert _as_lists(got) == _as_lists(_regular(text.splitlines(), text))
 
@@ -137,21 +128,21 @@ def test_a_declined_read_is_still_read_by_the_parser_with_its_note() -> None:
     assert notes and "non-numeric" in notes[0]
 
 
-def test_changed_rows_are_the_rows_whose_counters_moved(compiled) -> None:
+def test_changed_rows_are_the_rows_whose_counters_moved(compiled_parse) -> None:
     lines = [LINE.replace("sda", name) for name in ("sda", "sdb", "sdc", "sdd")]
-    width, _, before = compiled.parse("".join(lines))
+    width, _, before = compiled_parse.parse("".join(lines))
     lines[0] = lines[0].replace("49601", "49602")  # the first counter
     lines[2] = lines[2].replace(" 10 20\n", " 10 21\n")  # the last one
-    _, _, now = compiled.parse("".join(lines))
+    _, _, now = compiled_parse.parse("".join(lines))
     assert width == 20
-    assert compiled.changed_rows(now, before, 4) == [0, 2]
-    assert compiled.changed_rows(before, before, 4) == []
-    assert compiled.changed_rows(now, before[:-8], 4) is None  # not the same shape
-    assert compiled.changed_rows(now, before, 3) is None
-    assert compiled.changed_rows(now, before, 0) is None
+    assert compiled_parse.changed_rows(now, before, 4) == [0, 2]
+    assert compiled_parse.changed_rows(before, before, 4) == []
+    assert compiled_parse.changed_rows(now, before[:-8], 4) is None  # not the same shape
+    assert compiled_parse.changed_rows(now, before, 3) is None
+    assert compiled_parse.changed_rows(now, before, 0) is None
 
 
-def test_the_parser_reports_exactly_the_lines_that_changed(compiled) -> None:
+def test_the_parser_reports_exactly_the_lines_that_changed(compiled_parse) -> None:
     lines = [LINE.replace("sda", f"sd{chr(97 + i)}") for i in range(6)]
     parser = DiskstatsParser()
     parser.parse("".join(lines))

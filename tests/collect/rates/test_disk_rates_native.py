@@ -1,4 +1,4 @@
-"""The compiled iostat rates are the Python rates float for float, and decline the rest.
+"""The compiled_rates iostat rates are the Python rates float for float, and decline the rest.
 
 ``raidtop/collect/rates/_disk_rates_native.c`` is a fast path: for two reads
 it either returns the columns ``disk_rate_columns`` works out in Python, float
@@ -13,30 +13,22 @@ from __future__ import annotations
 import math
 from array import array
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from raidtop.collect import native
 from raidtop.collect.rates import disk_rate_columns
+from raidtop.collect.rates.disk import _WRAPPING_MS_FIELDS
 from raidtop.model.disk_columns import COUNTER_FIELDS, DiskCounterColumns
 from raidtop.model.snapshot import DISK_RATE_FIELDS
 
 
-@pytest.fixture(scope="module")
-def compiled():
-    """The C module (the project's install builds it: a run without it fails, not skips)."""
-    if native.disk_rates is None:
-        pytest.fail("raidtop.collect.rates._disk_rates_native is not built: reinstall (make) with a C compiler")
-    return native.disk_rates
+def test_the_built_module_counts_the_fields_in_the_order_the_model_does(compiled_rates) -> None:
+    assert compiled_rates.COUNTER_FIELDS == COUNTER_FIELDS
+    assert compiled_rates.RATE_FIELDS == DISK_RATE_FIELDS
 
 
-def test_the_built_module_counts_the_fields_in_the_order_the_model_does(compiled) -> None:
-    assert compiled.COUNTER_FIELDS == COUNTER_FIELDS
-    assert compiled.RATE_FIELDS == DISK_RATE_FIELDS
-
-
-_MS = {"rd_ticks", "wr_ticks", "dc_ticks", "fl_ticks", "tot_ticks", "rq_ticks"}
+_MS = _WRAPPING_MS_FIELDS  # the fields the kernel prints with %u
 
 
 @st.composite
@@ -92,11 +84,11 @@ def _same(a: dict, b: dict) -> bool:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(two_reads(), st.booleans())
-def test_rates_are_the_python_rates_float_for_float(compiled, reads, since_boot: bool) -> None:
+def test_rates_are_the_python_rates_float_for_float(compiled_rates, reads, since_boot: bool) -> None:
     old, new, interval, huge = reads
     prev = None if since_boot else old
     if not huge:  # the C code's own case: it must take it, or this test compares Python with itself
-        assert compiled.rate_columns(
+        assert compiled_rates.rate_columns(
             tuple(new.counters.values()), None if prev is None else tuple(old.counters.values()), interval
         )
     got = disk_rate_columns(prev, new, interval)
@@ -104,24 +96,24 @@ def test_rates_are_the_python_rates_float_for_float(compiled, reads, since_boot:
     try:
         expected = disk_rate_columns(prev, new, interval)
     finally:
-        native.disk_rates = compiled
+        native.disk_rates = compiled_rates
     assert got[1] == expected[1]
     assert _same(got[0], expected[0])
     assert all(v is None or (math.isfinite(v) and v >= 0) for c in got[0].values() if c for v in c)
 
 
-def test_rates_decline_what_is_not_their_regular_case(compiled) -> None:
+def test_rates_decline_what_is_not_their_regular_case(compiled_rates) -> None:
     a = array("Q", [1, 2])
     now = tuple(a if i < 17 else None for i in range(17))
-    assert compiled.rate_columns(now, now, 1.0) is not None
-    assert compiled.rate_columns(now, now, 0.0) is None  # no interval
-    assert compiled.rate_columns(now, now, math.nan) is None
-    assert compiled.rate_columns(now, now, math.inf) is None
-    assert compiled.rate_columns(tuple((1, 2) for _ in range(17)), now, 1.0) is None  # not a buffer
+    assert compiled_rates.rate_columns(now, now, 1.0) is not None
+    assert compiled_rates.rate_columns(now, now, 0.0) is None  # no interval
+    assert compiled_rates.rate_columns(now, now, math.nan) is None
+    assert compiled_rates.rate_columns(now, now, math.inf) is None
+    assert compiled_rates.rate_columns(tuple((1, 2) for _ in range(17)), now, 1.0) is None  # not a buffer
     short = tuple(array("Q", [1]) for _ in range(17))
-    assert compiled.rate_columns(short, now, 1.0) is None  # another length
+    assert compiled_rates.rate_columns(short, now, 1.0) is None  # another length
     signed = tuple(array("q", [1, 2]) for _ in range(17))
-    assert compiled.rate_columns(signed, now, 1.0) is None  # signed: not counters
+    assert compiled_rates.rate_columns(signed, now, 1.0) is None  # signed: not counters
     half = now[:11] + (None,) * 6
-    assert compiled.rate_columns(half, now, 1.0) is None  # a field in one read only
-    assert compiled.rate_columns(now[:16], now, 1.0) is None
+    assert compiled_rates.rate_columns(half, now, 1.0) is None  # a field in one read only
+    assert compiled_rates.rate_columns(now[:16], now, 1.0) is None

@@ -43,6 +43,9 @@ class StatusBar(Widget):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._line: tuple[tuple, Strip] | None = None
+        self._styles: tuple[Style, tuple[Style, Style, Style]] | None = None
+        """(base, (title, muted, alert)) until the styles change: every ``refresh()`` empties
+        Textual's own component-style cache, and the clock refreshes this line every sample."""
 
     def show(self, snap: Snapshot) -> None:
         """Take the sample's time and load averages from ``snap``; repaint only the characters that changed.
@@ -71,10 +74,13 @@ class StatusBar(Widget):
     def render_line(self, y: int) -> Strip:
         """The line as segments (a Rich Text made a new Visual per repaint: most of the header's cost)."""
         width = self.size.width
-        base = self.rich_style
+        if self._styles is None:
+            get = self.get_component_rich_style
+            components = (get("status-bar--title"), get("status-bar--muted"), get("status-bar--alert"))
+            self._styles = (self.rich_style, components)
+        base, styles = self._styles
         if y:
             return Strip.blank(width, base)
-        styles = [self.get_component_rich_style(f"status-bar--{name}") for name in ("title", "muted", "alert")]
         parts = self._parts(*styles)
         key = (tuple(parts), width, base)
         if self._line is not None and self._line[0] == key:
@@ -85,6 +91,11 @@ class StatusBar(Widget):
         strip = strip.extend_cell_length(width, base).simplify()
         self._line = (key, strip)
         return strip
+
+    def notify_style_update(self) -> None:
+        # A theme or CSS change: resolve the styles again on the next repaint.
+        super().notify_style_update()
+        self._styles = None
 
     def _parts(self, title: Style | None, muted: Style | None, alert: Style | None) -> list[tuple[str, Style | None]]:
         """The line's pieces and their styles, the lowest-ranked left out first when the line is too long."""

@@ -40,6 +40,7 @@ from raidtop.collect.dmraid.reader import DmRaidReader
 from raidtop.collect.stack.poller import StackPoller
 from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.model.disk_columns import DiskCounterColumns, DiskRows
+from raidtop.model.processes import IoAttribution
 from raidtop.model.snapshot import (
     CpuUsage,
     DiskIdentity,
@@ -95,6 +96,8 @@ class Sampler:
         self._identity_result: dict[str, DiskIdentity] | None = None
         # (the disks of the last sample, their rows, the positions that moved): see _disk_rows
         self._last_disks: tuple[DiskCounterColumns, DiskRows, list[int]] | None = None
+        self._last_io: IoAttribution | None = None
+        """The last snapshot's process rows: an idle process keeps its row."""
         self._page_kb = os.sysconf("SC_PAGE_SIZE") / 1024.0
         self._md = MdTracker(md_expected_members)
         self.stack = StackPoller()
@@ -251,9 +254,10 @@ class Sampler:
             md_threads=md_threads,
             smart=smart,
             smart_disk_of=disk_of,
-            io=io_attribution(prev, raw, interval),
+            io=io_attribution(prev, raw, interval, self._last_io),
             notes=tuple(notes),
         )
+        self._last_io = snapshot.io
         # Beside the md events: SmartWarning and the rebuild risk need this sample's arrays and SMART readings.
         return snapshot if self.judgement is None else self.judgement.apply(snapshot)
 
@@ -323,6 +327,7 @@ class Sampler:
         """Forget the previous sample: the next one averages since boot again."""
         self._previous = None
         self._last_disks = None
+        self._last_io = None
         self._md.reset()
         if self.judgement is not None:
             self.judgement.reset()

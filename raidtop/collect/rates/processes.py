@@ -13,6 +13,8 @@ make its parent's own share jump).
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from raidtop.model.disk_columns import DiskCounterColumns
 from raidtop.model.snapshot import RawSample
 from raidtop.model.processes import CgroupReading, IoAttribution, ProcCounters, ProcessIO, UnitIO
@@ -21,18 +23,32 @@ KERNEL_UNIT = "kernel"
 
 
 def process_rates(
-    prev: tuple[ProcCounters, ...] | None, cur: tuple[ProcCounters, ...], interval_s: float | None
+    prev: tuple[ProcCounters, ...] | None,
+    cur: tuple[ProcCounters, ...],
+    interval_s: float | None,
+    earlier: tuple[ProcessIO, ...] = (),
 ) -> tuple[ProcessIO, ...]:
-    """Every process with its rates, busiest first; rates ``None`` for a process new since ``prev``."""
+    """Every process with its rates, busiest first; rates ``None`` for a process new since ``prev``.
+
+    ``earlier`` is this function's result for ``prev``: a process idle then and now (the reader
+    kept its very object) keeps its row, so a host of sleeping processes costs a lookup each.
+    """
     before = {p.pid: p for p in prev} if prev is not None else {}
+    idle_rows = {row.pid: row for row in earlier if row.read_b_s == row.write_b_s == row.syscr_s == row.syscw_s == 0.0}
     reaped = _reaped_by_parent(prev, cur)
-    rows = []
+    busy: list[ProcessIO] = []
+    idle: list[ProcessIO] = []
     for p in cur:
         old = before.get(p.pid)
-        unit = KERNEL_UNIT if p.kernel else unit_name(p.cgroup)
         if old is p and interval_s:
-            rates: tuple[float | None, ...] = (0.0, 0.0, 0.0, 0.0)  # idle: the reader kept the same object
-        elif old is None or old.start != p.start or not interval_s or interval_s <= 0:
+            # Idle: the reader kept the same object, so last time's row (built from it) still holds.
+            row = idle_rows.get(p.pid)
+            if row is None:
+                row = ProcessIO(p.pid, p.comm, p.user, _unit(p), p.kernel, 0.0, 0.0, 0.0, 0.0)
+            idle.append(row)
+            continue
+        rates: tuple[float | None, ...]
+        if old is None or old.start != p.start or not interval_s or interval_s <= 0:
             rates = (None, None, None, None)
         else:
             deltas: tuple[int, ...] = (
@@ -45,9 +61,19 @@ def process_rates(
             if inherited is not None and min(deltas) >= 0:
                 deltas = tuple(max(0, d - i) for d, i in zip(deltas, inherited, strict=True))
             rates = tuple(d / interval_s if d >= 0 else None for d in deltas)
-        rows.append(ProcessIO(p.pid, p.comm, p.user, unit, p.kernel, *rates))
-    rows.sort(key=lambda r: (-r.total_b_s, -((r.syscr_s or 0.0) + (r.syscw_s or 0.0)), r.pid))
-    return tuple(rows)
+        (busy if any(rates) else idle).append(ProcessIO(p.pid, p.comm, p.user, _unit(p), p.kernel, *rates))
+    # Rates are never negative: every row with one above zero sorts before all the rest, which tie
+    # on everything but the PID.
+    busy.sort(key=lambda r: (-r.total_b_s, -((r.syscr_s or 0.0) + (r.syscw_s or 0.0)), r.pid))
+    idle.sort(key=_pid)
+    return (*busy, *idle)
+
+
+def _unit(p: ProcCounters) -> str:
+    return KERNEL_UNIT if p.kernel else unit_name(p.cgroup)
+
+
+_pid = attrgetter("pid")
 
 
 def _reaped_by_parent(
@@ -116,13 +142,20 @@ def unit_name(cgroup: str) -> str:
     return cgroup.rstrip("/").rpartition("/")[2] or "/"
 
 
-def io_attribution(prev: RawSample | None, raw: RawSample, interval_s: float | None) -> IoAttribution | None:
-    """The snapshot's who-did-I/O part, ``None`` when nothing of it was read this sample."""
+def io_attribution(
+    prev: RawSample | None, raw: RawSample, interval_s: float | None, earlier: IoAttribution | None = None
+) -> IoAttribution | None:
+    """The snapshot's who-did-I/O part, ``None`` when nothing of it was read this sample.
+
+    ``earlier`` is the result for ``prev`` (its rows of idle processes are kept).
+    """
     if raw.processes is None and raw.cgroups is None and not raw.cgroups_absent:
         return None
     processes: tuple[ProcessIO, ...] = ()
     if raw.processes is not None:
-        processes = process_rates(prev.processes if prev is not None else None, raw.processes, interval_s)
+        before = prev.processes if prev is not None else None
+        earlier_rows = earlier.processes if earlier is not None and before is not None else ()
+        processes = process_rates(before, raw.processes, interval_s, earlier_rows)
     if raw.cgroups is not None:
         by_device = unit_rates(prev.cgroups if prev is not None else None, raw.cgroups, device_numbers(raw), interval_s)
         return IoAttribution("per device", raw.cgroups.source, processes, by_device, len(processes))

@@ -59,7 +59,10 @@ def main() -> int:
         return 2
 
     def measured(farm: LoopFarm) -> int:
-        app = AppSpec("raidtop", (args.python, "-m", "raidtop", "--interval", args.interval), "Disks", keys=("6",))
+        # Started from "/" so that ``-m raidtop`` imports the installed package of ``--python``
+        # (e.g. a pipx install's), not the checkout's sources from the working directory.
+        argv = (args.python, "-m", "raidtop", "--interval", args.interval)
+        app = AppSpec("raidtop", argv, "Disks", cwd=Path("/"), keys=("6",))
         farm.attach(args.devices)
         farm.start_fio(1 if args.devices else 0)
         for line in machine_lines():

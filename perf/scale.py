@@ -60,7 +60,7 @@ BUSY_IOPS = 100
 LOOP_CTL_REMOVE = 0x4C81
 """ioctl on /dev/loop-control that deletes a free loop device (linux/loop.h)."""
 TOOLS = ("raidtop", "glances", "atop")
-EXTRA_TOOLS = ("raidtop-processes", "raidtop-before")
+EXTRA_TOOLS = ("raidtop-processes", "raidtop-before", "raidtop-processes-before")
 """Not run by default: raidtop with its Processes panel shown (``6``), for issue 26's budget."""
 BUDGETS = "500 devices, 1 busy: steady CPU ≤ 0.75× glances, start-up CPU ≤ 1 s, output ≤ 4 KB/s (issue 30), RSS ≤ 64 MB"
 
@@ -270,12 +270,13 @@ def tool_specs(tools: list[str], python: str, glances: str | None, before: str |
     """
     specs = []
     for tool in tools:
-        if tool == "raidtop-before":
+        if tool in ("raidtop-before", "raidtop-processes-before"):
             if before is None:
-                raise SystemExit("raidtop-before needs --before CHECKOUT")
+                raise SystemExit(f"{tool} needs --before CHECKOUT")
             # Run from that checkout: ``python -m`` puts the working directory first on sys.path.
             command = ("env", "PYTHONDONTWRITEBYTECODE=1", python, "-m", "raidtop")
-            specs.append(AppSpec("raidtop-before", command, "Disks", cwd=Path(before)))
+            keys = ("6",) if tool == "raidtop-processes-before" else ()
+            specs.append(AppSpec(tool, command, "Disks", cwd=Path(before), keys=keys))
         elif tool == "raidtop":
             # This checkout's raidtop, with the shared venv's Python.
             specs.append(AppSpec("raidtop", (python, "-m", "raidtop"), "Disks"))

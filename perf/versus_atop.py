@@ -50,6 +50,7 @@ def main() -> int:
     parser.add_argument(
         "--glances", help="path to glances, for --tools ...,glances (default: found as perf/scale.py finds it)"
     )
+    parser.add_argument("--before", help="a checkout of an earlier tree, for --tools ...,raidtop-processes-before")
     args = parser.parse_args()
     if os.geteuid() != 0:
         print("versus_atop.py attaches loop devices and mounts a tmpfs: run it as root", file=sys.stderr)
@@ -66,7 +67,7 @@ def main() -> int:
     if missing:
         print(f"needed and not found: {', '.join(missing)}", file=sys.stderr)
         return 2
-    specs = tool_specs(args.tools.split(","), args.python, find_glances(args.glances))
+    specs = tool_specs(args.tools.split(","), args.python, find_glances(args.glances), args.before)
 
     def measured(farm: LoopFarm) -> int:
         rows: list[tuple[int, int, Measurement]] = []
@@ -114,7 +115,7 @@ def print_table(rows: list[tuple[int, int, Measurement]]) -> None:
             continue
         ratios = "  ".join(
             f"{name} / atop {by_name[name].steady_cpu_pct / atop.steady_cpu_pct:4.2f}x"
-            for name in ("raidtop-processes", "raidtop")
+            for name in ("raidtop-processes", "raidtop-processes-before", "raidtop", "raidtop-before")
             if name in by_name
         )
         glances = by_name.get("glances")

@@ -34,6 +34,10 @@ def _builtin_dir() -> Path | Traversable:
     it pulls in, it held 1 MB of a dashboard that needs neither (issue 30).
     """
     spec = importlib.util.find_spec(f"{__name__}.builtin")
+    if spec is None:
+        # A source checkout run without installing it (``python -m raidtop`` in the repository
+        # with some other environment's Python): the top-level folder that the wheel maps here.
+        return Path(__file__).resolve().parents[2] / "themes"
     for location in (spec.submodule_search_locations or []) if spec is not None else []:
         if Path(location).is_dir():
             return Path(location)

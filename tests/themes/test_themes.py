@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +124,25 @@ async def test_hostile_user_theme_files_leave_a_working_app(tmp_path: Path, monk
         assert len(notice.message.splitlines()) == len(HOSTILE_THEMES) + 2
         await pilot.press("q")
     assert app.return_code == 0
+
+
+def test_a_source_checkout_run_without_installing_finds_its_themes(tmp_path: Path):
+    # ``python -m raidtop`` in a clone, with a Python that has the dependencies but not this
+    # install: raidtop.themes.builtin does not exist there, the top-level themes/ folder does.
+    repo = Path(__file__).resolve().parents[2]
+    shutil.copytree(repo / "raidtop", tmp_path / "raidtop", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copytree(repo / "themes", tmp_path / "themes")
+    probe = (
+        "import sys\n"
+        "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in getattr(f, '__module__', '')]\n"
+        "import raidtop.themes as t\n"
+        "print(t.BUILTIN_DIR)\n"
+        "print(sorted(theme.name for theme in t.load_themes().themes))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    folder, names = result.stdout.splitlines()
+    assert Path(folder) == tmp_path / "themes"
+    assert "raidtop-dark" in names

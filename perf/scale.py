@@ -60,7 +60,7 @@ BUSY_IOPS = 100
 LOOP_CTL_REMOVE = 0x4C81
 """ioctl on /dev/loop-control that deletes a free loop device (linux/loop.h)."""
 TOOLS = ("raidtop", "glances", "atop")
-EXTRA_TOOLS = ("raidtop-processes", "raidtop-before", "raidtop-processes-before")
+EXTRA_TOOLS = ("raidtop-processes", "raidtop-before", "raidtop-processes-before", "textual-clock")
 """Not run by default: raidtop with its Processes panel shown (``6``), for issue 26's budget."""
 BUDGETS = "500 devices, 1 busy: steady CPU ≤ 0.75× glances, start-up CPU ≤ 1 s, output ≤ 4 KB/s (issue 30), RSS ≤ 64 MB"
 
@@ -287,6 +287,8 @@ def tool_specs(tools: list[str], python: str, glances: str | None, before: str |
                 print("glances not found (pip install glances into /tmp/glances-venv): skipped", file=sys.stderr)
                 continue
             specs.append(AppSpec("glances", (glances, "-t", "1", "--disable-check-update"), "LOAD"))
+        elif tool == "textual-clock":
+            specs.append(AppSpec(tool, (python, str(Path(__file__).resolve().parent / "textual_clock.py")), "clock"))
         elif tool == "atop":
             if shutil.which("atop") is None:
                 print("atop not found (apt-get install atop): skipped", file=sys.stderr)

@@ -14,6 +14,11 @@ process list), each alone in its own tmux at 120×40 with a 1 s refresh
 (perf/tui_measure.py). One device is read by fio at 100 IOPS throughout. It
 prints one table and raidtop's same-run ratio to atop per setting.
 
+More tools by ``--tools``: ``glances``; ``textual-clock`` (perf/textual_clock.py,
+a Textual app that only shows the time: the floor under any Textual
+dashboard); ``raidtop-processes-before`` with ``--before CHECKOUT`` (an earlier
+tree, panel shown, for a change measured in the same run).
+
 Everything it sets up is undone on exit, Ctrl-C, SIGTERM or SIGHUP
 (scale.py's ``LoopFarm.close``: our devices detached, the nodes losetup made
 removed, sleepers and fio stopped, the tmpfs unmounted). Not part of the test
@@ -115,7 +120,7 @@ def print_table(rows: list[tuple[int, int, Measurement]]) -> None:
             continue
         ratios = "  ".join(
             f"{name} / atop {by_name[name].steady_cpu_pct / atop.steady_cpu_pct:4.2f}x"
-            for name in ("raidtop-processes", "raidtop-processes-before", "raidtop", "raidtop-before")
+            for name in ("raidtop-processes", "raidtop-processes-before", "raidtop", "raidtop-before", "textual-clock")
             if name in by_name
         )
         glances = by_name.get("glances")

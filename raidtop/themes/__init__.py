@@ -38,7 +38,7 @@ def _builtin_dir() -> Path | Traversable:
         # A source checkout run without installing it (``python -m raidtop`` in the repository
         # with some other environment's Python): the top-level folder that the wheel maps here.
         return Path(__file__).resolve().parents[2] / "themes"
-    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+    for location in spec.submodule_search_locations or []:
         if Path(location).is_dir():
             return Path(location)
     from importlib import resources

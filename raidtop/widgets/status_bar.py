@@ -46,6 +46,8 @@ class StatusBar(Widget):
         self._styles: tuple[Style, tuple[Style, Style, Style]] | None = None
         """(base, (title, muted, alert)) until the styles change: every ``refresh()`` empties
         Textual's own component-style cache, and the clock refreshes this line every sample."""
+        self._shown: tuple[tuple, str] | None = None
+        """(everything else the line depends on, the line's text) as :meth:`show` last left it."""
 
     def show(self, snap: Snapshot) -> None:
         """Take the sample's time and load averages from ``snap``; repaint only the characters that changed.
@@ -53,11 +55,15 @@ class StatusBar(Widget):
         The clock changes every sample: repainting the whole line sent all of it
         to the terminal each second, where a few digits are what moved.
         """
-        before = self._line_text()
+        # Last show's text is the line on screen unless something else it shows changed since
+        # (those repaint the whole line): then it is laid out again.
+        shown = self._shown
+        before = shown[1] if shown is not None and shown[0] == self._layout_state() else self._line_text()
         self.sample_time = time.strftime("%H:%M:%S", time.localtime(snap.time))
         if snap.vm is not None and snap.vm.loadavg is not None:
             self.load = " ".join(f"{v:.2f}" for v in snap.vm.loadavg)
         after = self._line_text()
+        self._shown = (self._layout_state(), after)
         if before == after:
             return
         if not (before + after).isascii():
@@ -66,6 +72,10 @@ class StatusBar(Widget):
         start = len(commonprefix([before, after]))
         tail = len(commonprefix([before[start:][::-1], after[start:][::-1]]))
         self.refresh(Region(start, 0, max(1, max(len(before), len(after)) - tail - start), 1))
+
+    def _layout_state(self) -> tuple:
+        """Everything :meth:`_parts` lays the line out from."""
+        return (self.host, self.badge, self.paused, self.interval, self.sample_time, self.load, self.size.width)
 
     def _line_text(self) -> str:
         """The line as plain text, as :meth:`render` lays it out."""

@@ -141,6 +141,47 @@ def test_reads_ask_for_at_most_one_mib_and_one_byte_past_the_limit(tmp_path: Pat
     assert asked == [1 << 20, 1 << 20, 6]
 
 
+def counted_reads(monkeypatch) -> list[int]:
+    """The sizes os.read is asked for from here on (the real read still runs)."""
+    real_read, asked = os.read, []
+
+    def read(fd, n):
+        asked.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", read)
+    return asked
+
+
+def test_a_single_record_proc_file_is_read_whole_with_one_read(monkeypatch):
+    # /proc/self/status is a procfs single-record file: its first read gives all of it.
+    whole = read_bounded("/proc/self/status")
+    asked = counted_reads(monkeypatch)
+    one = read_bounded("/proc/self/status", single_record=True)
+    assert len(asked) == 1
+    assert one.splitlines()[0] == whole.splitlines()[0] and one.endswith(b"\n") and b"VmRSS:" in one
+    asked.clear()
+    read_bounded("/proc/self/status")
+    assert len(asked) == 2  # without the hint: the read that returns nothing too
+
+
+def test_a_single_record_read_that_fills_what_it_asked_for_goes_on_to_the_end(tmp_path: Path, monkeypatch):
+    # A full first read says nothing about the end: the file is read whole, as without the hint.
+    path = sized(tmp_path / "f", (1 << 20) + 10)
+    asked = counted_reads(monkeypatch)
+    assert read_bounded(path, 2 << 20, single_record=True) == path.read_bytes()
+    assert asked == [1 << 20, 1 << 20]  # and its short second read ends it
+
+
+def test_a_single_record_read_keeps_the_limit_and_the_refusals(tmp_path: Path):
+    path = sized(tmp_path / "f", 100)
+    with pytest.raises(UnsafeFile):
+        read_bounded(path, 99, single_record=True)
+    os.mkfifo(tmp_path / "fifo")
+    with no_fd_leak(), pytest.raises(UnsafeFile):
+        read_bounded(tmp_path / "fifo", single_record=True)
+
+
 def test_a_symlink_is_followed_only_when_allowed(tmp_path: Path):
     (tmp_path / "real").write_bytes(b"x")
     (tmp_path / "link").symlink_to(tmp_path / "real")

@@ -76,10 +76,15 @@ class Root:
         # sysfs and procfs are ASCII, but a damaged fixture must not raise.
         return data.decode("utf-8", "replace")
 
-    def read_optional(self, abs_path: str) -> str | None:
-        """Read a file that may legitimately be absent; ``None`` on any failure."""
+    def read_optional(self, abs_path: str, *, single_record: bool = False) -> str | None:
+        """Read a file that may legitimately be absent; ``None`` on any failure.
+
+        ``single_record``: the file is a kernel single-record file, read in one
+        read (:func:`~raidtop.safeio.read_bounded`). Roots that answer from a
+        recording or a simulation, or record every answer, ignore it.
+        """
         try:
-            return read_bounded(self._prefix + abs_path).decode("utf-8", "replace")
+            return read_bounded(self._prefix + abs_path, single_record=single_record).decode("utf-8", "replace")
         except OSError:
             return None
 

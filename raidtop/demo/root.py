@@ -96,7 +96,7 @@ class DemoRoot(Root):
             return "".join(kept) + simulated
         return self.base.read_text(abs_path)
 
-    def read_optional(self, abs_path: str) -> str | None:
+    def read_optional(self, abs_path: str, *, single_record: bool = False) -> str | None:
         try:
             return self.read_text(abs_path)
         except SourceError:

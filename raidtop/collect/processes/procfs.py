@@ -1,6 +1,8 @@
 """Per-process I/O from /proc/PID/{io,stat,status,cgroup}, read through a Root.
 
-Each tick reads one file per process, /proc/PID/io. Who the process is
+Each tick reads one file per process, /proc/PID/io, with one read(2): the
+files here are procfs single-record files, which the kernel hands over
+whole (``single_record``). Who the process is
 (command, kernel thread or not, cgroup) is read again only when its
 counters moved (/proc/PID/stat then also catches a reused PID by its start
 time); its user when the PID is first seen. A process that vanished mid-read or whose
@@ -124,7 +126,7 @@ class ProcessTable:
             if not entry.isdigit():
                 continue
             pid = int(entry)
-            text = root.read_optional(f"/proc/{pid}/io")
+            text = root.read_optional(f"/proc/{pid}/io", single_record=True)
             if not text:
                 continue  # gone, not ours to read, or not a process
             old = known.get(pid)
@@ -142,7 +144,7 @@ class ProcessTable:
         return tuple(seen.values()), []
 
     def _identify(self, root: Root, pid: int, old: ProcCounters | None, counters) -> ProcCounters | None:
-        stat = root.read_optional(f"/proc/{pid}/stat")
+        stat = root.read_optional(f"/proc/{pid}/stat", single_record=True)
         parsed = parse_stat(stat) if stat else None
         if parsed is None:
             return None
@@ -152,12 +154,12 @@ class ProcessTable:
         else:
             uid: int | None = 0  # a kernel thread is root's and has no status worth reading
             if not kernel:
-                status = root.read_optional(f"/proc/{pid}/status")
+                status = root.read_optional(f"/proc/{pid}/status", single_record=True)
                 uid = parse_status_uid(status) if status else None
             user = self.user_name(root, uid)
         # Read again whenever the process did I/O: a shell moves itself into a
         # unit's cgroup and then execs the worker (systemd-run, our own tests).
-        cgroup_text = root.read_optional(f"/proc/{pid}/cgroup")
+        cgroup_text = root.read_optional(f"/proc/{pid}/cgroup", single_record=True)
         cgroup = parse_cgroup(cgroup_text) if cgroup_text else "/"
         return ProcCounters(pid, start, _printable(comm), kernel, user, cgroup, *counters, ppid=ppid)
 

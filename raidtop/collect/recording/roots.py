@@ -83,7 +83,7 @@ class RecordingRoot(Root):
         self.frame[f"f:{abs_path}"] = text
         return text
 
-    def read_optional(self, abs_path: str) -> str | None:
+    def read_optional(self, abs_path: str, *, single_record: bool = False) -> str | None:
         try:
             return self.read_text(abs_path)
         except SourceError:
@@ -147,7 +147,7 @@ class ReplayRoot(Root):
             raise SourceError(value.get("error", f"{abs_path}: not readable"))
         raise SourceError(f"{abs_path}: not present")
 
-    def read_optional(self, abs_path: str) -> str | None:
+    def read_optional(self, abs_path: str, *, single_record: bool = False) -> str | None:
         value = self.state.get(f"f:{abs_path}")
         return value if isinstance(value, str) else None
 

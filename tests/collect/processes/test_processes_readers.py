@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from raidtop.collect.processes import ProcessWatch, parse_cgroup, parse_io, parse_stat
@@ -59,6 +60,25 @@ def test_a_pid_without_an_io_file_is_not_listed_and_causes_no_note():
     assert sorted(p.pid for p in procs) == [14804, 26231] and notes == []
     vim = next(p for p in procs if p.pid == 26231)
     assert vim.comm == "vim" and vim.user == "?"  # no status file: user unknown, not invented
+
+
+def test_the_live_table_reads_each_process_file_with_one_read(monkeypatch):
+    # The Processes panel's cost is a few files per process per tick: each is a procfs
+    # single-record file, so the read(2) that would return nothing is not made.
+    import raidtop.safeio as safeio
+
+    real, hints = safeio.read_bounded, []
+
+    def read_bounded(path, *args, **kwargs):
+        hints.append((str(path).rsplit("/", 1)[-1], kwargs.get("single_record", False)))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr("raidtop.collect.source.read_bounded", read_bounded)
+    procs, _ = ProcessTable().read(Root("/"))
+    assert os.getpid() in {p.pid for p in procs}
+    kinds = {name for name, _ in hints if name != "passwd"}
+    assert kinds == {"io", "stat", "status", "cgroup"}
+    assert all(single for name, single in hints if name != "passwd")
 
 
 def test_v2_io_stat_skips_idle_devices_and_knows_the_tree():

@@ -47,9 +47,9 @@ class CountingRoot(Root):
         super().__init__(path)
         self.reads = 0
 
-    def read_optional(self, abs_path: str) -> str | None:
+    def read_optional(self, abs_path: str, *, single_record: bool = False) -> str | None:
         self.reads += 1
-        return super().read_optional(abs_path)
+        return super().read_optional(abs_path, single_record=single_record)
 
 
 def test_an_open_view_asks_usage_every_sample_and_walks_the_graph_only_when_it_may_have_changed(tmp_path) -> None:

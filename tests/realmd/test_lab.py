@@ -49,6 +49,13 @@ done
 kill -9 "$pid"
 wait "$pid"
 echo $? > "$RESULTS/cli-create.rc"
+# kill -9 ends raidtop, not a losetup it had started: one that was attaching the next
+# disk attaches it after the kill. Let it finish, so the kernel's list below is what
+# teardown finds (it detached one loop more than the list once, on a fresh clone's CI run).
+for ((i = 0; i < 1000; i++)); do
+    grep -qsx losetup /proc/[0-9]*/comm || break
+    realmd_sleep 0.01
+done
 cp "$registry" "$RESULTS/cli-registry-before.json"
 {{ cat /proc/mdstat
   for f in /sys/block/loop*/loop/backing_file; do [[ -f $f ]] && echo "$f $(< "$f")"; done

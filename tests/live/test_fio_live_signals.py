@@ -128,12 +128,23 @@ def test_kill_9_of_raidtop_takes_fio_with_it(loop_device: str, tmp_path: Path):
     assert _gone(fio), "fio outlived raidtop"
     # Nothing writes on: the device's write counter stands still. The I/O fio
     # had in flight when it died (up to its iodepth: 64 writes were seen) still
-    # completes, so the counter is read once the device has none in flight.
+    # completes, and "inflight" counts only requests the driver has started (one
+    # still queued completed after it read 0 once, on a loaded CI run), so the
+    # counter is read once it has stood still for half a second; a fio still
+    # writing moves it thousands of times a second and never lets it settle.
     stat_file = Path(f"/sys/block/{name}/stat")
     inflight = Path(f"/sys/block/{name}/inflight")
     deadline = time.monotonic() + 30
-    while inflight.read_text().split() != ["0", "0"] and time.monotonic() < deadline:
+    settled, last = 0.0, stat_file.read_text().split()[4]
+    while time.monotonic() < deadline:
         time.sleep(0.05)
+        now = stat_file.read_text().split()[4]
+        if now != last or inflight.read_text().split() != ["0", "0"]:
+            settled, last = 0.0, now
+        else:
+            settled += 0.05
+            if settled >= 0.5:
+                break
     before = stat_file.read_text().split()[4]
     time.sleep(1.5)
     assert stat_file.read_text().split()[4] == before

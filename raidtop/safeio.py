@@ -104,8 +104,8 @@ def read_bounded(
     ``single_record=True`` says the file is one the kernel writes as a single
     record (procfs' per-process files: /proc/PID/io, stat, status, cgroup), so
     its first read hands over all of it and a read shorter than asked is its
-    end: the read that would return nothing is not made. That read is a
-    quarter of a process's cost in the Processes panel. Not for
+    end: the read that would return nothing is not made. That read is about
+    a sixth of a process's cost in the Processes panel. Not for
     multi-record files (/proc/mounts, /proc/diskstats): there the kernel
     stops a read at a page and the next read goes on.
     """

@@ -30,7 +30,9 @@ T = TypeVar("T")
 _names = itertools.count(1)
 
 IDLE_WAIT_S = 30.0
-"""How long a thread with nothing to do waits for a call before it ends (longer than any sampling interval)."""
+"""How long a thread with nothing to do waits for a call before it ends: as long as the
+longest interval the keys step to (30 s); at a longer ``--interval`` each sample starts a
+thread, which then costs nothing worth keeping a thread for."""
 
 
 class DaemonExecutor(ThreadPoolExecutor):
@@ -47,7 +49,7 @@ class DaemonExecutor(ThreadPoolExecutor):
         self._name = name
         self._idle_wait = idle_wait
         self._idle: list[queue.SimpleQueue[Callable[[], None]]] = []
-        """The inboxes of the threads waiting for a call, the last to finish last."""
+        """The inboxes of the threads waiting for a call; ``pop`` hands a call to the one idle the shortest time."""
         self._lock = threading.Lock()
 
     def submit(self, fn: Callable[..., T], /, *args, **kwargs) -> Future[T]:

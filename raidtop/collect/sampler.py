@@ -145,7 +145,8 @@ class Sampler:
                     pressure.append(value)
         sensors, more = self._sensors.read(root)
         notes.extend(more)
-        md, md_thread_names, md_thread_ticks = self._md.read(root)
+        unchanged = disks is self._diskstats.devices and self._diskstats.same_devices
+        md, md_thread_names, md_thread_ticks = self._md.read(root, unchanged)
         notes.extend(md.notes)
         dm_arrays, more = self.dm_raid.read(root)
         notes.extend(more)

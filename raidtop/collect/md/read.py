@@ -37,8 +37,11 @@ _FIELDS = tuple(f.name for f in fields(MdArray))
 assert set(_FILLABLE) <= set(_FIELDS)
 
 
-def read_md(root: Root | str = "/") -> MdReading:
+def read_md(root: Root | str = "/", md_names: list[str] | None = None) -> MdReading:
     """Read every md array under ``root``; never raises on bad input.
+
+    ``md_names``: the md-like names under /sys/block, when the caller knows
+    them (:class:`~raidtop.collect.md.track.MdNames`); None lists the directory.
 
     ``md_driver_present`` is False only when neither /proc/mdstat nor any md
     array in sysfs nor /sys/module/md_mod exists, so the UI can tell "no md
@@ -58,7 +61,7 @@ def read_md(root: Root | str = "/") -> MdReading:
 
     # Per-array notes travel with their arrays (a merge may drop some);
     # only notes about /proc/mdstat as a whole are taken from the parser.
-    sys_arrays, _sys_notes = read_md_sysfs(root)
+    sys_arrays, _sys_notes = read_md_sysfs(root, md_names)
     stat_arrays: list[MdArray] = []
     if mdstat_text is not None:
         stat_arrays, stat_notes = parse_mdstat(mdstat_text)

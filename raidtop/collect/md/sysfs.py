@@ -83,16 +83,18 @@ def list_md_arrays(root: Root) -> list[str] | None:
     return sorted(filter(_MD_PREFIX, names), key=natural_key)  # filter with a C predicate: thousands of names
 
 
-def read_md_sysfs(root: Root | str = "/") -> tuple[list[MdArray], list[str]]:
+def read_md_sysfs(root: Root | str = "/", names: list[str] | None = None) -> tuple[list[MdArray], list[str]]:
     """Read every md array under ``root``'s /sys/block; never raises on bad input.
 
     Returns the arrays (md2 before md10) and notes saying what could not be read.
     A root without /sys/block gives no arrays and no notes: the caller falls
-    back to /proc/mdstat.
+    back to /proc/mdstat. ``names``: what :func:`list_md_arrays` returned for
+    this root, when the caller knows the listing still holds (None: list it).
     """
     root = as_root(root)
     notes: list[str] = []
-    names = list_md_arrays(root)
+    if names is None:
+        names = list_md_arrays(root)
     if names is None:
         return [], notes
     arrays = []

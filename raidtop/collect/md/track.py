@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from raidtop.model.disk_columns import DiskCounterColumns
 from raidtop.collect.md.read import read_md
+from raidtop.collect.md.sysfs import list_md_arrays
 from raidtop.collect.md.eta import EtaTracker
 from raidtop.collect.md.events import AlertState, derive_events
 from raidtop.collect.md.sparse import SparseMemory
@@ -41,10 +42,17 @@ class MdTracker:
         self._previous_arrays: list[MdArray] | None = None
         self._threads: dict[int, tuple[str, str]] = {}
         self._thread_key: tuple | None = None
+        self._names = MdNames()
 
-    def read(self, root: Root) -> tuple[MdReading, dict[int, tuple[str, str]], dict[int, int]]:
-        """Read the arrays and, when there are any, their kernel threads' ticks."""
-        reading = read_md(root)
+    def read(
+        self, root: Root, devices_unchanged: bool = False
+    ) -> tuple[MdReading, dict[int, tuple[str, str]], dict[int, int]]:
+        """Read the arrays and, when there are any, their kernel threads' ticks.
+
+        ``devices_unchanged``: /proc/diskstats listed the same devices as in
+        the sample before (see :class:`MdNames`).
+        """
+        reading = read_md(root, self._names.names(root, devices_unchanged))
         if not reading.arrays:
             self._threads, self._thread_key = {}, None
             return reading, {}, {}
@@ -75,6 +83,30 @@ class MdTracker:
     def reset(self) -> None:
         """Forget history (the next sample is a new baseline)."""
         self._start()
+
+
+class MdNames:
+    """The md-like names under /sys/block, listed again only when the kernel's devices change.
+
+    Listing /sys/block costs a millisecond a sample at 2000 devices, and an md
+    name is there only while its disk is: /proc/diskstats lists every disk the
+    kernel has, so while it lists the same devices no array has come or gone.
+    The link in /sys/block is made just after the disk shows in diskstats (and
+    removed just before), so a listing made in the sample of a change may miss
+    it: the listing is kept only once it was made while the devices stood still.
+    What an array holds is read every sample all the same.
+    """
+
+    def __init__(self) -> None:
+        self._kept: list[str] | None = None
+
+    def names(self, root: Root, devices_unchanged: bool) -> list[str]:
+        """The names to read arrays from (listed, or kept from a listing made in a steady sample)."""
+        if devices_unchanged and self._kept is not None:
+            return self._kept
+        names = list_md_arrays(root) or []
+        self._kept = names if devices_unchanged else None
+        return names
 
 
 class DegradedClock:

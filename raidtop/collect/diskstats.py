@@ -46,6 +46,7 @@ class DiskstatsParser:
         self._lines: list[str] | None = None  # its lines, when the Python path read it
         self._data: bytes | None = None  # its counters as the C parse laid them out, when that read it
         self._notes: list[str] = []
+        self._names_checked: tuple[str, ...] | None = None  # the C parse's names that passed _usable_names
         self.devices: DiskCounterColumns = DiskCounterColumns([], [], [], {})
         """The devices the last :meth:`parse` returned."""
         self.same_devices = False
@@ -101,10 +102,16 @@ class DiskstatsParser:
             column = array("Q")
             column.frombytes(view[k * size : (k + 1) * size])
             numbers.append(column)
-        disks = _checked(names, numbers)
-        if disks is None:
-            return False
         before, old_data = self.devices, self._data
+        if before.names is self._names_checked and tuple(names) == before.names:
+            # The names this parse checked last time (the steady state): checked already.
+            disks = DiskCounterColumns(numbers[0], numbers[1], before.names, dict(zip(COUNTER_FIELDS, numbers[2:])))
+        else:
+            checked = _checked(names, numbers)
+            if checked is None:
+                return False
+            disks = checked
+        self._names_checked = disks.names
         self.same_devices = (
             disks.names == before.names and disks.majors == before.majors and disks.minors == before.minors
         )

@@ -106,3 +106,23 @@ def test_a_device_listed_twice_is_read_once_and_said():
     disks, notes = parse_diskstats(first + other + again)
     assert [d.name for d in disks] == ["loop20", "sda"] and disks[0].rd_ios == 5
     assert notes == ["/proc/diskstats: 1 device(s) listed more than once (loop20); the first line of each is read"]
+
+
+def _line(name: str, minor: int, reads: int) -> str:
+    return f"   8 {minor:7d} {name} {reads} 0 8 1 0 0 0 0 0 1 1 0 0 0 0 0 0\n"
+
+
+def test_steady_names_are_kept_and_new_names_are_checked_again(disk_code: str) -> None:
+    # The compiled read keeps the names it checked (the same tuple, no check per read),
+    # but a read whose names differ is checked whole again: a damaged later read is still refused.
+    parser = DiskstatsParser()
+    first, _ = parser.parse(_line("sda", 0, 1) + _line("sdb", 16, 1))
+    second, _ = parser.parse(_line("sda", 0, 2) + _line("sdb", 16, 3))
+    assert second.names == first.names and parser.same_devices
+    assert (second.names is first.names) == (disk_code == "compiled")
+    assert [d.rd_ios for d in second] == [2, 3]
+    damaged, notes = parser.parse(_line("sda", 0, 4) + _line("sda", 16, 5))
+    assert [d.name for d in damaged] == ["sda"] and notes and not parser.same_devices
+    renamed, notes = parser.parse(_line("sda", 0, 6) + _line("123", 16, 7))
+    assert [d.name for d in renamed] == ["sda", "123"] and not notes  # read line by line, as a name
+    assert renamed.names is not first.names

@@ -103,16 +103,20 @@ class DiskOrder:
         made for a device that is not on screen.
         """
         names = disk_names(disks)
+        shown_by: list[tuple[DiskIdentity | None, bool]] | None = None
         if isinstance(disks, DiskRows):
-            identities = list(map(disks.identities.get, names))
-            used = disks.ever_used()
-            shown_by = list(zip(identities, used))
+            # Steady devices keep their names tuple and identities mapping, so
+            # this compares two objects and a byte a device, not a tuple a device.
+            basis: tuple = (view.filter, view.show_all, names, disks.identities, disks.used_mask())
         else:
             shown_by = [
                 (DiskIdentity(d.name, d.kind, d.parent, d.model, d.serial, d.by_id), d.ever_used) for d in disks
             ]
-        basis = (view.filter, view.show_all, names, shown_by)
+            basis = (view.filter, view.show_all, names, shown_by)
         if basis != self._basis:
+            if shown_by is None:
+                assert isinstance(disks, DiskRows)
+                shown_by = list(zip(map(disks.identities.get, names), disks.ever_used()))
             kept = [
                 i for i, (identity, ever_used) in enumerate(shown_by) if _shows(names[i], identity, ever_used, view)
             ]

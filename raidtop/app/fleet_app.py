@@ -7,16 +7,15 @@ import signal
 from collections.abc import Callable
 
 from textual import on, work
-from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 
 from raidtop.fleet.model import FleetReading
 from raidtop.app.hangup import catch_exit_signals, leave_on_signal
+from raidtop.app.terminal_app import TerminalApp
 from raidtop.app.theme_choice import register_themes
 from raidtop.screens.fleet import FleetScreen, HostScreen
 from raidtop.threads import DaemonExecutor
-from raidtop.widgets.shown_text import ControlFilter
 
 
 class FleetUpdated(Message):
@@ -30,7 +29,7 @@ class FleetUpdated(Message):
         return isinstance(message, FleetUpdated)
 
 
-class FleetApp(App):
+class FleetApp(TerminalApp):
     """Shows what ``source.read()`` returns, every ``interval_s`` seconds."""
 
     TITLE = "raidtop fleet"
@@ -53,14 +52,6 @@ class FleetApp(App):
         self._wake = asyncio.Event()
         self._release_signals: Callable[[], None] | None = None
         register_themes(self, None)  # a theme that cannot be read leaves the default: the fleet view says nothing
-
-    # Every label and value came from other hosts: the widgets show them as plain
-    # text already, and this keeps any control character that slipped through off the terminal.
-    _control_filter = ControlFilter()
-
-    def get_line_filters(self):
-        """Textual's filters plus the dashboard's control-character filter."""
-        return [*super().get_line_filters(), self._control_filter]
 
     def on_mount(self) -> None:
         loop = asyncio.get_running_loop()

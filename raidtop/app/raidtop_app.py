@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import BindingType
 from textual.css.query import NoMatches
 from textual.message import Message
@@ -22,7 +22,6 @@ from textual.screen import Screen
 
 from raidtop.actions.member_actions import MemberActions
 from raidtop.app import startup_gc
-from raidtop.app.demo_stage import DemoStage
 from raidtop.app.hangup import catch_exit_signals, leave_on_signal
 from raidtop.app.latency_link import latency_feed
 from raidtop.app.leaving import leave_or_ask
@@ -32,8 +31,8 @@ from raidtop.app.notices import Notice, NoticeDesk
 from raidtop.app.palette import PROVIDERS, key_commands
 from raidtop.app.quiet_driver import quiet_driver_class
 from raidtop.app.recorder import Recorder
-from raidtop.app.replay_player import ReplayPlayer
 from raidtop.app.sampling import Sampling, sampler_for
+from raidtop.app.terminal_app import TerminalApp
 from raidtop.app.theme_choice import next_theme, register_themes
 from raidtop.collect.source import as_root
 from raidtop.config import Config
@@ -44,9 +43,10 @@ from raidtop.screens.dashboard import messages as dashboard_messages
 from raidtop.screens.dashboard.screen import DashboardScreen
 from raidtop.threads import DaemonExecutor
 from raidtop.untrusted import plain
-from raidtop.widgets.shown_text import ControlFilter
 
 if TYPE_CHECKING:  # imported only when --demo, --replay or the lab is asked for, the sampler after the first frame
+    from raidtop.app.demo_stage import DemoStage
+    from raidtop.app.replay_player import ReplayPlayer
     from raidtop.collect.sampler import Sampler
     from raidtop.actions.lab.core import Lab
     from raidtop.actions.lab.members import LabMemberActions
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # imported only when --demo, --replay or the lab is asked for
     from raidtop.demo.controller import DemoController
 
 
-class RaidtopApp(App[None]):
+class RaidtopApp(TerminalApp[None]):
     """The raidtop dashboard.
 
     It owns the live state (:class:`LiveState`) and the flows that feed it or
@@ -101,13 +101,19 @@ class RaidtopApp(App[None]):
             from raidtop.collect.recording.replayer import load_for_replay
             from raidtop.presentation.judgement import judged_replayer
 
+            from raidtop.app.replay_player import ReplayPlayer
+
             replayer = judged_replayer(recording if recording is not None else load_for_replay(self.config.replay))
             self.live.replay = ReplayPosition()
             self.player = ReplayPlayer(self, replayer, self.live.replay, self.sampling.wake, self._to_dashboard)
         self.latency = latency_feed(self, self.config, demo is not None)
         """The one latency tracer's owner; the views register what they show."""
         self.session_recorder = Recorder(self, self.sampling, self._to_dashboard)
-        self.demo_stage = DemoStage(self, demo, self.sampling, self._to_dashboard) if demo is not None else None
+        self.demo_stage: DemoStage | None = None
+        if demo is not None:
+            from raidtop.app.demo_stage import DemoStage
+
+            self.demo_stage = DemoStage(self, demo, self.sampling, self._to_dashboard)
         # The lab acts only on the live system (never on a replay or the demo).
         self.lab: Lab | None = None
         self.lab_actions: LabMemberActions | None = None
@@ -124,12 +130,6 @@ class RaidtopApp(App[None]):
     @sampler.setter
     def sampler(self, sampler: Sampler) -> None:
         self.sampling.sampler = sampler
-
-    def get_line_filters(self):
-        """Textual's filters plus the one that keeps control characters off the terminal."""
-        return [*super().get_line_filters(), self._control_filter]
-
-    _control_filter = ControlFilter()
 
     def get_default_screen(self) -> DashboardScreen:
         # The dashboard is the bottom of the stack: pushed over Textual's empty

@@ -17,13 +17,14 @@ import time
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 
 from raidtop.app.hangup import catch_exit_signals, leave_on_signal
 from raidtop.app.messages import SamplingFailed, SnapshotReady
 from raidtop.app.sampling import Sampling, sampler_for
+from raidtop.app.terminal_app import TerminalApp
 from raidtop.app.theme_choice import register_themes
 from raidtop.config import Config
 from raidtop.live.replay_position import ReplayPosition
@@ -32,7 +33,7 @@ from raidtop.model.snapshot import Snapshot
 from raidtop.model.units import counted
 from raidtop.untrusted import plain
 from raidtop.widgets.array_rows import MARKS_WIDTH, array_columns, array_row, marks_of
-from raidtop.widgets.shown_text import ControlFilter, PlainStatic
+from raidtop.widgets.shown_text import PlainStatic
 from raidtop.widgets.text_table import Column, TextTable
 
 if TYPE_CHECKING:  # read only for --replay
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # read only for --replay
 NO_MD = "no md arrays on this machine (no /proc/mdstat: the md driver is not loaded) and no LVM RAID"
 
 
-class WatchApp(App[None]):
+class WatchApp(TerminalApp[None]):
     """The arrays' rows, inline: a title line, the column header, one line per array.
 
     Args:
@@ -88,12 +89,6 @@ class WatchApp(App[None]):
             self._player = ReplayPlayer(self, replayer, ReplayPosition(), self.sampling.wake, lambda _message: None)
         # A bad theme falls back to the default; the title line says so (a toast has no room inline).
         self._theme_problems = register_themes(self, config.theme)
-
-    def get_line_filters(self):
-        """Textual's filters plus the one that keeps control characters off the terminal."""
-        return [*super().get_line_filters(), self._control_filter]
-
-    _control_filter = ControlFilter()
 
     def compose(self) -> ComposeResult:
         yield PlainStatic(self._title(None), id="watch-title")

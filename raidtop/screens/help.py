@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 
+from raidtop.presentation.key_names import key_display
 from raidtop.screens.copying import COPY_KEY
 from raidtop.widgets.key_list import GAP, KeyList, KeyRow, KeyWidths
 from raidtop.widgets.shown_text import PlainStatic
@@ -135,9 +136,7 @@ def _step_of(binding: Binding) -> bool:
 
 def _first_key(binding: Binding) -> str:
     """The binding's first key as the footer shows it (aliases such as ``=`` for ``+`` are left out of pairs)."""
-    from textual.keys import format_key
-
-    return binding.key_display or format_key(binding.key.split(",")[0].strip())
+    return binding.key_display or key_display(binding.key.split(",")[0].strip())
 
 
 def _one_row_for_digits(bindings: list[Binding], description: str) -> list[Binding]:

@@ -20,14 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from raidtop.config import Config
 
 from raidtop.latency.histogram import Log2Histogram
-from raidtop.latency.program import WHAT_IT_LOADS
-from raidtop.latency.tracer import LatencyTracer, why_unavailable
 from raidtop.presentation.member_latency import BASIS_AWAIT, BASIS_WORDS
 from raidtop.untrusted import plain
+
+if TYPE_CHECKING:  # the tracer's module is imported when a view first wants a distribution
+    from raidtop.latency.tracer import LatencyTracer
 
 Sampled = Callable[[dict[str, Log2Histogram] | None], object]
 """Called (from any thread) with each interval's histograms by device; ``None``: no distribution any more."""
@@ -59,7 +61,7 @@ class LatencyFeed:
         interval_s: seconds between histograms (the sampling interval, rounded, 1 to 60).
         sampled: where each interval's histograms go (the app posts them as a message).
         said: where the feed's sentences go (the app posts them as a message).
-        tracer: makes a tracer (tests may give another).
+        tracer: makes a tracer (tests may give another; None: :class:`LatencyTracer`).
     """
 
     def __init__(
@@ -68,7 +70,7 @@ class LatencyFeed:
         interval_s: float,
         sampled: Sampled,
         said: Said,
-        tracer: Callable[..., LatencyTracer] = LatencyTracer,
+        tracer: Callable[..., LatencyTracer] | None = None,
     ) -> None:
         self._not_live = not_live
         self._interval_s = max(1, min(60, round(interval_s)))
@@ -101,6 +103,8 @@ class LatencyFeed:
         if self._not_live is not None:
             return NOT_LIVE[self._not_live]
         if self._reason is None:
+            from raidtop.latency.tracer import why_unavailable
+
             self._reason = why_unavailable() or ""
         return self._reason or None
 
@@ -137,8 +141,12 @@ class LatencyFeed:
         if reason is not None:
             self._say_once(f"No latency distributions: {reason}; {BASIS_WORDS[BASIS_AWAIT]}.")
             return
+        from raidtop.latency.program import WHAT_IT_LOADS
+        from raidtop.latency.tracer import LatencyTracer
+
         self._say_once(WHAT_IT_LOADS.format(devices=", ".join(plain(d) for d in sorted(devices))))
-        tracer = self._make_tracer(sorted(devices), self._interval_s, self._sampled, self._ended)
+        make: Callable[..., LatencyTracer] = self._make_tracer or LatencyTracer
+        tracer = make(sorted(devices), self._interval_s, self._sampled, self._ended)
         self._tracer = tracer
         tracer.start()
 

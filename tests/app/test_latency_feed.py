@@ -12,7 +12,7 @@ import pytest
 
 from raidtop.config import Config
 from raidtop.latency.histogram import from_values
-from raidtop.live import latency_feed
+from raidtop.latency import tracer as latency_tracer
 from raidtop.live.latency_feed import NOT_LIVE, LatencyFeed, not_live
 from raidtop.live.latency_history import LatencyHistory
 
@@ -36,7 +36,7 @@ class StandIn:
 
 @pytest.fixture
 def feed(monkeypatch):
-    monkeypatch.setattr(latency_feed, "why_unavailable", lambda: None)
+    monkeypatch.setattr(latency_tracer, "why_unavailable", lambda: None)
     StandIn.made = []
     sampled: list = []
     said: list = []
@@ -90,7 +90,7 @@ def test_numbers_not_of_this_machine_start_nothing_and_say_why_only_when_asked(k
 
 
 def test_without_bpftrace_nothing_starts_and_the_reason_is_said_once(monkeypatch):
-    monkeypatch.setattr(latency_feed, "why_unavailable", lambda: "bpftrace is not installed")
+    monkeypatch.setattr(latency_tracer, "why_unavailable", lambda: "bpftrace is not installed")
     StandIn.made = []
     said: list = []
     feed = LatencyFeed(None, 1.0, lambda h: None, lambda t, w: said.append(t), StandIn)

@@ -22,7 +22,7 @@ import pytest
 from raidtop.latency import tracer as tracer_module
 from raidtop.latency.program import ATTACHED, INTERVAL_DONE
 from raidtop.latency.tracer import MAX_LINE, LatencyTracer, device_number, why_unavailable
-from raidtop.live import latency_feed
+from raidtop.latency import tracer as latency_tracer
 from raidtop.live.latency_feed import LatencyFeed
 
 from tests.conftest import gone
@@ -85,7 +85,7 @@ def test_the_app_says_a_silent_bpftrace_was_ended_as_a_warning_and_drops_the_col
     name, _key = disk()
     stand_in(monkeypatch, "time.sleep(600)")
     monkeypatch.setattr(tracer_module, "ATTACH_S", 1.0)
-    monkeypatch.setattr(latency_feed, "why_unavailable", lambda: None)
+    monkeypatch.setattr(latency_tracer, "why_unavailable", lambda: None)
     sampled: list = []
     said: list[tuple[str, bool]] = []
     gave_up = threading.Event()

@@ -14,7 +14,7 @@ from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.latency.histogram import from_values
 from raidtop.latency.tracer import why_unavailable
-from raidtop.live import latency_feed
+from raidtop.latency import tracer as latency_tracer
 from raidtop.live.latency_feed import LatencyFeed
 from raidtop.model.md import MdArray, MdMember
 from raidtop.screens.array_detail import ArrayDetailScreen
@@ -58,7 +58,7 @@ def snapshot_with_array():
 
 def live_app(monkeypatch) -> RaidtopApp:
     """An app fed by hand whose latency feed believes it runs on this machine, with a stand-in tracer."""
-    monkeypatch.setattr(latency_feed, "why_unavailable", lambda: None)
+    monkeypatch.setattr(latency_tracer, "why_unavailable", lambda: None)
     StandIn.made = []
     app = RaidtopApp(Config(root=DATA / "root1", autostart_sampler=False))
     app.latency = LatencyFeed(None, 1.0, lambda h: None, lambda t, w: None, StandIn)

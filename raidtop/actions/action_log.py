@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.config import xdg_dir
 
 
@@ -17,7 +17,7 @@ def default_log_path() -> Path:
     return xdg_dir("state") / "actions.log"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class LoggedAction:
     """One line of the log."""
 

@@ -24,8 +24,8 @@ image file hides them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.md import MdArray
 from raidtop.model.units import counted
 
@@ -34,7 +34,7 @@ EXT4_BLOCK_KIB = 4
 _NEAR = re.compile(r"near=(\d+)")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class AlignmentHint:
     """The mkfs options that match one array's stripe geometry."""
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from textual.app import App, ScreenStackError
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.md_announcements import announcements
 from raidtop.untrusted import plain
@@ -29,7 +29,7 @@ from raidtop.model.units import counted
 MAX_VISIBLE = 2
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class Notice:
     """One toast's text, title, Textual severity and seconds on screen."""
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from raidtop.model.frozen import frozen_dataclass
 
 SEVERITIES = ("info", "warning", "critical")
 """From mildest to worst. ``critical``: the next rebuild is likely to fail or lose data;
@@ -12,7 +13,7 @@ knowing, no alarm (a sparse-by-design array, what raidtop cannot know)."""
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MemberFacts:
     """What sysfs says about one md member beyond ``dev-*/state``."""
 
@@ -36,7 +37,7 @@ class MemberFacts:
     rotational: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class AuditFacts:
     """Everything the audit read for one root, beyond the snapshot."""
 
@@ -48,7 +49,7 @@ class AuditFacts:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Finding:
     """One audit finding: a rule that matched an array (or one of its members)."""
 

@@ -7,8 +7,8 @@ with kernel names that :mod:`raidtop.audit.facts` checked.
 """
 
 from __future__ import annotations
+from raidtop.model.frozen import frozen_dataclass
 
-from dataclasses import dataclass
 
 MD_RST = "Linux Documentation/admin-guide/md.rst"
 TIMEOUT_MISMATCH = (
@@ -18,7 +18,7 @@ TIMEOUT_MISMATCH = (
 MDADM_8 = "mdadm(8), --bitmap: mdadm added an internal bitmap itself to arrays on devices of 100G or more"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class AuditRule:
     """One audit rule."""
 

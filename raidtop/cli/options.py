@@ -13,10 +13,11 @@ import argparse
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.config import Config
 from raidtop.model.md_events import EVENT_KINDS
 from raidtop.model.units import parse_duration
@@ -187,7 +188,7 @@ SPEED_LIMIT = whole_or_word("system", 1, 2**31 - 1, "a speed in KiB/s")
 # ---------------------------------------------------------------- the dashboard's options
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ConfigOption:
     """One option of the ``raidtop`` dashboard, the :class:`~raidtop.config.Config` field it sets.
 

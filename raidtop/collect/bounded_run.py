@@ -15,13 +15,13 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from raidtop.model.frozen import frozen_dataclass
 
 STDERR_KEPT = 64 * 1024
 """The tail of stderr kept (its last line is what a user needs)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Ran:
     """How a bounded run ended: exit status (``None`` when it was killed), output, and why it was cut."""
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.source import Root, SourceError
 from raidtop.model.snapshot import Sensor
 
@@ -18,7 +18,7 @@ _INPUT = re.compile(r"^(temp|fan)(\d+)_input$")
 _SCALE = {"temp": 1000.0, "fan": 1.0}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class _Input:
     """One ``*_input`` file and what ``sensors`` shows beside its value."""
 
@@ -30,7 +30,7 @@ class _Input:
     crit: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class _Chip:
     """What a chip directory says apart from its readings."""
 

@@ -6,9 +6,9 @@ shows them and the benchmark history records them with every result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.source import Root, as_root
 
 QUEUE_ATTRS = (
@@ -24,7 +24,7 @@ QUEUE_ATTRS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class QueueSettings:
     """One device's queue settings; ``None`` where the kernel does not expose one."""
 

@@ -16,10 +16,10 @@ import socket
 import ssl
 import stat
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.safeio import read_bounded
 from raidtop.untrusted import plain
 
@@ -35,7 +35,7 @@ class TimedOut(FetchError):
     """The whole request did not finish within its deadline."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Answer:
     """What the server said: its status and at most ``limit`` bytes of body."""
 
@@ -43,7 +43,7 @@ class Answer:
     body: bytes
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@frozen_dataclass(repr=False)
 class Credentials:
     """The ``Authorization`` header and TLS trust for one server (never shown, never on argv)."""
 

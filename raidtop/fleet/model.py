@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from raidtop.model.frozen import frozen_dataclass
 
 STATE_RANK = {
     "broken": 0,
@@ -30,7 +31,7 @@ class UnusableValue(ValueError):
     """A number from a host that is not finite or out of range; ``str()`` names it."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class FleetMember:
     """One member as the fleet view shows it."""
 
@@ -41,7 +42,7 @@ class FleetMember:
     errors: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class FleetArray:
     """One array of one host."""
 
@@ -75,7 +76,7 @@ class FleetArray:
         return STATE_RANK.get(self.state, 8), 0 if faulty else 1
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class FleetHost:
     """One host: its arrays, or why they cannot be shown."""
 
@@ -101,7 +102,7 @@ class FleetHost:
         return min((a.rank for a in self.arrays), default=(9, 1))
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class FleetReading:
     """One refresh of the whole fleet."""
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.fleet.model import FleetArray, FleetHost
 from raidtop.presentation.md import duration, progress_bar, speed
 from raidtop.untrusted import plain
@@ -30,7 +30,7 @@ _TONE = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Row:
     """One table row: its key (host name, for drilling in), cells and the tone of its state."""
 

@@ -13,9 +13,9 @@ import re
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.bounded_run import Ran, run_bounded, stop
 from raidtop.exporter.states import array_state, member_role
 from raidtop.fleet.model import NAME_LIMIT, FleetArray, FleetHost, FleetMember, FleetReading, UnusableValue, worst_first
@@ -137,7 +137,7 @@ class SshSource:
             stop(proc)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class _Waits:
     """A host's per-disk awaits from its JSON: what :func:`slow_members` needs of a member's I/O."""
 

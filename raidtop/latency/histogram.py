@@ -22,15 +22,15 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+from raidtop.model.frozen import frozen_dataclass
 
 MAX_BUCKETS = 128
 MAX_KEYS = 4096
 MAX_VALUE = 2**63
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Bucket:
     """``count`` samples with ``low <= value <= high`` (bpftrace's inclusive min/max)."""
 
@@ -39,7 +39,7 @@ class Bucket:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Log2Histogram:
     """One histogram's non-negative buckets, ascending.
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.latency.histogram import Log2Histogram, percentile
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MemberLatency:
     """One device's block request latency (issue → complete) over an interval, in milliseconds.
 
@@ -33,7 +33,7 @@ def summarize(hist: Log2Histogram) -> MemberLatency:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Interval:
     """One interval's histogram of a device, stamped with when it ended (seconds, the app's clock)."""
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from array import array as DoubleRing
 from collections import deque
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.disk_columns import disk_names, rate_column
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdEvent
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SyncPoint:
     """One sample of an array's sync: when, how far, how fast."""
 

@@ -12,6 +12,8 @@ column (the history's sparklines, a sort) read it without any object made.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import itemgetter, truth
@@ -19,7 +21,7 @@ from typing import Any, Protocol, TypeVar, overload
 
 from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO, disk_row
 
-COUNTER_FIELDS: tuple[str, ...] = DiskCounters.__slots__[3:]
+COUNTER_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(DiskCounters))[3:]
 """The 17 counters of a diskstats line, in the kernel's order."""
 
 Column = Sequence[Any]

@@ -7,8 +7,8 @@ mdstat cannot tell has empty ``roles``.
 """
 
 from __future__ import annotations
+from raidtop.model.frozen import frozen_dataclass
 
-from dataclasses import dataclass
 
 SYNC_ACTIONS = ("resync", "recover", "check", "repair", "reshape", "delayed", "pending")
 """Every value :attr:`MdSync.action` takes."""
@@ -33,7 +33,7 @@ ROLE_ORDER = (
 """Member roles in the order the kernel prints them in ``dev-*/state``."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdMember:
     """One component device of an array."""
 
@@ -69,7 +69,7 @@ class MdMember:
         return bool(self.roles)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdSync:
     """A resync, recovery, check, repair or reshape, running or waiting."""
 
@@ -111,7 +111,7 @@ class MdSync:
         return self.action in RUNNING_ACTIONS
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdArray:
     """One md array, from sysfs, /proc/mdstat or both."""
 
@@ -204,7 +204,7 @@ class MdArray:
         return self.sync is not None and self.sync.running
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class RaidSpeedLimit:
     """/proc/sys/dev/raid/speed_limit_min and _max, KiB/s per device."""
 
@@ -217,7 +217,7 @@ NO_MD_DRIVER = "No md driver (no /proc/mdstat): sudo modprobe md_mod, or try rai
 the dashboard's line, with the next step, in one sentence short enough for an 80-column panel."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdReading:
     """Everything :func:`raidtop.collect.md.read.read_md` found under one root."""
 
@@ -236,7 +236,7 @@ class MdReading:
         return "The md driver is loaded, but there are no md arrays."
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdEvent:
     """One event as ``mdadm --monitor`` names them, derived from two readings."""
 
@@ -254,7 +254,7 @@ class MdEvent:
     ``mdadm --replace`` replaced turning faulty): shown, but no bell."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdadmDevice:
     """One ``MD_DEVICE_*`` pair of ``mdadm --detail --export``."""
 
@@ -264,7 +264,7 @@ class MdadmDevice:
     dev: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdadmExport:
     """``mdadm --detail --export`` output, kept for cross-checks against sysfs."""
 
@@ -281,7 +281,7 @@ class MdadmExport:
     """Keys raidtop does not interpret, in file order."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MismatchVerdict:
     """What a ``mismatch_cnt`` means for an array, in words."""
 

@@ -9,15 +9,15 @@ detector.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.md import MdEvent
 
 REBUILD_MILESTONES = (20, 40, 60, 80)
 """The percentages a rebuild announces as it passes them (Rebuild20 … Rebuild80)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class EventKind:
     """One kind of md event (``mdadm --monitor``'s name, or raidtop's own)."""
 

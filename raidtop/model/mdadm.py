@@ -1,8 +1,8 @@
 """What ``mdadm --detail`` knows and sysfs does not, for one array."""
 
 from __future__ import annotations
+from raidtop.model.frozen import frozen_dataclass
 
-from dataclasses import dataclass
 
 NEEDS_MDADM = (
     "uuid (as mdadm prints it)",
@@ -15,7 +15,7 @@ NEEDS_MDADM = (
 """The fields raidtop shows only where mdadm is installed."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdadmMemberDetail:
     """One member's superblock, from ``mdadm --examine --export``."""
 
@@ -28,7 +28,7 @@ class MdadmMemberDetail:
     dev_uuid: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdadmDetail:
     """mdadm's view of one array; ``unavailable`` says why there is none."""
 

@@ -7,8 +7,8 @@ widgets (which turn a key into a verb) can both read it.
 """
 
 from __future__ import annotations
+from raidtop.model.frozen import frozen_dataclass
 
-from dataclasses import dataclass
 
 VERBS = ("fail", "remove", "add", "re_add", "add_spare", "replace", "check", "repair", "speed_limit")
 """Everything a member key may ask for; an implementation may refuse any."""
@@ -17,7 +17,7 @@ ARRAY_VERBS = frozenset({"add", "re_add", "add_spare", "check", "repair", "speed
 """Verbs that act on the array as a whole: they need no highlighted member."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MemberKey:
     """One verb's key, footer label and tooltip."""
 

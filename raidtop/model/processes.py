@@ -8,13 +8,14 @@ totals (/proc/PID/io), while cgroup I/O accounting (v2 ``io.stat``, v1
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from raidtop.model.frozen import frozen_dataclass
 
 ATTRIBUTION_LEVELS = ("per device", "totals", "off")
 """Every value :attr:`IoAttribution.level` takes."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ProcCounters:
     """One process's I/O counters as /proc/PID/io has them, with who it is."""
 
@@ -38,7 +39,7 @@ class ProcCounters:
     """The parent's PID: when it reaps this process the kernel adds these counters to the parent's."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class CgroupDeviceCounters:
     """One cgroup's I/O on one device (MAJ:MIN), since the counters began."""
 
@@ -51,7 +52,7 @@ class CgroupDeviceCounters:
     wios: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class CgroupReading:
     """Every cgroup's per-device counters, and where they came from."""
 
@@ -63,7 +64,7 @@ class CgroupReading:
     recursive: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ProcessIO:
     """One process's I/O over the interval (bytes and calls per second)."""
 
@@ -84,7 +85,7 @@ class ProcessIO:
         return (self.read_b_s or 0.0) + (self.write_b_s or 0.0)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class UnitIO:
     """One unit's (cgroup's own, children excluded) I/O on one device over the interval."""
 
@@ -96,7 +97,7 @@ class UnitIO:
     writes_s: float
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class IoAttribution:
     """Which processes and units did I/O in one interval, and at which level."""
 

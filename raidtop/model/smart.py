@@ -8,8 +8,8 @@ judges them, and the dashboard, the snapshot JSON, the exporter and
 """
 
 from __future__ import annotations
+from raidtop.model.frozen import frozen_dataclass
 
-from dataclasses import dataclass
 
 VERDICTS = ("ok", "watch", "failing", "unknown")
 """Ordered from best to worst for ``ok``..``failing``; ``unknown`` means not judged."""
@@ -24,7 +24,7 @@ a RAID controller without passthrough); ``error``: smartctl failed or timed out
 (``message`` says why); ``not_root``/``no_smartctl``: raidtop cannot ask."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SmartAttribute:
     """One ATA SMART attribute row, as ``smartctl -A`` shows it."""
 
@@ -40,7 +40,7 @@ class SmartAttribute:
     """``now``, ``past`` or empty, smartctl's own words."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SmartReason:
     """One reason behind a verdict, in words, with the rule that produced it."""
 
@@ -52,7 +52,7 @@ class SmartReason:
     """The rule's id in ``smart_rules.RULES`` (which documents its source)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SmartHealth:
     """One physical disk's health at the time smartctl was last asked."""
 
@@ -134,7 +134,7 @@ class SmartHealth:
         return VERDICT_RANK.get(self.verdict, -1) > 0
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SurvivorRisk:
     """One surviving member of an array at risk, and what a rebuild still reads from it."""
 
@@ -153,7 +153,7 @@ class SurvivorRisk:
     """True when the rate is the 1-in-10^14 default rather than the drive's class."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class RebuildRisk:
     """An array whose data depends on a disk that is not healthy."""
 

@@ -9,8 +9,9 @@ A value that cannot be computed is ``None``, never a made-up number.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.md import MdArray, MdEvent, MdReading, RaidSpeedLimit
 from raidtop.model.processes import CgroupReading, IoAttribution, ProcCounters
 from raidtop.model.smart import RebuildRisk, SmartHealth
@@ -19,7 +20,7 @@ from raidtop.model.stack import Stack
 # ---------------------------------------------------------------- counters
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class DiskCounters:
     """One line of /proc/diskstats: counters since the device appeared.
 
@@ -54,7 +55,7 @@ class DiskCounters:
         return bool(self.rd_ios or self.wr_ios or self.dc_ios or self.fl_ios)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class DiskIdentity:
     """What a block device is, from sysfs and the udev database."""
 
@@ -76,7 +77,7 @@ class DiskIdentity:
         return self.kind == "partition"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class CpuCounters:
     """One ``cpu`` line of /proc/stat, in USER_HZ ticks.
 
@@ -98,7 +99,7 @@ class CpuCounters:
     guest_nice: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class StatCounters:
     """The parts of /proc/stat raidtop uses."""
 
@@ -110,7 +111,7 @@ class StatCounters:
     procs_blocked: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MemInfo:
     """The /proc/meminfo fields vmstat prints, in KiB."""
 
@@ -124,7 +125,7 @@ class MemInfo:
     mem_available: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class VmCounters:
     """The /proc/vmstat counters behind vmstat's si, so, bi and bo."""
 
@@ -134,7 +135,7 @@ class VmCounters:
     pswpout: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Pressure:
     """One /proc/pressure/<resource> file (PSI)."""
 
@@ -147,7 +148,7 @@ class Pressure:
     full_avg300: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Sensor:
     """One hwmon reading, converted to °C or RPM."""
 
@@ -173,7 +174,7 @@ class Sensor:
         return "ok"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class RawSample:
     """Everything read from the system at one moment, before any rate."""
 
@@ -207,7 +208,7 @@ class RawSample:
 # ---------------------------------------------------------------- rates
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdThreadCpu:
     """CPU used by one md kernel thread over the interval."""
 
@@ -218,7 +219,7 @@ class MdThreadCpu:
     """Percent of one CPU; ``None`` for a thread first seen in this sample."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class DiskIO:
     """One device's ``iostat -x`` row over an interval."""
 
@@ -290,7 +291,7 @@ def disk_row(name: str, ident: DiskIdentity, rates: Mapping[str, float | None], 
     )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class CpuUsage:
     """One ``mpstat -P ALL`` row: percentages of the interval."""
 
@@ -312,7 +313,7 @@ class CpuUsage:
         return None if self.idle is None else max(0.0, 100.0 - self.idle)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class VmStat:
     """One ``vmstat`` line plus load and PSI."""
 
@@ -337,7 +338,7 @@ class VmStat:
     pressure: tuple[Pressure, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Snapshot:
     """What the UI shows and ``raidtop snapshot --json`` prints for one interval."""
 

@@ -1,11 +1,10 @@
 """The storage stack's model: block devices, what holds them, what is mounted on them."""
 
 from __future__ import annotations
+from raidtop.model.frozen import frozen_dataclass
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class FsUsage:
     """What a mounted filesystem holds, as ``df`` counts it."""
 
@@ -30,7 +29,7 @@ class FsUsage:
         return -(-self.used_bytes * 100 // total) if total > 0 else 0
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class StackNode:
     """One block device and its place in the stack."""
 
@@ -57,7 +56,7 @@ class StackNode:
     found the layers misaligned. ``None`` for other devices or when unreadable."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class Stack:
     """Every block device's node, by kernel name."""
 

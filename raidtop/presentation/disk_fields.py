@@ -7,11 +7,10 @@ A Disks column for a field already here is one key in the panel's list.
 """
 
 from __future__ import annotations
+from raidtop.model.frozen import frozen_dataclass
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class DiskField:
     """One rate of :class:`raidtop.model.snapshot.DiskIO` as a column shows it."""
 

@@ -8,8 +8,8 @@ compute them, so a user can check raidtop against iostat by hand.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.md.methods import ETA_METHOD, SPEED_METHOD, STALL_METHOD
 from raidtop.model.units import size
 from raidtop.presentation.format import DASH, num
@@ -28,7 +28,7 @@ UTIL_CAVEAT = (
 SINCE_BOOT = "This is the first sample: every delta is the counter itself, averaged over the uptime."
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Line:
     """One explained value: its name, the formula, the formula with numbers, the result."""
 
@@ -38,7 +38,7 @@ class Line:
     result: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Explanation:
     """Everything the Explain dialog shows for one row."""
 

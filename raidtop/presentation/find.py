@@ -11,9 +11,9 @@ plain (control characters replaced) and the palette shows it as text.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Literal
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.md import MdArray
 from raidtop.model.snapshot import Snapshot
 from raidtop.presentation.md import member_role_text, state_badge
@@ -24,7 +24,7 @@ Opens = Literal["detail", "smart", "explain"]
 SCREEN_WORDS: dict[Opens, str] = {"detail": "Array detail", "smart": "SMART", "explain": "Explain"}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class Findable:
     """One thing the palette can open.
 

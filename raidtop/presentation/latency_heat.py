@@ -12,8 +12,8 @@ variables on top.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.latency.histogram import Log2Histogram
 from raidtop.latency.summary import Interval
 from raidtop.model.units import micros
@@ -25,7 +25,7 @@ LEVEL_FLOORS = (0.0, 0.10, 0.30, 0.60)
 LEGEND = "░ <10%  ▒ <30%  ▓ <60%  █ ≥60% of the interval's requests"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class HeatMap:
     """Rows of buckets, slowest first, each a level per column, oldest column first.
 

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.md.events import mismatch_verdict
 from raidtop.model.snapshot import Snapshot
 from raidtop.model.md import MdEvent
 from raidtop.model.md_events import event_kind, event_sentence, rings_bell
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class Announcement:
     """One notification: its text, title, Textual severity and how long it stays."""
 

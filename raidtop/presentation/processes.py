@@ -7,8 +7,8 @@ panel, the member grid, the array detail, Explain, the exporter and tests.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.disk_columns import disk_named
 from raidtop.collect.rates.processes import unit_name
 from raidtop.model.snapshot import Snapshot
@@ -21,7 +21,7 @@ _SYNC_WORDS = {"resync": "resync", "recover": "recovery", "check": "check", "rep
 ROOT_UNIT = "/"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class UnitShare:
     """One unit's part of an array's (or a device's) member I/O over the interval."""
 

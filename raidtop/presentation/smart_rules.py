@@ -16,8 +16,9 @@ of failure or a fault worth looking at, but drives live for years with it"
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.smart.parse import NVME_CRITICAL_WARNING_BITS
 from raidtop.model.smart import VERDICT_RANK, SmartHealth, SmartReason
 from raidtop.model.units import counted
@@ -34,7 +35,7 @@ NVME_SPEC = (
 SCSI_SPC = "SCSI SPC/SBC: grown defect list (sectors the drive remapped) and the error counter log pages"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Rule:
     """One verdict rule: what it looks at, how bad, its source and why this threshold."""
 

@@ -6,8 +6,9 @@ by the Stack screen, the array detail and the dashboard's notes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.stack.full import FULL_PCT
 from raidtop.collect.stack.tree import below
 from raidtop.model.stack import Stack, StackNode
@@ -29,7 +30,7 @@ _KINDS = {
 }
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class StackRow:
     """One line of the tree as shown."""
 

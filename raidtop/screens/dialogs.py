@@ -11,7 +11,6 @@ Every text a caller passes in is shown literally (no markup, control characters 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Sequence
 
@@ -22,6 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.screens.copying import copy_binding, copy_shown
 from raidtop.widgets.shown_text import PlainStatic, content
 
@@ -119,7 +119,7 @@ class ConfirmDialog(ModalScreen[bool]):
         copy_shown(self.app, "the command", self._command, multiline=True)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class InputLine:
     """One labelled input line of a :class:`FormDialog`."""
 

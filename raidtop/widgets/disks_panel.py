@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.presentation.disk_fields import DISK_FIELDS
 from raidtop.presentation.format import DASH, num, sparkline
 from raidtop.live.history import History
@@ -60,7 +61,7 @@ SORTABLE = tuple(c.key for c in DISK_COLUMNS if c.key not in ("spark", "health")
 _QUIET_KINDS = {"loop", "ram", "zram"}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class DiskView:
     """How the Disks panel is sorted and filtered."""
 

@@ -8,16 +8,16 @@ word of it stays on screen (a cell cut with "…" hid half of them).
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
 
 from rich.cells import cell_len
 from rich.text import Text
 from textual.widget import Widget
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.untrusted import plain
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class KeyWidths:
     """The three columns' widths, in cells; two cells of gap between neighbours."""
 
@@ -34,7 +34,7 @@ class KeyWidths:
 GAP = 2
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class KeyRow:
     """One key: its id (ids of several keys joined with ``+``), the keys as shown, what it does, more on it."""
 

@@ -7,7 +7,6 @@ actions layer; the screen turns an experiment's rows into series.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Sequence
 
 import plotext as plt
@@ -15,12 +14,13 @@ from rich.text import Text
 from textual.color import Color
 from textual.widgets import Static
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.untrusted import plain
 
 RGB = tuple[int, int, int]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Series:
     """One line (or set of points) of a plot."""
 
@@ -31,7 +31,7 @@ class Series:
     """A short name per point, written next to it (the trade-off's limits)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class PlotSpec:
     """What to draw: the series, the axes' titles, and points or bars."""
 

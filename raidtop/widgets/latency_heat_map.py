@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.latency.summary import Interval
 from raidtop.model.units import duration
 from raidtop.presentation.latency_heat import LEGEND, SHADES, heat_map
@@ -17,7 +17,7 @@ LABEL = 7
 """Characters of a row's label (``131ms``, ``<512µs``) and the space after it."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class HeatView:
     """What the map shows: a member's intervals, or a sentence saying why there are none.
 

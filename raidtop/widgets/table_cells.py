@@ -17,13 +17,13 @@ The fitting rule, for every table (README, "Reading the tables"):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from itertools import accumulate
 
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.untrusted import plain
 
 ELLIPSIS = "…"
@@ -37,7 +37,7 @@ _BINARY = ("K", "M", "G", "T", "P", "E")
 _BYTES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Column:
     """One column: its key, header label, width and alignment.
 
@@ -53,7 +53,7 @@ class Column:
     min_width: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Row:
     """One row: a stable key and its cells as already-formatted text.
 

@@ -12,9 +12,9 @@ re-add (its words are kept), and the disk comes back as a fresh one
 
 from __future__ import annotations
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.experiments import defaults
 import time
-from dataclasses import dataclass
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.experiments.experiment import (
@@ -41,7 +41,7 @@ BITMAP_CHUNK_KIB = 1024
 """One bitmap bit per MiB: with mdadm's default (64 MiB) a lab disk is a single bit, and any write dirties it all."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class BitmapParams:
     """What to compare."""
 

@@ -9,10 +9,10 @@ marked: MiB/s for sequential patterns, IOPS for random ones.
 
 from __future__ import annotations
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.experiments import defaults
 import re
 import time
-from dataclasses import dataclass
 
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.experiments.experiment import (
@@ -37,7 +37,7 @@ MAX_BLOCK_BYTES = 16 << 20
 _BLOCK = re.compile(r"^([0-9]{1,5})([kKmM]?)$")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SweepParams:
     """What to sweep."""
 

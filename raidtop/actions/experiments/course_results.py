@@ -9,8 +9,8 @@ stored course can be checked, not only read.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.experiments import defaults
 from raidtop.actions.lab.spec import LabSpec, human_size
 from raidtop.latency.summary import MemberLatency
@@ -21,7 +21,7 @@ Judge = Callable[[MdArray, Mapping[str, DiskIO], Mapping[str, MemberLatency]], t
 """The member grid's slow-member rule (presentation.member_latency.slow_members_judged), passed in from above."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class CourseStep:
     """One step as the course prints it."""
 
@@ -56,7 +56,7 @@ COURSE_STEPS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class CourseParams:
     """What the course does; the defaults keep it under a couple of minutes."""
 
@@ -84,7 +84,7 @@ class CourseParams:
         return LabSpec("raid1", defaults.COURSE_DISKS, self.disk_size_bytes, bitmap=True)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class CourseRow:
     """One step of ``raidtop lab faults-course``."""
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.experiments.experiment import Control, fio_job, run_fio
 from raidtop.actions.lab.core import Lab
 from raidtop.collect.sampler import Sampler
@@ -31,7 +32,7 @@ SETTLE_S = 1.5
 """After fio: longer than the tracer's 1 s interval, so the print covering fio's last requests arrives."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Measured:
     """Each leg's latency over one fio run: distributions where traced, average awaits always."""
 

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterator
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.fio.results import FioResult
 from raidtop.actions.lab.array_device import open_array_device
 from raidtop.actions.lab.core import Lab, LabError
@@ -38,7 +39,7 @@ class ExperimentStopped(LabError):
     """The experiment was stopped (Ctrl-C, a signal, the screen's stop key)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ProgressEvent:
     """Where an experiment is: step ``step`` of ``total``, and an estimate of the time left."""
 
@@ -256,7 +257,7 @@ def in_sync_member(lab: Lab, name: str) -> str:
 # ---------------------------------------------------------------- fio
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class JobFigures:
     """What one fio job measured on a lab array."""
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import shlex
 import time
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.experiments.experiment import Control, ExperimentStopped, wait_idle
 from raidtop.actions.lab.guard import check_array
@@ -40,7 +40,7 @@ CONVERSIONS = {
 """Level changes ``mdadm --grow --level`` makes on a running array (the lab offers these)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class GrowPlan:
     """What :func:`run_grow` will do, as commands to show before anything runs."""
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, field, fields
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.experiments.course_results import CourseRow, course_table
 from raidtop.actions.experiments.study_results import LevelStats, StudyRun, study_csv, study_table
 from raidtop.safeio import atomic_write
@@ -26,7 +27,7 @@ SEQUENTIAL = ("read", "write")
 EXPERIMENT_KINDS = ("study", "sweep", "tradeoff", "bitmap", "grow", "faults-course")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SweepCell:
     """One fio pattern at one block size on an array of one chunk size."""
 
@@ -44,7 +45,7 @@ class SweepCell:
         return self.mib_s if self.rw in SEQUENTIAL else self.iops
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class TradeoffRow:
     """The load during one rebuild at one speed limit (``limit`` ``baseline``: no rebuild at all)."""
 
@@ -58,7 +59,7 @@ class TradeoffRow:
     """How long the load ran (the rebuild's length, give or take fio's start)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class BitmapRow:
     """One outage: a member removed, ``written_mib`` written, the member put back, the resync timed."""
 
@@ -69,7 +70,7 @@ class BitmapRow:
     """``re-add``, or ``add`` when md refused a re-add (no bitmap: a full recovery)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class GrowRow:
     """One reshape of a lab array."""
 
@@ -92,7 +93,7 @@ ROW_TYPES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ExperimentResult:
     """One experiment as run and stored."""
 

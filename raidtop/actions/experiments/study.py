@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.experiments import defaults
 from raidtop.actions.lab.commands import LabCommandFailed
 from raidtop.actions.lab.core import Lab, LabError
@@ -68,7 +69,7 @@ READ_PRESET = "rand-read"
 WRITE_PRESET = "rand-write"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class StudyParams:
     """What to compare, and how."""
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import csv
 import io
 import statistics
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.units import counted
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Figure:
     """One measured quantity of the study."""
 
@@ -46,7 +47,7 @@ FIGURES = (
 FIGURE_KEYS = tuple(f.key for f in FIGURES)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class StudyRun:
     """One level in one run: what it measured, and the fio commands that measured it."""
 
@@ -80,7 +81,7 @@ class StudyRun:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class LevelStats:
     """One level over every run: mean and sample standard deviation of each figure."""
 

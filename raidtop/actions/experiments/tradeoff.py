@@ -18,9 +18,9 @@ what is left. The limits are set back to the system's at the end.
 
 from __future__ import annotations
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.experiments import defaults
 import time
-from dataclasses import dataclass
 
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.experiments.experiment import (
@@ -48,7 +48,7 @@ DEFAULT_DISK_BYTES = defaults.TRADEOFF_DISK_BYTES
 DEFAULT_BASELINE_S = defaults.TRADEOFF_BASELINE_S
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class TradeoffParams:
     """What to measure."""
 

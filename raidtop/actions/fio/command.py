@@ -18,8 +18,8 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.fio.guards import BenchTarget
 from raidtop.actions.fio.presets import DEFAULT_SIZE, Preset
 
@@ -28,7 +28,7 @@ FIO_PACKAGE = "fio"
 FALLBACK_ENGINE = "psync"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class EngineChoice:
     """The I/O engine a run uses and, when it is not the one asked for, why."""
 
@@ -36,7 +36,7 @@ class EngineChoice:
     note: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class FioCommand:
     """One fio invocation, ready to run."""
 

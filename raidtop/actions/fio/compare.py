@@ -17,11 +17,11 @@ import json
 import math
 import statistics
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 from collections.abc import Iterable
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.fio.store import StoredRun
 from raidtop.actions.fio.results import FioResult
 from raidtop.safeio import atomic_write
@@ -38,7 +38,7 @@ from raidtop.actions.fio.sweep import (  # noqa: F401  (the sweep's old home; sc
 # ---------------------------------------------------------------- metrics
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Metric:
     """One figure a run is judged by."""
 
@@ -86,7 +86,7 @@ def pct_change(before: float | None, after: float | None) -> float | None:
 # ---------------------------------------------------------------- compare
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MetricChange:
     """One metric, baseline against another run."""
 
@@ -98,7 +98,7 @@ class MetricChange:
     """True when the change is an improvement (more IOPS, less latency); ``None`` when unchanged or undefined."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SettingChange:
     """A setting whose value differs between baseline and run (``None``: absent)."""
 
@@ -107,7 +107,7 @@ class SettingChange:
     after: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Comparison:
     """A run set against the baseline."""
 
@@ -146,7 +146,7 @@ def compare_with_baseline(baseline: StoredRun, runs: Iterable[StoredRun]) -> lis
 # ---------------------------------------------------------------- repeat
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MetricStats:
     """Mean and sample standard deviation of one metric over passes."""
 
@@ -164,7 +164,7 @@ class MetricStats:
         return self.stddev / self.mean * 100
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class RepeatSummary:
     """The passes of a repeat and their statistics."""
 

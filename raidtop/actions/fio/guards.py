@@ -19,9 +19,9 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.fio.opened import (
     FREE_SPACE_HEADROOM,
     PRIVATE_DIR_NAME,
@@ -50,7 +50,7 @@ _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024*
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(?:i?b)?\s*$", re.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class BenchTarget:
     """A target that passed every check."""
 

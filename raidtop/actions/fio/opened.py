@@ -29,6 +29,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.fio.stack import parse_mountinfo
 from raidtop.model.units import size as _size
 from raidtop.safeio import read_bounded_text
@@ -77,7 +78,7 @@ class TargetRefused(Exception):
     """The benchmark may not run (its target or its job); ``str()`` says why in one sentence."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class DirectoryFacts:
     """What raidtop found when it opened a directory target."""
 

@@ -7,14 +7,14 @@ deliberately not remembered: it must be given again in each session.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.config import xdg_dir
 from raidtop.safeio import atomic_write, read_bounded_text
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class BenchPrefs:
     """The remembered choices; ``None`` means not chosen yet."""
 

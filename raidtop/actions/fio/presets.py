@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.config import xdg_dir
 from raidtop.safeio import read_bounded
 
@@ -98,7 +99,7 @@ _RESERVED_OPTIONS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Preset:
     """One fio job raidtop can run."""
 
@@ -156,7 +157,7 @@ def preset_keys() -> str:
     return f"1–{KEYED_PRESETS}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class PresetSet:
     """The presets in force and what went wrong loading the user's file."""
 

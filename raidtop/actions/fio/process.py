@@ -29,10 +29,10 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Sequence
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.fio.results import FioResult, JsonObjectSplitter, parse_fio_dict
 
 KILL_AFTER_S = 20.0
@@ -63,7 +63,7 @@ def _die_with_parent(parent: int) -> Callable[[], None]:
     return preexec
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ProgressPoint:
     """One interval of a running job: rates over the last status period."""
 
@@ -118,7 +118,7 @@ class ProgressPoint:
         return cls(doc["t"], doc["r_iops"], doc["w_iops"], doc["r_bw"], doc["w_bw"], doc.get("r_lat"), doc.get("w_lat"))
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class _Totals:
     ios: float
     io_bytes: float
@@ -170,7 +170,7 @@ def progress_point(
     return ProgressPoint(t1, r_iops, w_iops, r_bw, w_bw, r_lat, w_lat)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class RunOutcome:
     """How a fio run ended and what it produced."""
 

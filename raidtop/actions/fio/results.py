@@ -23,14 +23,14 @@ Nothing here raises on bad input: :func:`parse_fio_json` returns a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 from collections.abc import Iterable
+from raidtop.model.frozen import frozen_dataclass
 
 DIRECTIONS = ("read", "write")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class DirectionResult:
     """One direction (read or write) of a job, a group or a whole run."""
 
@@ -60,7 +60,7 @@ class DirectionResult:
         return self.bw_bytes_s / 2**20
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class JobResult:
     """One entry of fio's ``jobs`` list (one job, or a whole group under group_reporting)."""
 
@@ -72,7 +72,7 @@ class JobResult:
     """fio's error number for the job (0: none)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class FioResult:
     """A parsed fio run: its jobs and one summary per direction."""
 
@@ -93,7 +93,7 @@ class FioResult:
         return self.read if name == "read" else self.write
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ParseResult:
     """What :func:`parse_fio_json` found: a result, or a message saying why not."""
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.command import FioCommand, build_command, find_fio, fio_missing_message, fio_version
 from raidtop.actions.fio.guards import BenchTarget, TargetRefused, check_target, test_file_bytes
@@ -33,7 +33,7 @@ class FioMissing(Exception):
     """fio is not installed; ``str()`` names the package to install."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class BenchPlan:
     """A checked, ready-to-run benchmark: what the confirm dialog shows."""
 
@@ -114,7 +114,7 @@ class BenchPlan:
         return ""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class RunRecord:
     """One executed run: how fio ended and, when there was a result, the stored row."""
 

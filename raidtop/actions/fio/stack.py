@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.md.read import read_md
 from raidtop.collect.queue_settings import read_queue_settings
 from raidtop.collect.source import Root, SourceError, as_root
@@ -29,7 +30,7 @@ TUNING_FIELDS = ("scheduler", "read_ahead_kb", "nr_requests", "rq_affinity", "wr
 # ---------------------------------------------------------------- mountinfo
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MountEntry:
     """One line of /proc/self/mountinfo."""
 
@@ -192,7 +193,7 @@ def mount_of_path(path: str, root: Root | str) -> MountEntry | None:
 # ---------------------------------------------------------------- tuning state
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class DeviceTuning:
     """The queue settings of one device in the stack."""
 
@@ -210,7 +211,7 @@ class DeviceTuning:
     rotational: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MdTuning:
     """An md array in the stack."""
 
@@ -231,7 +232,7 @@ def _known(cls: Any, doc: dict[str, Any], tupled: str) -> dict[str, Any]:
     return {k: (tuple(v) if k == tupled else v) for k, v in doc.items() if k in cls.__dataclass_fields__}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class TuningState:
     """Everything about a target's device stack that affects a benchmark."""
 

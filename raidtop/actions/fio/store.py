@@ -16,10 +16,10 @@ import json
 import sqlite3
 import uuid
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Iterator
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.fio.process import ProgressPoint
 from raidtop.actions.fio.results import FioResult, parse_fio_json
 from raidtop.actions.fio.stack import TuningState
@@ -71,7 +71,7 @@ def new_group_id() -> str:
     return uuid.uuid4().hex[:12]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class StoredRun:
     """One run as the history holds it, its fio JSON already parsed."""
 

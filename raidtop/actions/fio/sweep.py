@@ -8,9 +8,9 @@ back, logs a ``tune`` line with ``by="fio sweep"`` and keeps the undo history.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.action_log import ActionLog
 from raidtop.actions.fio.session import Batch, BenchPlan, RunRecord, execute, open_target
 from raidtop.actions.fio.guards import TargetRefused
@@ -55,7 +55,7 @@ def sweep_values(tuning: TuningState, knob: str, devices: list[str]) -> tuple[st
     return tuple(s for s in offered[0] if all(s in other for other in offered[1:]))
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SweepStep:
     """One value of a sweep and the run made with it."""
 
@@ -65,7 +65,7 @@ class SweepStep:
     """Why the value was skipped (the kernel refused it)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SweepOutcome:
     """A finished (or interrupted) sweep."""
 

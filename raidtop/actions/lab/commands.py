@@ -18,16 +18,16 @@ import shutil
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
 from collections.abc import Callable, Iterator, Sequence
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.action_log import ActionLog
 
 SBIN_DIRS = ("/usr/local/sbin", "/usr/sbin", "/sbin")
 """Where mdadm and losetup live when a user's PATH lacks the sbin folders."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class CommandEvent:
     """A command starting (``ok is None``) or finished."""
 

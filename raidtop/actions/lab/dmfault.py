@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import shlex
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.lab.core import Lab
 from raidtop.actions.lab.dmtables import (
     FaultRefused,
@@ -35,7 +35,7 @@ from raidtop.actions.member_actions import ActionRefused
 from raidtop.collect.source import SourceError
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class FaultPlan:
     """A fault set up or cleared, checked and ready: the exact commands and how to run them."""
 

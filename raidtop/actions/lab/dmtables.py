@@ -18,8 +18,8 @@ the lab's loop devices: that name and that one slave are what the guard accepts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.lab.loopdev import is_loop_name
 from raidtop.collect.source import Root, SourceError, as_root
 
@@ -55,7 +55,7 @@ class FaultRefused(ValueError):
     """A fault that cannot be set up as asked; ``str()`` says why in a sentence."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class FaultSpec:
     """One failure to put under a member: the target and its parameters."""
 

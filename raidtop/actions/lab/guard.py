@@ -12,8 +12,8 @@ lab's images folder, whatever the registry says.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.lab.dmtables import dm_loop_under
 from raidtop.actions.lab.loopdev import is_loop_name, loop_backing
 from raidtop.actions.lab.registry import ArrayRecord, ImageRecord, LabState
@@ -22,7 +22,7 @@ from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.untrusted import plain
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class CheckedArray:
     """An array the lab may change, and its members as the kernel lists them."""
 

@@ -16,8 +16,8 @@ import fcntl
 import os
 import re
 import struct
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.source import Root, SourceError, as_root
 
 LOOP_GET_STATUS64 = 0x4C05
@@ -31,7 +31,7 @@ _DELETED = " (deleted)"
 _LOOP_NAME = re.compile(r"^loop\d+$")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class LoopBacking:
     """One attached loop device as the kernel shows it now."""
 

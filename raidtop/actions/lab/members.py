@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import shlex
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.lab.core import Lab, LabError
 from raidtop.actions.lab.guard import CheckedArray, check_array, check_member, lab_image_of
 from raidtop.actions.lab.commands import LabCommandFailed
@@ -33,7 +33,7 @@ LIVE_ONLY = "the lab acts on the live system only, not on a --root tree or a rep
 _NO_REDUNDANCY = "raid0 has no redundancy: losing a disk loses the array, so md offers nothing to {verb}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class MemberPlan:
     """One verb, checked and ready: the exact command and how to run it."""
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from collections.abc import Callable, Iterable
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.lab.commands import find_tool
 from raidtop.collect.source import Root, as_root
 
@@ -40,7 +40,7 @@ DEMO_HINT = "meanwhile, `raidtop --demo` shows a simulated array you can fail, r
 _PERSONALITIES = re.compile(r"^Personalities\s*:(.*)$", re.MULTILINE)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class LabProblem:
     """One thing the lab lacks."""
 
@@ -57,7 +57,7 @@ class LabProblem:
         return f"{self.message}: {self.fix}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class LabEnvironment:
     """The outcome of :func:`check_environment`."""
 

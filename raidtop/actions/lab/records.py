@@ -8,8 +8,9 @@ writes the file, and everything else in the lab reads them.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.md import MdArray
 
 IMAGE_STATES = ("planned", "file", "attaching", "attached")
@@ -17,7 +18,7 @@ IMAGE_STATES = ("planned", "file", "attaching", "attached")
 ARRAY_STATES = ("creating", "active")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ImageRecord:
     """One sparse image file and the loop device it is attached to."""
 
@@ -34,7 +35,7 @@ class ImageRecord:
     """``loop7`` once attached."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class TimelineEvent:
     """One moment in a lab array's life."""
 
@@ -47,7 +48,7 @@ class TimelineEvent:
     detail: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class RebuildRecord:
     """One measured resync or rebuild."""
 
@@ -65,7 +66,7 @@ class RebuildRecord:
         return max(0.0, self.finished - self.started)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Watch:
     """What the lab last saw of an array, to tell what changed since."""
 
@@ -84,7 +85,7 @@ class Watch:
     """The disk being rebuilt onto (or replaced), when the lab knows it."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ArrayRecord:
     """One md array the lab created, with its timeline."""
 
@@ -112,7 +113,7 @@ class ArrayRecord:
         return found[-1] if found else None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class LabState:
     """The whole registry as read, and the folder its images must be in."""
 
@@ -157,7 +158,7 @@ class LabState:
         return not self.images and not self.arrays
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class LabArrayView:
     """A lab array as the registry remembers it and the kernel shows it now."""
 

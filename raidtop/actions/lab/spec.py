@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.alignment import alignment_for
 from raidtop.model.units import size
 
@@ -62,7 +62,7 @@ def level_name(level: int | str) -> str:
     raise SpecError(f"the lab builds raid levels {', '.join(str(n) for n in LEVELS)}; not {level}")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class LabSpec:
     """One array to create."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.lab.registry import ArrayRecord, RebuildRecord
 from raidtop.safeio import open_store
 
@@ -40,7 +41,7 @@ CREATE TABLE IF NOT EXISTS experiments (
 """
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class StoredRebuild:
     """One row of the rebuilds table."""
 

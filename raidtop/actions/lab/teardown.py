@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import shlex
 import time
-from dataclasses import dataclass
 from typing import Protocol
 from collections.abc import Iterable
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.lab.commands import CommandRunner
 from raidtop.actions.lab.dmtables import dm_loop_under, lab_dm_devices
 from raidtop.actions.lab.guard import kernel_members, lab_image_of
@@ -56,7 +56,7 @@ LOOP_RELEASE_WAIT_S = 5.0
 """How long teardown waits for a detached loop device to let go (autoclear)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class TeardownReport:
     """What teardown did, what was already gone, and what it left (and why)."""
 

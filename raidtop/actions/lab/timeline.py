@@ -13,8 +13,9 @@ stored with each measured rebuild.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.lab.registry import ArrayRecord, RebuildRecord, TimelineEvent, Watch
 from raidtop.collect.source import Root, SourceError, as_root
 from raidtop.model.md import MdArray
@@ -26,7 +27,7 @@ MEASURED = {"resync": "resync", "recover": "recovery"}
 """Syncs whose duration is stored as a rebuild record."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ArrayStatus:
     """Just what the timeline needs to know about an array at one moment."""
 

@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.action_log import ActionLog, LoggedAction
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Plan:
     """A validated change, ready to confirm: what will be written and the equivalent command."""
 
@@ -34,7 +35,7 @@ class Plan:
         return self.old == self.new
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Refusal:
     """A change refused before writing, with the reason."""
 
@@ -43,7 +44,7 @@ class Refusal:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ChangeResult:
     """What happened when a plan was applied."""
 

@@ -45,6 +45,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.tuning.knobs import GLOBAL_TARGET, Knob
 from raidtop.collect.md.eta import PHASE_RANGE_S
 from raidtop.collect.md.marks import WINDOW_S
@@ -59,7 +60,7 @@ NEAR_MAX = 0.9
 NEAR_MIN = 1.1
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Limits:
     """The sync limits in force for one array, KiB/s per device."""
 
@@ -67,7 +68,7 @@ class Limits:
     max: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class ArrayLimits:
     """An array's own limits (``None`` = follows the system value) and the system's."""
 
@@ -127,7 +128,7 @@ def array_limits(knobs_of: Callable[[str], list[Knob]], arrays: Iterable[str]) -
     return limits
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class EtaPrediction:
     """The predicted rate and ETA of one array's sync after a limit change."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass
+from raidtop.model.frozen import frozen_dataclass
 
 GLOBAL_TARGET = "raid"
 """The target name for the system-wide md settings in /proc/sys/dev/raid."""
@@ -45,7 +45,7 @@ WRITE_THROUGH_WARNING = (
 # ---------------------------------------------------------------- registry
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class KnobSpec:
     """What one knob is: where it lives and what it does, independent of any device."""
 
@@ -140,7 +140,7 @@ SPECS: dict[str, KnobSpec] = {
 """Every knob raidtop can change, in display order within each scope."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Allowed:
     """What a knob accepts: a list of words, or a whole-number range (plus words)."""
 
@@ -169,7 +169,7 @@ class Allowed:
         return text
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Target:
     """Something with knobs: a block device, an md array, or the global md settings."""
 
@@ -187,7 +187,7 @@ class Target:
         return self.kind == "md"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Knob:
     """One knob of one target, as read now."""
 

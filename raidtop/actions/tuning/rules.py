@@ -19,10 +19,10 @@ import os
 import socket
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from raidtop import __version__
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.tuning.knobs import GLOBAL_TARGET, SPECS, Knob, sys_name
 from raidtop.collect.source import Root, as_root
 from raidtop.config import xdg_dir
@@ -49,7 +49,7 @@ _ORDER = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Setting:
     """One value to make permanent."""
 
@@ -201,7 +201,7 @@ def save_question(path: str | os.PathLike[str]) -> str | None:
     return "; ".join(reasons) or None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class SaveResult:
     """Whether a file was written, and what to tell the user."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.action_log import LoggedAction
 from raidtop.actions.tuning.changes import ChangeResult, Plan, Refusal
 from raidtop.actions.tuning.knobs import SPECS, Knob
@@ -79,7 +80,7 @@ def changes_from_log(entries: Iterable[LoggedAction]) -> list[ChangeResult]:
     return stack
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class Restore:
     """One value an undo writes back; the session plans it like any change."""
 

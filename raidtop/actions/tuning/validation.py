@@ -9,14 +9,14 @@ resets, RAM used by a stripe cache, a minimum above the maximum).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.tuning.knobs import INT_MAX, PAGE_KB, SPEED_KNOBS, WRITE_THROUGH_WARNING, Knob
 from raidtop.untrusted import plain
 from raidtop.model.units import counted
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Checked:
     """The outcome of :func:`check_value`: a canonical value, or why it is refused."""
 

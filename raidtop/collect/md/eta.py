@@ -34,8 +34,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.md.marks import (
     MARK_STEP_S,
     MARKS,
@@ -79,7 +80,7 @@ FREE_SHARE = 0.5
 """md runs free when progress is this many seconds of the limit (or the in-flight I/O) below its allowance."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Forecast:
     """What one reading adds to a running sync."""
 

@@ -55,8 +55,8 @@ Where raidtop differs, and why:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.md.level import NO_REDUNDANCY, natural_key
 from raidtop.model.md import MdArray, MdEvent, MdMember, MdSync, MismatchVerdict
 from raidtop.model.md_events import BELL_EVENTS, REBUILD_MILESTONES, rings_bell
@@ -217,7 +217,7 @@ def _went_back(before: MdSync, after: MdSync) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class AlertState:
     """Which arrays have a raised degraded alert; it clears when they are whole again."""
 

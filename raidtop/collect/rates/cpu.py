@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from operator import add, attrgetter, lt
 
 from raidtop.model.snapshot import CpuCounters, CpuUsage, StatCounters
@@ -14,7 +14,7 @@ _CPU_FIELDS = TICK_FIELDS + ("guest", "guest_nice")
 _NO_USAGE = dict.fromkeys(("usr", "nice", "sys", "iowait", "irq", "soft", "steal", "guest", "gnice", "idle"))
 _TICK_VALUES_OF = attrgetter(*TICK_FIELDS)
 _CPU_VALUES_OF = attrgetter(*_CPU_FIELDS)
-assert CpuCounters.__slots__[1:] == _CPU_FIELDS  # the sums are passed positionally
+assert tuple(f.name for f in fields(CpuCounters))[1:] == _CPU_FIELDS  # the sums are passed positionally
 
 
 def cpu_usage(prev: CpuCounters | None, cur: CpuCounters) -> CpuUsage:

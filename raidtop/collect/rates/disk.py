@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from collections.abc import Callable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import add, attrgetter, mul, not_, sub, truediv
@@ -11,7 +13,7 @@ from raidtop.collect import native
 from raidtop.model.disk_columns import DiskCounterColumns
 from raidtop.model.snapshot import DISK_RATE_FIELDS, DiskCounters, DiskIdentity, DiskIO, disk_row
 
-_DISK_FIELDS = DiskCounters.__slots__[3:]
+_DISK_FIELDS = tuple(f.name for f in fields(DiskCounters))[3:]
 __all__ = ["DISK_RATE_FIELDS", "disk_io", "disk_rate_columns", "updated_rate_columns"]
 
 

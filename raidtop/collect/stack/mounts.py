@@ -8,8 +8,8 @@ not trusted to name a device.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.collect.source import Root, SourceError
 
 _DEV = re.compile(r"^\d{1,9}:\d{1,9}$")
@@ -18,7 +18,7 @@ MAX_MOUNTS = 20000
 """Lines read at most; a host with more mounts than that is not a storage server."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class Mount:
     """One mount of a block device."""
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.fio.session import BenchPlan
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class Job:
     """What the confirm dialog is asked about: one run, a repeat or a sweep."""
 

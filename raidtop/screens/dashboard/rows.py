@@ -10,10 +10,10 @@ The arithmetic is on counts, so it is tested without a screen.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from textual.widget import Widget
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.snapshot import Snapshot
 from raidtop.widgets.arrays_panel import ArraysPanel
 from raidtop.widgets.vm_panel import VM_TABLE_ROWS, psi_rows
@@ -33,7 +33,7 @@ SENSORS_FLOOR = BORDER + 2
 """A Sensors panel below this shows nothing readable."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class RowShare:
     """Rows the Arrays panel may take at most (it shrinks to its content) and the bottom row's rows.
 
@@ -44,7 +44,7 @@ class RowShare:
     bottom: int
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class BottomWants:
     """Rows the bottom row needs to show everything, and below which one of its panels shows nothing."""
 

@@ -11,16 +11,16 @@ on the first frame's path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 from textual.binding import Binding
 from textual.screen import Screen
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.model.snapshot import Snapshot
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class Highlight:
     """What the dashboard has highlighted when a key opens a screen.
 
@@ -43,7 +43,7 @@ Opened = Screen | str | None
 """The screen to push, a sentence saying what to highlight first, or ``None`` (nothing to open)."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass(slots=False)
 class ScreenEntry:
     """One screen the dashboard opens.
 

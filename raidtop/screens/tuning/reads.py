@@ -8,13 +8,13 @@ paints that view and does no I/O of its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from textual import work
 from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.widget import Widget
 
+from raidtop.model.frozen import frozen_dataclass
 from raidtop.actions.tuning import Knob, Target, TuningError, TuningSession, parent_disk
 from raidtop.actions.tuning.eta import ArrayLimits
 from raidtop.collect.md.sysfs import read_md_sysfs
@@ -22,7 +22,7 @@ from raidtop.model.md import MdArray
 from raidtop.model.snapshot import Snapshot
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class Notice:
     """Something a read found that the user should be told."""
 
@@ -31,7 +31,7 @@ class Notice:
     timeout: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass
 class TuningView:
     """Everything one refresh read, for the screen to paint."""
 

@@ -131,6 +131,8 @@ class Sampler:
 
         uptime = parsed("/proc/uptime", parse_uptime)
         disks = parsed("/proc/diskstats", self._diskstats.parse, _NO_DISKS)
+        # The same devices as the read before (counters aside): what follows from the device list stands.
+        same_devices = disks is self._diskstats.devices and self._diskstats.same_devices
         stat = parsed("/proc/stat", parse_stat)
         meminfo = parsed("/proc/meminfo", parse_meminfo)
         vm = parsed("/proc/vmstat", parse_vmstat)
@@ -145,8 +147,7 @@ class Sampler:
                     pressure.append(value)
         sensors, more = self._sensors.read(root)
         notes.extend(more)
-        unchanged = disks is self._diskstats.devices and self._diskstats.same_devices
-        md, md_thread_names, md_thread_ticks = self._md.read(root, unchanged)
+        md, md_thread_names, md_thread_ticks = self._md.read(root, same_devices)
         notes.extend(md.notes)
         dm_arrays, more = self.dm_raid.read(root)
         notes.extend(more)
@@ -157,7 +158,7 @@ class Sampler:
             time=self._clock(),
             uptime_s=uptime,
             disks=disks,
-            identities=self._identify(disks),
+            identities=self._identify(disks, same_devices),
             stat=stat,
             meminfo=meminfo,
             vm=vm,
@@ -173,10 +174,9 @@ class Sampler:
             notes=tuple(notes),
         )
 
-    def _identify(self, disks: DiskCounterColumns) -> dict[str, DiskIdentity]:
+    def _identify(self, disks: DiskCounterColumns, same_devices: bool) -> dict[str, DiskIdentity]:
         parser = self._diskstats
-        reusable = disks is parser.devices and parser.same_devices and not self._identities_pending
-        if reusable and self._identity_result is not None:
+        if same_devices and not self._identities_pending and self._identity_result is not None:
             # The same devices as last time (the steady state): the same identities.
             return self._identity_result
         known = self._identities

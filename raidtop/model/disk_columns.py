@@ -12,10 +12,9 @@ column (the history's sparklines, a sort) read it without any object made.
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import fields
 from operator import itemgetter, truth
 from typing import Any, Protocol, TypeVar, overload
 

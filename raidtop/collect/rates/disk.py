@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields
 from itertools import compress, repeat
 from operator import add, attrgetter, mul, not_, sub, truediv
 from typing import Any, cast

@@ -279,7 +279,8 @@ def test_degraded_lab_array_with_its_timeline(snap_compare, degraded_lab: Lab):
     async def open_it(pilot) -> None:
         screen = await open_lab(pilot, degraded_lab, environment=READY, read_only=False)
         screen.query_one("#lab-arrays", TextTable).move_cursor_to_key("md101")
-        await pilot.pause()
+        # Until the deferred scrolls to the logs' ends are done: one pause was too short on a loaded run.
+        await settle(pilot)
 
     assert snap_compare(app_on(degraded_lab.root.path), terminal_size=(120, 40), run_before=open_it)
 

@@ -25,6 +25,14 @@ class SyncPoint:
     eta_s: float | None
 
 
+DISK_TREND_SAMPLES = 12
+"""How many samples of each device's throughput are kept: what the Disks panel's sparkline shows.
+
+A longer ring would cost memory a device (at 500 devices, 120 samples kept
+430 KB that nothing read) and show nothing more.
+"""
+
+
 class History:
     """Keeps the last ``length`` samples per device and per array, and every event.
 
@@ -33,7 +41,7 @@ class History:
     are kept (up to ``max_events``) because the timeline is the point.
     """
 
-    def __init__(self, length: int = 120, sync_length: int = 3600, max_events: int = 2000) -> None:
+    def __init__(self, length: int = DISK_TREND_SAMPLES, sync_length: int = 3600, max_events: int = 2000) -> None:
         self.length = length
         # One preallocated ring of C doubles per device, all written at the same
         # slot each tick: no per-sample objects kept, whatever the device count.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from functools import lru_cache
 from collections.abc import Sequence
 
 from textual.app import ComposeResult
@@ -12,7 +11,7 @@ from textual.app import ComposeResult
 from raidtop.model.frozen import frozen_dataclass
 from raidtop.presentation.disk_fields import DISK_FIELDS
 from raidtop.presentation.format import DASH, num, sparkline
-from raidtop.live.history import History
+from raidtop.live.history import DISK_TREND_SAMPLES, History
 from raidtop.model.disk_columns import DiskRows, disk_names, rate_column
 from raidtop.model.snapshot import DiskIdentity, DiskIO, Snapshot
 from raidtop.model.smart import SmartHealth
@@ -20,7 +19,7 @@ from raidtop.presentation.smart import HEALTH_WIDTH, health_cell, health_of
 from raidtop.widgets.panel import Panel
 from raidtop.widgets.text_table import Column, Row, TextTable
 
-SPARK_WIDTH = 12
+SPARK_WIDTH = DISK_TREND_SAMPLES
 DISK_PANEL_FIELDS = (
     "r_s",
     "w_s",
@@ -82,14 +81,16 @@ class DiskOrder:
     The set of shown devices depends on names, kinds, use and identity, which
     stay put while devices neither come nor go: the filtered positions are
     kept until one of those (or the view) changes. A sort by a rate column
-    must run every tick, so it sorts by the numbers alone; the natural name
-    key is only needed for devices without a value, and is cached per name.
+    must run every tick, so it sorts by the numbers alone; devices without a
+    value follow in name order, by their rank in the kept name order (no
+    name key is kept: at 500 devices a cache of them held 100 KB).
     """
 
     def __init__(self) -> None:
         self._basis: tuple | None = None
         self._kept: list[int] = []  # positions of the shown devices, in diskstats order
         self._by_name: tuple[list[int], list[int]] = ([], [])  # ... by name, then by name reversed
+        self._name_rank: list[int] = []  # a shown device's place in name order, by its position
         self._hidden = 0
 
     def __call__(self, disks: Sequence[DiskIO], view: DiskView) -> tuple[list[DiskIO], int]:
@@ -126,6 +127,9 @@ class DiskOrder:
                 sorted(kept, key=natural.__getitem__),
                 sorted(kept, key=natural.__getitem__, reverse=True),
             )
+            self._name_rank = [0] * len(disks)
+            for rank, i in enumerate(self._by_name[0]):
+                self._name_rank[i] = rank
             self._basis, self._kept, self._hidden = basis, kept, len(disks) - len(kept)
         key = view.sort_key
         if key == "name":
@@ -136,7 +140,7 @@ class DiskOrder:
         known = [i for i in self._kept if values[i] is not None]
         unknown = [i for i in self._kept if values[i] is None]
         known.sort(key=values.__getitem__, reverse=not view.reverse)
-        unknown.sort(key=lambda i: _natural(names[i]))
+        unknown.sort(key=self._name_rank.__getitem__)
         return known + unknown, self._hidden
 
 
@@ -168,9 +172,8 @@ def disk_row(disk: DiskIO, history: Sequence[float], health: SmartHealth | None 
     return Row(disk.name, tuple(cells), tuple(tones))
 
 
-@lru_cache(maxsize=16384)
 def _natural(name: str) -> tuple:
-    """sda2 before sda10: digits compare as numbers (cached: names repeat every tick)."""
+    """sda2 before sda10: digits compare as numbers."""
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import textual.screen
 from textual.app import App
 from textual.binding import Binding
+from textual.filter import LineFilter
 
 from raidtop.presentation.key_names import key_character, key_display
-from raidtop.widgets.shown_text import ControlFilter
+from raidtop.widgets.shown_text import FiltersThenControls
 
 ReturnType = TypeVar("ReturnType")
 
@@ -17,14 +19,24 @@ ReturnType = TypeVar("ReturnType")
 class TerminalApp(App[ReturnType]):
     """A Textual app whose painted lines carry no control character and whose keys need no Unicode lookups."""
 
-    # Every label and value may come from the system, a recording or another host: the
-    # widgets show them as plain text already, and this keeps any control character
-    # that slipped through off the terminal.
-    _control_filter = ControlFilter()
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._line_filters: dict[tuple[LineFilter, ...], FiltersThenControls] = {}
 
-    def get_line_filters(self):
-        """Textual's filters plus the one that keeps control characters off the terminal."""
-        return [*super().get_line_filters(), self._control_filter]
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters and then the one that keeps control characters off the terminal, as one filter.
+
+        Every label and value may come from the system, a recording or another
+        host: the widgets show them as plain text already, and this keeps any
+        control character that slipped through off the terminal. The one
+        filter is kept per set of Textual's enabled filters (they change with
+        ``ansi_color``), so each line's filtered strip is found in its cache.
+        """
+        textual_filters = tuple(super().get_line_filters())
+        combined = self._line_filters.get(textual_filters)
+        if combined is None:
+            combined = self._line_filters[textual_filters] = FiltersThenControls(textual_filters)
+        return (combined,)
 
     def get_key_display(self, binding: Binding) -> str:
         """A key as the footer, help and palette write it (see :mod:`raidtop.presentation.key_names`)."""

@@ -8,9 +8,10 @@ or :func:`content` (a Textual ``Content``, for border titles and ``Static``),
 both of which replace control characters with U+FFFD first.
 
 :class:`ControlFilter` is the net under that: the app installs it as a line
-filter, so every painted line of every widget, Textual's own included (toasts,
-the command palette, border titles), loses any control character that got
-past the widgets before it is written to the terminal.
+filter (after Textual's own, see :class:`FiltersThenControls`), so every
+painted line of every widget, Textual's own included (toasts, the command
+palette, border titles), loses any control character that got past the
+widgets before it is written to the terminal.
 """
 
 from __future__ import annotations
@@ -55,6 +56,27 @@ class ControlFilter(LineFilter):
             else Segment(_without_controls(segment.text), segment.style)
             for segment in segments
         ]
+
+
+class FiltersThenControls(LineFilter):
+    """Textual's line filters, then :class:`ControlFilter`, applied as one filter.
+
+    Textual makes a new strip, with seven caches of its own, for every filter
+    each painted line passes through; as one filter, a line is filtered into
+    one strip rather than one per filter (a thousand strips fewer at 120×40).
+    Keep the instance while ``filters`` stay the same: Textual caches each
+    strip's result by the filter.
+    """
+
+    def __init__(self, filters: tuple[LineFilter, ...]) -> None:
+        super().__init__()
+        self.filters = filters
+        self._controls = ControlFilter()
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        for line_filter in self.filters:
+            segments = line_filter.apply(segments, background)
+        return self._controls.apply(segments, background)
 
 
 def _without_controls(value: str) -> str:

@@ -12,12 +12,19 @@ from textual.filter import LineFilter
 
 from raidtop.presentation.key_names import key_character, key_display
 from raidtop.widgets.shown_text import FiltersThenControls
+from raidtop.widgets.table_styles import TABLE_COMPONENT_CLASSES, table_styles_css
 
 ReturnType = TypeVar("ReturnType")
 
 
 class TerminalApp(App[ReturnType]):
-    """A Textual app whose painted lines carry no control character and whose keys need no Unicode lookups."""
+    """A Textual app whose painted lines carry no control character and whose keys need no Unicode lookups.
+
+    It also holds the look of every table it shows (:mod:`raidtop.widgets.table_styles`).
+    """
+
+    COMPONENT_CLASSES = set(TABLE_COMPONENT_CLASSES)
+    DEFAULT_CSS = table_styles_css("TerminalApp")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -22,37 +22,24 @@ from textual.strip import Strip
 from raidtop.untrusted import plain
 from raidtop.widgets.table_cells import Column, Row, column_at, fit_widths, text_only_style, whole_cells
 from raidtop.widgets.table_cells import changed_spans, header_strip, row_segments
+from raidtop.widgets.table_styles import TABLE_BACKGROUND, TONES, table_style
 
 __all__ = ["Column", "Row", "TextTable"]
-_TONES = ("dim", "good", "warn", "crit", "accent", "spark")
 
 
 class TextTable(ScrollView, can_focus=True):
-    """A scrollable table with a fixed header, a cursor row and partial repaints."""
+    """A scrollable table with a fixed header, a cursor row and partial repaints.
 
-    COMPONENT_CLASSES = {
-        "text-table--header",
-        "text-table--sorted",
-        "text-table--cursor",
-        *(f"text-table--{tone}" for tone in _TONES),
-    }
+    Its header, cursor and tones are the app's (see :mod:`raidtop.widgets.table_styles`).
+    """
 
-    DEFAULT_CSS = """
-    TextTable {
-        background: $surface;
+    DEFAULT_CSS = f"""
+    TextTable {{
+        background: {TABLE_BACKGROUND};
         color: $foreground;
         scrollbar-size: 1 1;
         height: 1fr;
-    }
-    TextTable > .text-table--header { color: $text-primary; text-style: bold; background: $panel; }
-    TextTable > .text-table--sorted { color: $text-accent; text-style: bold underline; background: $panel; }
-    TextTable > .text-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
-    TextTable > .text-table--dim { color: $text-muted; }
-    TextTable > .text-table--good { color: $text-success; }
-    TextTable > .text-table--warn { color: $text-warning; }
-    TextTable > .text-table--crit { color: $text-error; text-style: bold; }
-    TextTable > .text-table--accent { color: $text-accent; }
-    TextTable > .text-table--spark { color: $secondary; }
+    }}
     """
 
     BINDINGS = [
@@ -269,7 +256,7 @@ class TextTable(ScrollView, can_focus=True):
         index = scroll_y + y - top
         count = self._count
         if not count and index == 0 and self.placeholder:
-            style = self.get_component_rich_style("text-table--dim")
+            style = table_style(self.app, "dim")
             return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
         if index >= count:
             return Strip.blank(width, self._line_styles()[0][0])
@@ -277,10 +264,7 @@ class TextTable(ScrollView, can_focus=True):
 
     def _header_strip(self) -> Strip:
         if self._header is None:
-            styles = (
-                self.get_component_rich_style("text-table--header"),
-                self.get_component_rich_style("text-table--sorted"),
-            )
+            styles = (table_style(self.app, "header"), table_style(self.app, "sorted"))
             sort = (self._sorted_key, self._sort_reverse)
             self._header = header_strip(self._columns, self.column_widths, sort, styles, self.size.width)
         return self._header
@@ -310,8 +294,8 @@ class TextTable(ScrollView, can_focus=True):
         """
         if self._line_style_cache is None:
             normal = self.rich_style
-            cursor = normal + self.get_component_rich_style("text-table--cursor")
-            tones = {tone: text_only_style(self.get_component_rich_style(f"text-table--{tone}")) for tone in _TONES}
+            cursor = normal + table_style(self.app, "cursor")
+            tones = {tone: text_only_style(table_style(self.app, tone)) for tone in TONES}
             self._line_style_cache = tuple(
                 (base, {tone: base + style for tone, style in tones.items()}) for base in (normal, cursor)
             )

@@ -12,8 +12,9 @@ from __future__ import annotations
 import pytest
 from rich.color import Color as RichColor
 from rich.color import ColorType
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 
+from raidtop.app.terminal_app import TerminalApp
 from raidtop.themes import BUILTIN_DIR, load_themes, theme_for_terminal
 from raidtop.widgets.text_table import Column, Row, TextTable
 
@@ -84,7 +85,7 @@ def test_the_palette_arithmetic_matches_wcag():
     assert (faint, highlight) == ((0x55, 0x55, 0x55), (0xAA, 0xAA, 0xAA)) and contrast(faint, highlight) < 4.5
 
 
-class _TableApp(App[None]):
+class _TableApp(TerminalApp[None]):
     def __init__(self, theme) -> None:
         super().__init__()
         self.register_theme(theme)

@@ -6,9 +6,10 @@ panel's list changes length every few seconds, so each change cost a relayout.
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.screen import Screen
 
+from raidtop.app.terminal_app import TerminalApp
 from raidtop.widgets.text_table import Column, Row, TextTable
 
 COLUMNS = [Column("name", "Name", 10, "left"), Column("value", "Value", 8)]
@@ -18,7 +19,7 @@ def rows(count: int, value: str = "1") -> list[Row]:
     return [Row(f"r{i}", (f"row{i}", value)) for i in range(count)]
 
 
-class TableApp(App[None]):
+class TableApp(TerminalApp[None]):
     def __init__(self, css: str = "") -> None:
         super().__init__()
         self.table_css = css

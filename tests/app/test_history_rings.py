@@ -44,3 +44,28 @@ def test_a_new_device_shows_only_its_own_samples_and_a_gone_one_is_forgotten() -
     history.add(_with_disks(base, _disk("sdc", 10.0)))
     assert history.recent("sda", SPARK_WIDTH) == ()
     assert set(history._throughput) == {"sdc"}
+
+
+def test_an_array_keeps_sync_samples_only_while_a_sync_runs() -> None:
+    from raidtop.model.md import MdArray, MdSync
+
+    base = two_root_snapshot()
+    idle = MdArray(name="md0", level="raid5", state="clean", health="ok")
+    history = History()
+    for tick in range(50):
+        history.add(replace(base, time=1000.0 + tick, disks=[], arrays=[idle], events=[]))
+    assert history.sync("md0") == [] and history._sync == {}
+    for tick in range(3):
+        syncing = replace(idle, sync=MdSync(action="recover", percent=10.0 + tick, speed_kib_s=2048.0))
+        history.add(replace(base, time=2000.0 + tick, disks=[], arrays=[syncing], events=[]))
+    pending = replace(idle, sync=MdSync(action="resync", percent=None))
+    for tick in range(5):
+        history.add(replace(base, time=3000.0 + tick, disks=[], arrays=[pending], events=[]))
+    points = history.sync("md0")
+    assert [(p.time, p.action, p.percent, p.speed_kib_s) for p in points] == [
+        (2000.0, "recover", 10.0, 2048.0),
+        (2001.0, "recover", 11.0, 2048.0),
+        (2002.0, "recover", 12.0, 2048.0),
+    ]
+    history.add(replace(base, time=4000.0, disks=[], arrays=[], events=[]))
+    assert history.sync("md0") == []

@@ -12,12 +12,19 @@ from typing import Any
 from textual.actions import parse
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.command import Provider
 from textual.dom import DOMNode
 
-from raidtop.app.find_palette import FindProvider
 
-PROVIDERS = App.COMMANDS | {FindProvider}
-"""The app's command-palette providers."""
+def find_provider() -> type[Provider]:
+    """The provider that finds arrays, members and disks, imported when the palette first opens."""
+    from raidtop.app.find_palette import FindProvider
+
+    return FindProvider
+
+
+PROVIDERS = App.COMMANDS | {find_provider}
+"""The app's command-palette providers (Textual calls a function in it for its class)."""
 
 
 def offered(owner: DOMNode, binding: Binding) -> bool:

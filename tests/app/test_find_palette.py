@@ -155,3 +155,18 @@ def test_a_disk_is_found_by_each_of_its_by_id_links_as_udev_lists_them(tmp_path)
     assert [f.name for f in disk] == ["sdb"]
     for name in (BY_ID, "wwn-0x50014ee2b5d3c2a1", SERIAL, MODEL):
         assert name in disk[0].text
+
+
+def test_the_finding_provider_is_imported_when_the_palette_opens_not_with_the_app():
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, raidtop.app.raidtop_app as a\n"
+        "print('raidtop.app.find_palette' in sys.modules)\n"
+        "from raidtop.app.palette import find_provider\n"
+        "print(find_provider().__name__, 'raidtop.app.find_palette' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "FindProvider", "True"]

@@ -7,6 +7,7 @@ memory). The command keeps them out; what it maps is read from /proc.
 
 from __future__ import annotations
 
+import ctypes
 import shutil
 import subprocess
 import sys
@@ -43,3 +44,40 @@ def test_tls_is_left_out_only_where_nothing_holds_it_yet():
     probe = "import ssl, sys; from raidtop.__main__ import leave_tls_out; leave_tls_out(); print(sys.modules['ssl'])"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "<module 'ssl'" in result.stdout
+
+
+ARENA_PROBE = """
+import ctypes, os, sys, tempfile, threading
+from raidtop.__main__ import one_malloc_arena
+if sys.argv[1] == "one":
+    one_malloc_arena()
+def allocate():
+    kept = [bytes(2000) for _ in range(2000)]  # above Python's small-object size: malloc's
+    del kept
+threads = [threading.Thread(target=allocate) for _ in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+libc = ctypes.CDLL(None)
+libc.fopen.restype = ctypes.c_void_p
+fd, path = tempfile.mkstemp()
+os.close(fd)
+out = libc.fopen(path.encode(), b"w")
+libc.malloc_info(0, ctypes.c_void_p(out))
+libc.fclose(ctypes.c_void_p(out))
+print(open(path).read().count("<heap nr="))
+os.unlink(path)
+"""
+
+
+@pytest.mark.skipif(not hasattr(ctypes.CDLL(None), "malloc_info"), reason="glibc's malloc only")
+def test_the_dashboards_threads_share_one_malloc_arena():
+    def heaps(mode: str) -> int:
+        probe = [sys.executable, "-c", ARENA_PROBE, mode]
+        result = subprocess.run(probe, capture_output=True, text=True, timeout=60, cwd=REPO)
+        assert result.returncode == 0, result.stderr
+        return int(result.stdout)
+
+    assert heaps("as-is") > 1  # the reference: glibc gives the threads arenas of their own
+    assert heaps("one") == 1

@@ -33,6 +33,17 @@ DEFAULT_LIMIT = 16 * 1024 * 1024
 """Bytes read at most from a file by default: /proc/diskstats with 10,000
 devices is about 1.5 MB, so 16 MiB is far beyond any real input."""
 
+FIRST_READ = 64 * 1024
+"""Bytes asked for by a file's first read; each further read asks twice as many, up to :data:`LARGEST_READ`.
+
+A read is a buffer of the size asked for, cut to what came: most files read
+here are a few KB (the Processes panel reads three per process per sample),
+and 1 MiB asked each time had malloc lay a megabyte a read across its heap,
+whose pages a long run left resident one by one.
+"""
+LARGEST_READ = 1024 * 1024
+"""Bytes asked for by one read at most."""
+
 
 class UnsafeFile(OSError):
     """A file raidtop refuses to read or write; ``str()`` is one sentence."""
@@ -123,14 +134,15 @@ def read_bounded(
         if not stat.S_ISREG(mode):
             raise UnsafeFile(path, f"is {_kind(mode)}, not a regular file; not read")
         chunks: list[bytes] = []
-        total = 0
+        total, want = 0, FIRST_READ
         while True:
-            asked = min(1 << 20, limit + 1 - total)
+            asked = min(want, limit + 1 - total)
             chunk = os.read(fd, asked)
             if not chunk:
                 break
             chunks.append(chunk)
             total += len(chunk)
+            want = min(2 * want, LARGEST_READ)
             if total > limit:
                 raise UnsafeFile(path, f"is larger than {limit:,} bytes; not read")
             if single_record and len(chunk) < asked:

@@ -123,8 +123,8 @@ def test_a_socket_cannot_even_be_opened(tmp_path: Path):
     assert refused.value.errno == errno.ENXIO
 
 
-def test_reads_ask_for_at_most_one_mib_and_one_byte_past_the_limit(tmp_path: Path, monkeypatch):
-    # The memory bound: never more than limit + 1 bytes asked for, 1 MiB at a time.
+def test_reads_start_at_64_kib_double_to_one_mib_and_ask_one_byte_past_the_limit(tmp_path: Path, monkeypatch):
+    # The memory bound: never more than limit + 1 bytes asked for, a small file read with a small buffer.
     path = sized(tmp_path / "f", 3 << 20)
     real_read, asked = os.read, []
 
@@ -133,12 +133,17 @@ def test_reads_ask_for_at_most_one_mib_and_one_byte_past_the_limit(tmp_path: Pat
         return real_read(fd, n)
 
     monkeypatch.setattr(os, "read", read)
-    assert len(read_bounded(path, 3 << 20)) == 3 << 20
-    assert asked == [1 << 20, 1 << 20, 1 << 20, 1]
+    assert read_bounded(path, 3 << 20) == path.read_bytes()
+    kib = 1024
+    assert asked == [64 * kib, 128 * kib, 256 * kib, 512 * kib, 1 << 20, 1 << 20, 64 * kib + 1, 1]
     asked.clear()
     with pytest.raises(UnsafeFile):
         read_bounded(path, (2 << 20) + 5)
-    assert asked == [1 << 20, 1 << 20, 6]
+    assert asked == [64 * kib, 128 * kib, 256 * kib, 512 * kib, 1 << 20, 64 * kib + 6]
+    asked.clear()
+    small = sized(tmp_path / "small", 3000)
+    assert read_bounded(small) == small.read_bytes()
+    assert asked == [64 * kib, 64 * kib * 2]  # the short read, then the read that finds the end
 
 
 def counted_reads(monkeypatch) -> list[int]:
@@ -167,10 +172,10 @@ def test_a_single_record_proc_file_is_read_whole_with_one_read(monkeypatch):
 
 def test_a_single_record_read_that_fills_what_it_asked_for_goes_on_to_the_end(tmp_path: Path, monkeypatch):
     # A full first read says nothing about the end: the file is read whole, as without the hint.
-    path = sized(tmp_path / "f", (1 << 20) + 10)
+    path = sized(tmp_path / "f", 64 * 1024 + 10)
     asked = counted_reads(monkeypatch)
-    assert read_bounded(path, 2 << 20, single_record=True) == path.read_bytes()
-    assert asked == [1 << 20, 1 << 20]  # and its short second read ends it
+    assert read_bounded(path, 64 * 1024 + 10, single_record=True) == path.read_bytes()
+    assert asked == [64 * 1024, 11]  # and its short second read ends it
 
 
 def test_a_single_record_read_keeps_the_limit_and_the_refusals(tmp_path: Path):

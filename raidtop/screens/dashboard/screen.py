@@ -42,6 +42,7 @@ from raidtop.widgets.sensors_panel import SensorsPanel
 from raidtop.widgets.stage_bar import StageBar
 from raidtop.widgets.status_bar import StatusBar
 from raidtop.widgets.text_table import TextTable
+from raidtop.widgets.text_widths import forget_measured_widths
 from raidtop.widgets.time_bar import TimeBar
 from raidtop.widgets.vm_panel import VmPanel
 
@@ -196,6 +197,7 @@ class DashboardScreen(Screen[None]):
             self._show(self.live.latest)
 
     def _show(self, snap: Snapshot) -> None:
+        forget_measured_widths()  # the last sample's numbers are not on screen any more
         arrays = self.query_one(ArraysPanel)
         arrays.show(self.stage.arrays_view(snap))
         self.stage.show(snap)

@@ -43,6 +43,8 @@ whose pages a long run left resident one by one.
 """
 LARGEST_READ = 1024 * 1024
 """Bytes asked for by one read at most."""
+FIRST_RECORD_READ = 4 * 1024
+"""The first read of a single-record file: procfs' per-process files are a few hundred bytes to 2 KB."""
 
 
 class UnsafeFile(OSError):
@@ -134,7 +136,7 @@ def read_bounded(
         if not stat.S_ISREG(mode):
             raise UnsafeFile(path, f"is {_kind(mode)}, not a regular file; not read")
         chunks: list[bytes] = []
-        total, want = 0, FIRST_READ
+        total, want = 0, FIRST_RECORD_READ if single_record else FIRST_READ
         while True:
             asked = min(want, limit + 1 - total)
             chunk = os.read(fd, asked)

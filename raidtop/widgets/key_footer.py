@@ -1,30 +1,50 @@
-"""The footer: the keys that fit, as whole words, and always ``? Help``.
+"""The footer: the keys that fit, as whole words, and always ``? Help``; one widget drawing one line.
 
 Textual's footer lays every key out and the screen's edge cuts the last one
 mid-word ("g Speed li▏"). This one leaves out, from the end, the keys that do
 not fit whole; every key stays in help (``?``) and the command palette, so
 ``? Help`` comes first and never goes.
+
+It looks as Textual's footer does (the same theme variables, the palette key
+on the right behind a thin line) but draws every key itself: a widget per key,
+each with two hidden style nodes of its own, kept 0.55 MB on the dashboard
+(issue 30, item 4) and were made again at each focus move.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import NamedTuple
+
 from rich.cells import cell_len
-from textual.app import ComposeResult
+from rich.style import Style
+from rich.text import Text
+from textual import events
 from textual.binding import Binding
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+from textual.color import Color
+from textual.css.styles import StylesBase
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widget import Widget
 
 ALWAYS_SHOWN = "help"
 """The binding id that is shown at any width, first."""
 KEY_PADDING = 3
-"""Cells a FooterKey adds around its key and description (" k desc ")."""
+"""Cells a key adds around its key and description (" k desc ")."""
 PALETTE_EXTRA = 2
-"""The palette key's right padding and left border."""
+"""Cells kept free beside the palette key besides :func:`key_width`'s (where the other keys stop)."""
+PALETTE_LINE = "▏"
+"""What separates the palette key from the others (Textual's ``vkey`` border)."""
 
 
 def key_width(key_display: str, description: str) -> int:
     """Cells one footer key takes."""
     return cell_len(key_display) + cell_len(description) + KEY_PADDING
+
+
+def palette_width(key_display: str, description: str) -> int:
+    """Cells the palette key takes: its line, key, description and one space after."""
+    return cell_len(key_display) + cell_len(description) + 3
 
 
 def fitting(items: list[tuple[Binding, str]], width: int) -> list[tuple[Binding, str]]:
@@ -41,32 +61,110 @@ def fitting(items: list[tuple[Binding, str]], width: int) -> list[tuple[Binding,
     return kept
 
 
-class KeyFooter(Footer):
-    """A Footer that shows only whole keys, ``? Help`` always and first.
+class FooterItem(NamedTuple):
+    """One key as the footer shows it, and the cells it takes."""
+
+    key: str
+    display: str
+    description: str
+    action: str
+    enabled: bool
+    tooltip: str
+    start: int
+    end: int
+    palette: bool = False
+
+
+def layered(chain: Iterable[StylesBase]) -> Style:
+    """The Rich style of text drawn through ``chain`` (outermost first), as Textual works out a node's.
+
+    Textual's ``DOMNode.rich_style`` walks a node's ancestors; a footer key's
+    parts sit in layers no single node has (the footer, the key, its hover or
+    dim state, the key or description), so the same fold runs over them.
+    """
+    background = Color(0, 0, 0, 0)
+    color = Color(255, 255, 255, 0)
+    style = Style()
+    opacity = 1.0
+    for styles in chain:
+        has_rule = styles.has_rule
+        opacity *= styles.opacity
+        if has_rule("background"):
+            tinted = styles.background.tint(styles.background_tint)
+            text_background = background + tinted
+            background += tinted.multiply_alpha(opacity)
+        else:
+            text_background = background
+        if has_rule("color"):
+            color = styles.color
+        style += styles.text_style
+        if has_rule("auto_color") and styles.auto_color:
+            color = text_background.get_contrast_text(color.a)
+    return style + Style.from_color(
+        (background + color).rich_color if (background.a or color.a) else None,
+        background.rich_color if background.a else None,
+    )
+
+
+class KeyFooter(Widget, can_focus=False):
+    """The keys of the screen on top that fit whole, ``? Help`` always and first, the palette key on the right.
 
     It lays its keys out again only when what it would show changed: the
-    screen signals "bindings changed" on every focus move, and at start-up
-    Textual's footer rebuilt itself 11 times before the first frame (a
-    quarter of raidtop's start-up above a bare Textual app, perf/RESULTS.md).
+    screen signals "bindings changed" on every focus move.
     """
 
-    _shown: tuple | None = None
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {
+        "key-footer--item",
+        "key-footer--hover",
+        "key-footer--disabled",
+        "key-footer--key",
+        "key-footer--description",
+        "key-footer--line",
+    }
+    DEFAULT_CSS = """
+    KeyFooter { dock: bottom; height: 1; color: $footer-foreground; background: $footer-background; }
+    KeyFooter > .key-footer--item { background: $footer-item-background; }
+    KeyFooter > .key-footer--hover { color: $footer-key-foreground; background: $block-hover-background; }
+    KeyFooter > .key-footer--disabled { text-style: dim; }
+    KeyFooter > .key-footer--key {
+        color: $footer-key-foreground; background: $footer-key-background; text-style: bold;
+    }
+    KeyFooter > .key-footer--description {
+        color: $footer-description-foreground; background: $footer-description-background;
+    }
+    KeyFooter > .key-footer--line { color: $foreground 20%; }
+    """
 
-    def bindings_changed(self, screen) -> None:
+    hovered: reactive[int | None] = reactive(None)
+    """The index of the key under the mouse pointer, if any."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.items: tuple[FooterItem, ...] = ()
+        """The keys shown, in order (the palette key last)."""
+        self._bindings_ready = False
+        self._shown: tuple | None = None
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self.bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def bindings_changed(self, screen: Screen) -> None:
         self._bindings_ready = True
         if not screen.app.app_focus or not self.is_attached or screen is not self.screen:
             return
-        if self._plan() != self._shown:
-            self.call_after_refresh(self._recompose_if_changed)
+        self._lay_out()
 
-    async def _recompose_if_changed(self) -> None:
-        # Asked again before the first layout ran, when nothing was shown yet:
-        # without this check each ask rebuilt every key (4 times before the first frame).
-        if self.is_attached and self._plan() != self._shown:
-            await self.recompose()
+    def on_resize(self) -> None:
+        # Which keys fit depends on the width: lay them out again.
+        if self._bindings_ready:
+            self._lay_out()
 
     def _plan(self) -> tuple:
-        """What the footer would show now: (key, display, description, enabled, tooltip) per key, width."""
+        """What the footer would show now: (key, action, description, enabled, tooltip) per key, and the width."""
         active = self.screen.active_bindings
         return (self.app.size.width,) + tuple(
             (binding.key, binding.action, binding.description, enabled, tooltip)
@@ -74,56 +172,108 @@ class KeyFooter(Footer):
             if binding.show
         )
 
-    def compose(self) -> ComposeResult:
-        if not self._bindings_ready:
+    def _lay_out(self) -> None:
+        plan = self._plan()
+        if plan == self._shown:
             return
-        self._shown = self._plan()
+        self._shown = plan
         active = self.screen.active_bindings
-        items: list[tuple[Binding, str]] = []
-        enabled_of: dict[str, tuple[bool, str]] = {}
-        seen: set[str] = set()
+        bindings: list[tuple[Binding, str]] = []
+        state: dict[str, tuple[bool, str]] = {}
         for _node, binding, enabled, tooltip in active.values():
-            if not binding.show or binding.action in seen:
+            if not binding.show or binding.action in state:
                 continue
-            seen.add(binding.action)
-            items.append((binding, self.app.get_key_display(binding)))
-            enabled_of[binding.action] = (enabled, tooltip)
+            bindings.append((binding, self.app.get_key_display(binding)))
+            state[binding.action] = (enabled, tooltip)
         width = self.app.size.width
         palette = None
-        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
+        if self.app.ENABLE_COMMAND_PALETTE:
             palette = active.get(self.app.COMMAND_PALETTE_BINDING)
             if palette is not None:
                 width -= key_width(self.app.get_key_display(palette[1]), palette[1].description) + PALETTE_EXTRA
-        for binding, display in fitting(items, width):
-            enabled, tooltip = enabled_of[binding.action]
-            yield self._bound_key(
-                binding.key, display, binding.description, binding.action, disabled=not enabled, tooltip=tooltip
+        items, x = [], 0
+        for binding, display in fitting(bindings, width):
+            enabled, tooltip = state[binding.action]
+            end = x + (key_width(display, binding.description) if binding.description else cell_len(display))
+            items.append(
+                FooterItem(binding.key, display, binding.description, binding.action, enabled, tooltip, x, end)
             )
+            x = end
         if palette is not None:
-            _node, binding, enabled, tooltip = palette
-            yield FooterKey(
-                binding.key,
-                self.app.get_key_display(binding),
-                binding.description,
-                binding.action,
-                classes="-command-palette",
-                disabled=not enabled,
-                tooltip=binding.tooltip or binding.description,
+            _node, binding, enabled, _tooltip = palette
+            display = self.app.get_key_display(binding)
+            width = self.app.size.width
+            start = width - palette_width(display, binding.description)
+            tooltip = binding.tooltip or binding.description
+            items.append(
+                FooterItem(
+                    binding.key, display, binding.description, binding.action, enabled, tooltip, start, width, True
+                )
             )
+        self.items = tuple(items)
+        self.hovered = None
+        self.refresh()
 
-    def _bound_key(self, key: str, key_display: str, description: str, action: str, **kwargs) -> FooterKey:
-        """A FooterKey that follows this footer's ``compact``, made in that state.
+    # -------------------------------------------------------------- drawing
 
-        A FooterKey starts compact and its binding then made it not: two
-        restyles of every key before the first frame.
-        """
-        footer_key = FooterKey(
-            key, key_display, description, action, classes="-compact" if self.compact else "", **kwargs
-        )
-        footer_key.set_reactive(FooterKey.compact, self.compact)
-        return footer_key.data_bind(compact=Footer.compact)
+    def render(self) -> Text:
+        line = Text(no_wrap=True, overflow="crop", end="")
+        x = 0
+        for index, item in enumerate(self.items):
+            if item.palette:
+                line.append(" " * max(0, item.start - x))
+            chain = self._item_chain(index, item)
+            key, description = (layered([*chain, self._component(part)]) for part in ("key", "description"))
+            if item.palette:  # Textual draws it compact: no space inside, one after
+                line.append(PALETTE_LINE, layered([*chain, self._component("line")]))
+                line.append(item.display, key)
+                line.append(f" {item.description}", description)
+                line.append(" ", layered(chain))
+            elif item.description:
+                line.append(f" {item.display} ", key)
+                line.append(f"{item.description} ", description)
+            else:
+                line.append(item.display, key)
+            x = item.end
+        return line
 
-    def on_resize(self) -> None:
-        # Which keys fit depends on the width: lay them out again.
-        if self._bindings_ready and self._plan() != self._shown:
-            self.call_after_refresh(self._recompose_if_changed)
+    def _item_chain(self, index: int, item: FooterItem) -> list[StylesBase]:
+        """The layers a key's text is drawn through: the footer and its ancestors, the key, its state."""
+        chain: list[StylesBase] = [node.styles for node in reversed(self.ancestors_with_self)]
+        chain.append(self._component("hover" if index == self.hovered else "item"))
+        if not item.enabled:
+            chain.append(self._component("disabled"))
+        return chain
+
+    def _component(self, name: str) -> StylesBase:
+        return self.get_component_styles(f"key-footer--{name}")
+
+    def watch_hovered(self, old: int | None, new: int | None) -> None:
+        item = self.items[new] if new is not None and new < len(self.items) else None
+        self.tooltip = item.tooltip if item is not None and item.tooltip else None
+        self.refresh()
+
+    # -------------------------------------------------------------- the mouse
+
+    def item_at(self, x: int) -> int | None:
+        """The index of the key drawn at column ``x``, if any."""
+        for index, item in enumerate(self.items):
+            if item.start <= x < item.end:
+                return index
+        return None
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self.hovered = self.item_at(event.x)
+
+    def on_leave(self, event: events.Leave) -> None:
+        self.hovered = None
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        index = self.item_at(event.x)
+        if index is None:
+            return
+        item = self.items[index]
+        if item.enabled:
+            self.app.simulate_key(item.key)
+        else:
+            self.app.bell()

@@ -33,13 +33,14 @@ DEFAULT_LIMIT = 16 * 1024 * 1024
 """Bytes read at most from a file by default: /proc/diskstats with 10,000
 devices is about 1.5 MB, so 16 MiB is far beyond any real input."""
 
-FIRST_READ = 64 * 1024
+FIRST_READ = 16 * 1024
 """Bytes asked for by a file's first read; each further read asks twice as many, up to :data:`LARGEST_READ`.
 
 A read is a buffer of the size asked for, cut to what came: most files read
-here are a few KB (the Processes panel reads three per process per sample),
-and 1 MiB asked each time had malloc lay a megabyte a read across its heap,
-whose pages a long run left resident one by one.
+here are a few KB (/proc/stat, meminfo, vmstat, sysfs attributes), and 1 MiB
+asked each time had malloc lay a megabyte a read across its heap, whose pages
+a long run left resident one by one. /proc/diskstats at 500 devices (55 KB)
+takes three reads and the one that finds its end.
 """
 LARGEST_READ = 1024 * 1024
 """Bytes asked for by one read at most."""

@@ -123,7 +123,7 @@ def test_a_socket_cannot_even_be_opened(tmp_path: Path):
     assert refused.value.errno == errno.ENXIO
 
 
-def test_reads_start_at_64_kib_double_to_one_mib_and_ask_one_byte_past_the_limit(tmp_path: Path, monkeypatch):
+def test_reads_start_at_16_kib_double_to_one_mib_and_ask_one_byte_past_the_limit(tmp_path: Path, monkeypatch):
     # The memory bound: never more than limit + 1 bytes asked for, a small file read with a small buffer.
     path = sized(tmp_path / "f", 3 << 20)
     real_read, asked = os.read, []
@@ -135,15 +135,16 @@ def test_reads_start_at_64_kib_double_to_one_mib_and_ask_one_byte_past_the_limit
     monkeypatch.setattr(os, "read", read)
     assert read_bounded(path, 3 << 20) == path.read_bytes()
     kib = 1024
-    assert asked == [64 * kib, 128 * kib, 256 * kib, 512 * kib, 1 << 20, 1 << 20, 64 * kib + 1, 1]
+    doubling = [16 * kib, 32 * kib, 64 * kib, 128 * kib, 256 * kib, 512 * kib]  # 1008 KiB
+    assert asked == [*doubling, 1 << 20, 1 << 20, (3 << 20) - (1008 * kib) - (2 << 20) + 1, 1]
     asked.clear()
     with pytest.raises(UnsafeFile):
         read_bounded(path, (2 << 20) + 5)
-    assert asked == [64 * kib, 128 * kib, 256 * kib, 512 * kib, 1 << 20, 64 * kib + 6]
+    assert asked == [*doubling, 1 << 20, (2 << 20) + 6 - (1008 * kib) - (1 << 20)]
     asked.clear()
     small = sized(tmp_path / "small", 3000)
     assert read_bounded(small) == small.read_bytes()
-    assert asked == [64 * kib, 64 * kib * 2]  # the short read, then the read that finds the end
+    assert asked == [16 * kib, 32 * kib]  # the short read, then the read that finds the end
 
 
 def counted_reads(monkeypatch) -> list[int]:

@@ -48,9 +48,9 @@ def test_tls_is_left_out_only_where_nothing_holds_it_yet():
 
 ARENA_PROBE = """
 import ctypes, os, sys, tempfile, threading
-from raidtop.__main__ import one_malloc_arena
+from raidtop.__main__ import tune_malloc
 if sys.argv[1] == "one":
-    one_malloc_arena()
+    tune_malloc()
 def allocate():
     kept = [bytes(2000) for _ in range(2000)]  # above Python's small-object size: malloc's
     del kept
@@ -81,3 +81,33 @@ def test_the_dashboards_threads_share_one_malloc_arena():
 
     assert heaps("as-is") > 1  # the reference: glibc gives the threads arenas of their own
     assert heaps("one") == 1
+
+
+MMAP_PROBE = """
+import ctypes, sys
+from raidtop.__main__ import tune_malloc
+FIELDS = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in FIELDS]
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = MallInfo2
+if sys.argv[1] == "tuned":
+    tune_malloc()
+before = libc.mallinfo2().hblks
+# Above the tuned threshold, below glibc's default 128 KiB; more than the heap has free.
+blocks = [b"x" * (40 * 1024) for _ in range(200)]
+print(libc.mallinfo2().hblks - before)
+"""
+
+
+@pytest.mark.skipif(not hasattr(ctypes.CDLL(None), "mallinfo2"), reason="glibc's malloc only")
+def test_blocks_of_32_kib_and_more_are_mapped_on_their_own():
+    def mapped(mode: str) -> int:
+        result = subprocess.run(
+            [sys.executable, "-c", MMAP_PROBE, mode], capture_output=True, text=True, timeout=60, cwd=REPO
+        )
+        assert result.returncode == 0, result.stderr
+        return int(result.stdout)
+
+    assert mapped("as-is") == 0  # the reference: glibc grows its heap for them
+    assert mapped("tuned") >= 150  # those the heap's free space could not hold are mapped

@@ -163,9 +163,8 @@ class KeyFooter(Widget, can_focus=False):
         if self._bindings_ready:
             self._lay_out()
 
-    def _plan(self) -> tuple:
-        """What the footer would show now: (key, action, description, enabled, tooltip) per key, and the width."""
-        active = self.screen.active_bindings
+    def _plan(self, active) -> tuple:
+        """What the footer would show with ``active``: (key, action, description, enabled, tooltip) per key, width."""
         return (self.app.size.width,) + tuple(
             (binding.key, binding.action, binding.description, enabled, tooltip)
             for _node, binding, enabled, tooltip in active.values()
@@ -173,11 +172,11 @@ class KeyFooter(Widget, can_focus=False):
         )
 
     def _lay_out(self) -> None:
-        plan = self._plan()
+        active = self.screen.active_bindings
+        plan = self._plan(active)
         if plan == self._shown:
             return
         self._shown = plan
-        active = self.screen.active_bindings
         bindings: list[tuple[Binding, str]] = []
         state: dict[str, tuple[bool, str]] = {}
         for _node, binding, enabled, tooltip in active.values():
@@ -251,7 +250,6 @@ class KeyFooter(Widget, can_focus=False):
     def watch_hovered(self, old: int | None, new: int | None) -> None:
         item = self.items[new] if new is not None and new < len(self.items) else None
         self.tooltip = item.tooltip if item is not None and item.tooltip else None
-        self.refresh()
 
     # -------------------------------------------------------------- the mouse
 

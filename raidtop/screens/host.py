@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 from textual.dom import DOMNode
 
 from raidtop.config import Config
-from raidtop.fleet.model import FleetReading
-from raidtop.live.latency_feed import LatencyFeed
 from raidtop.live.state import LiveState
 
-if TYPE_CHECKING:  # the lab and the sampler are imported by the screens that use them
+if TYPE_CHECKING:  # each is imported by the screens and apps that use it, not by every screen
     from raidtop.actions.lab.core import Lab
     from raidtop.actions.lab.members import LabMemberActions
     from raidtop.collect.sampler import Sampler
+    from raidtop.fleet.model import FleetReading
+    from raidtop.live.latency_feed import LatencyFeed
 
 
 @runtime_checkable

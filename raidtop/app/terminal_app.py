@@ -12,7 +12,7 @@ from textual.filter import LineFilter
 
 from raidtop.presentation.key_names import key_character, key_display
 from raidtop.widgets.shown_text import FiltersThenControls
-from raidtop.widgets.table_styles import TABLE_COMPONENT_CLASSES, table_styles_css
+from raidtop.widgets.part_styles import component_classes, parts_css
 
 ReturnType = TypeVar("ReturnType")
 
@@ -20,11 +20,11 @@ ReturnType = TypeVar("ReturnType")
 class TerminalApp(App[ReturnType]):
     """A Textual app whose painted lines carry no control character and whose keys need no Unicode lookups.
 
-    It also holds the look of every table it shows (:mod:`raidtop.widgets.table_styles`).
+    It also holds the look of its widgets' parts, once for all of them (:mod:`raidtop.widgets.part_styles`).
     """
 
-    COMPONENT_CLASSES = set(TABLE_COMPONENT_CLASSES)
-    DEFAULT_CSS = table_styles_css("TerminalApp")
+    COMPONENT_CLASSES = component_classes()
+    DEFAULT_CSS = parts_css("TerminalApp")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

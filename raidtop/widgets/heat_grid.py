@@ -8,6 +8,7 @@ from textual.widget import Widget
 
 from raidtop.presentation.format import level_bar
 from raidtop.model.snapshot import CpuUsage
+from raidtop.widgets.part_styles import HEAT_GRID_PARTS
 
 CELL = 6  # "123▆ " plus a space: CPU number, busy bar
 
@@ -15,13 +16,9 @@ CELL = 6  # "123▆ " plus a space: CPU number, busy bar
 class HeatGrid(Widget):
     """One cell per CPU: its number and a bar whose height and tone show %busy."""
 
-    COMPONENT_CLASSES = {"heat-grid--low", "heat-grid--mid", "heat-grid--high", "heat-grid--label"}
-    DEFAULT_CSS = """
-    HeatGrid { height: auto; background: $surface; }
-    HeatGrid > .heat-grid--label { color: $text-muted; }
-    HeatGrid > .heat-grid--low { color: $text-success; }
-    HeatGrid > .heat-grid--mid { color: $text-warning; }
-    HeatGrid > .heat-grid--high { color: $text-error; }
+    # Its parts' look is the app's (raidtop.widgets.part_styles).
+    DEFAULT_CSS = f"""
+    HeatGrid {{ height: auto; background: {HEAT_GRID_PARTS.background}; }}
     """
 
     cells: reactive[tuple[tuple[str, str, str], ...]] = reactive((), layout=True)
@@ -33,12 +30,8 @@ class HeatGrid(Widget):
 
     def render(self) -> Text:
         per_line = max(1, self.size.width // CELL)
-        label = self.get_component_rich_style("heat-grid--label")
-        tones = {
-            "low": self.get_component_rich_style("heat-grid--low"),
-            "mid": self.get_component_rich_style("heat-grid--mid"),
-            "high": self.get_component_rich_style("heat-grid--high"),
-        }
+        label = HEAT_GRID_PARTS.style(self.app, "label")
+        tones = {tone: HEAT_GRID_PARTS.style(self.app, tone) for tone in ("low", "mid", "high")}
         text = Text(no_wrap=True, overflow="crop")
         for i, (name, bar, tone) in enumerate(self.cells):
             if i and i % per_line == 0:

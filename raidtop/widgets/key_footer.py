@@ -27,6 +27,8 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
 
+from raidtop.widgets.part_styles import KEY_FOOTER_PARTS
+
 ALWAYS_SHOWN = "help"
 """The binding id that is shown at any width, first."""
 KEY_PADDING = 3
@@ -114,26 +116,9 @@ class KeyFooter(Widget, can_focus=False):
     """
 
     ALLOW_SELECT = False
-    COMPONENT_CLASSES = {
-        "key-footer--item",
-        "key-footer--hover",
-        "key-footer--disabled",
-        "key-footer--key",
-        "key-footer--description",
-        "key-footer--line",
-    }
+    # Its parts' rules are the app's (raidtop.widgets.part_styles), folded here key by key.
     DEFAULT_CSS = """
     KeyFooter { dock: bottom; height: 1; color: $footer-foreground; background: $footer-background; }
-    KeyFooter > .key-footer--item { background: $footer-item-background; }
-    KeyFooter > .key-footer--hover { color: $footer-key-foreground; background: $block-hover-background; }
-    KeyFooter > .key-footer--disabled { text-style: dim; }
-    KeyFooter > .key-footer--key {
-        color: $footer-key-foreground; background: $footer-key-background; text-style: bold;
-    }
-    KeyFooter > .key-footer--description {
-        color: $footer-description-foreground; background: $footer-description-background;
-    }
-    KeyFooter > .key-footer--line { color: $foreground 20%; }
     """
 
     hovered: reactive[int | None] = reactive(None)
@@ -245,7 +230,7 @@ class KeyFooter(Widget, can_focus=False):
         return chain
 
     def _component(self, name: str) -> StylesBase:
-        return self.get_component_styles(f"key-footer--{name}")
+        return KEY_FOOTER_PARTS.styles(self.app, name)
 
     def watch_hovered(self, old: int | None, new: int | None) -> None:
         item = self.items[new] if new is not None and new < len(self.items) else None

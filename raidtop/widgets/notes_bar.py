@@ -8,16 +8,16 @@ from textual.widget import Widget
 
 from raidtop.untrusted import plain
 from raidtop.model.units import counted
+from raidtop.widgets.part_styles import NOTES_BAR_PARTS
 
 
 class NotesBar(Widget):
     """The latest note and how many there are; hidden when all sources read."""
 
-    COMPONENT_CLASSES = {"notes-bar--count"}
-    DEFAULT_CSS = """
-    NotesBar { height: 1; background: $surface; color: $text-warning; display: none; }
-    NotesBar.-has-notes { display: block; }
-    NotesBar > .notes-bar--count { color: $text-muted; }
+    # Its parts' look is the app's (raidtop.widgets.part_styles).
+    DEFAULT_CSS = f"""
+    NotesBar {{ height: 1; background: {NOTES_BAR_PARTS.background}; color: $text-warning; display: none; }}
+    NotesBar.-has-notes {{ display: block; }}
     """
 
     notes: reactive[tuple[str, ...]] = reactive(())
@@ -30,6 +30,6 @@ class NotesBar(Widget):
         text = Text(no_wrap=True, overflow="ellipsis")
         if self.notes:
             count = len(self.notes)
-            text.append(f" {counted(count, 'note')} (n) ", self.get_component_rich_style("notes-bar--count"))
+            text.append(f" {counted(count, 'note')} (n) ", NOTES_BAR_PARTS.style(self.app, "count"))
             text.append(plain(self.notes[-1]))
         return text

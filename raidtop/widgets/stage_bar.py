@@ -8,6 +8,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from raidtop.untrusted import plain
+from raidtop.widgets.part_styles import STAGE_BAR_PARTS
 
 GUTTER = 1
 """Cells left blank on each side of the bar's lines."""
@@ -22,13 +23,10 @@ class StageBar(Widget):
     each as it reads in the footer.
     """
 
-    COMPONENT_CLASSES = {"stage-bar--narration", "stage-bar--source", "stage-bar--key"}
+    # Its parts' look is the app's (raidtop.widgets.part_styles); it paints on the screen's background.
     DEFAULT_CSS = """
     StageBar { height: auto; max-height: 8; display: none; }
     StageBar.-on { display: block; }
-    StageBar > .stage-bar--narration { color: $foreground; text-style: bold; }
-    StageBar > .stage-bar--source { color: $text-muted; }
-    StageBar > .stage-bar--key { color: $text-accent; text-style: bold; }
     """
 
     narration: reactive[str] = reactive("", layout=True)
@@ -41,9 +39,9 @@ class StageBar(Widget):
     def render(self) -> Padding:
         lines: list[Text] = []
         if self.narration:
-            lines.append(Text(plain(self.narration), self.get_component_rich_style("stage-bar--narration")))
+            lines.append(Text(plain(self.narration), STAGE_BAR_PARTS.style(self.app, "narration")))
         if self.source:
-            lines.append(Text(plain(self.source), self.get_component_rich_style("stage-bar--source")))
+            lines.append(Text(plain(self.source), STAGE_BAR_PARTS.style(self.app, "source")))
         if self.steps:
             lines.extend(self._step_lines(max(20, self.content_size.width - 2 * GUTTER)))
         # The gutter is Rich's, inside the text's width: CSS padding or margin here cut the last
@@ -52,7 +50,7 @@ class StageBar(Widget):
 
     def _step_lines(self, width: int) -> list[Text]:
         """The steps packed into lines of ``width``: a key and its words never split across lines."""
-        key_style = self.get_component_rich_style("stage-bar--key")
+        key_style = STAGE_BAR_PARTS.style(self.app, "key")
         lines = [Text()]
         for key, what in self.steps:
             step = Text.assemble((key, key_style), f" {what}")

@@ -14,17 +14,15 @@ from textual.widget import Widget
 
 from raidtop.model.snapshot import Snapshot
 from raidtop.untrusted import plain
+from raidtop.widgets.part_styles import STATUS_BAR_PARTS
 
 
 class StatusBar(Widget):
     """What raidtop is looking at and how often, in one line."""
 
-    COMPONENT_CLASSES = {"status-bar--title", "status-bar--alert", "status-bar--muted"}
-    DEFAULT_CSS = """
-    StatusBar { height: 1; background: $panel; color: $foreground; }
-    StatusBar > .status-bar--title { color: $text-primary; text-style: bold; }
-    StatusBar > .status-bar--alert { color: $text-error; text-style: bold reverse; }
-    StatusBar > .status-bar--muted { color: $text-muted; }
+    # Its parts' look is the app's (raidtop.widgets.part_styles).
+    DEFAULT_CSS = f"""
+    StatusBar {{ height: 1; background: {STATUS_BAR_PARTS.background}; color: $foreground; }}
     """
 
     host: reactive[str] = reactive("")
@@ -85,8 +83,12 @@ class StatusBar(Widget):
         """The line as segments (a Rich Text made a new Visual per repaint: most of the header's cost)."""
         width = self.size.width
         if self._styles is None:
-            get = self.get_component_rich_style
-            components = (get("status-bar--title"), get("status-bar--muted"), get("status-bar--alert"))
+            app = self.app
+            components = (
+                STATUS_BAR_PARTS.style(app, "title"),
+                STATUS_BAR_PARTS.style(app, "muted"),
+                STATUS_BAR_PARTS.style(app, "alert"),
+            )
             self._styles = (self.rich_style, components)
         base, styles = self._styles
         if y:

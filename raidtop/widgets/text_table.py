@@ -22,7 +22,7 @@ from textual.strip import Strip
 from raidtop.untrusted import plain
 from raidtop.widgets.table_cells import Column, Row, column_at, fit_widths, text_only_style, whole_cells
 from raidtop.widgets.table_cells import changed_spans, header_strip, row_segments
-from raidtop.widgets.table_styles import TABLE_BACKGROUND, TONES, table_style
+from raidtop.widgets.part_styles import TABLE_BACKGROUND, TABLE_PARTS, TONES
 
 __all__ = ["Column", "Row", "TextTable"]
 
@@ -30,7 +30,7 @@ __all__ = ["Column", "Row", "TextTable"]
 class TextTable(ScrollView, can_focus=True):
     """A scrollable table with a fixed header, a cursor row and partial repaints.
 
-    Its header, cursor and tones are the app's (see :mod:`raidtop.widgets.table_styles`).
+    Its header, cursor and tones are the app's (see :mod:`raidtop.widgets.part_styles`).
     """
 
     DEFAULT_CSS = f"""
@@ -256,7 +256,7 @@ class TextTable(ScrollView, can_focus=True):
         index = scroll_y + y - top
         count = self._count
         if not count and index == 0 and self.placeholder:
-            style = table_style(self.app, "dim")
+            style = TABLE_PARTS.style(self.app, "dim")
             return Strip([Segment(plain(self.placeholder)[:width].ljust(width), style)])
         if index >= count:
             return Strip.blank(width, self._line_styles()[0][0])
@@ -264,7 +264,7 @@ class TextTable(ScrollView, can_focus=True):
 
     def _header_strip(self) -> Strip:
         if self._header is None:
-            styles = (table_style(self.app, "header"), table_style(self.app, "sorted"))
+            styles = (TABLE_PARTS.style(self.app, "header"), TABLE_PARTS.style(self.app, "sorted"))
             sort = (self._sorted_key, self._sort_reverse)
             self._header = header_strip(self._columns, self.column_widths, sort, styles, self.size.width)
         return self._header
@@ -294,8 +294,8 @@ class TextTable(ScrollView, can_focus=True):
         """
         if self._line_style_cache is None:
             normal = self.rich_style
-            cursor = normal + table_style(self.app, "cursor")
-            tones = {tone: text_only_style(table_style(self.app, tone)) for tone in TONES}
+            cursor = normal + TABLE_PARTS.style(self.app, "cursor")
+            tones = {tone: text_only_style(TABLE_PARTS.style(self.app, tone)) for tone in TONES}
             self._line_style_cache = tuple(
                 (base, {tone: base + style for tone, style in tones.items()}) for base in (normal, cursor)
             )

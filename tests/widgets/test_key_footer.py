@@ -7,7 +7,8 @@ from rich.style import Style
 from raidtop.app.raidtop_app import RaidtopApp
 from raidtop.config import Config
 from raidtop.screens.help import HelpScreen
-from raidtop.widgets.key_footer import KeyFooter
+from raidtop.widgets.key_footer import KeyFooter, layered
+from raidtop.widgets.part_styles import KEY_FOOTER_PARTS
 from tests.conftest import DATA
 
 
@@ -56,7 +57,9 @@ async def test_the_key_under_the_mouse_is_highlighted_and_says_its_tooltip() -> 
         assert footer.tooltip == palette.tooltip
         hovered = style_at(footer, palette.start + 2)
         assert hovered.bgcolor != plain.bgcolor
-        assert hovered.bgcolor == footer.get_component_rich_style("key-footer--hover").bgcolor
+        # The hover part's background, laid over the footer as Textual lays a node over its ancestors.
+        footer_layers = [node.styles for node in reversed(footer.ancestors_with_self)]
+        assert hovered.bgcolor == layered([*footer_layers, KEY_FOOTER_PARTS.styles(app, "hover")]).bgcolor
         await pilot.hover(KeyFooter, offset=(footer.items[1].start, 0))
         await pilot.pause()
         assert footer.hovered == 1 and footer.tooltip == (footer.items[1].tooltip or None)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.geometry import Region
 
+from raidtop.app.terminal_app import TerminalApp
 from raidtop.widgets.stage_bar import StageBar
 
 STEPS = (("↑", "Up"), ("f", "Fail"), ("B", "Make a disk go bad"), ("[", "Slower rebuild"), ("z", "Reset demo"))
 NARRATION = "md9 is degraded but still serves every read and write: md computes the missing disk's blocks from parity."
 
 
-class BarApp(App[None]):
+class BarApp(TerminalApp[None]):  # raidtop's apps hold the bar's parts
     def compose(self) -> ComposeResult:
         bar = StageBar(classes="-on")
         bar.narration = NARRATION

@@ -19,7 +19,7 @@ from raidtop.widgets.key_list import KeyList
 from raidtop.app.notices import MAX_VISIBLE, Notice, grouped
 from raidtop.widgets.status_bar import StatusBar
 from raidtop.widgets.text_table import TextTable
-from raidtop.widgets.table_styles import table_style
+from raidtop.widgets.part_styles import TABLE_PARTS
 
 from tests.hostile import terminal_bytes
 from tests.screens.bench.bench_pilot import Bench, bench, make_app, open_screen, wait_for_screen, wait_until  # noqa: F401
@@ -47,7 +47,7 @@ def cursor_tables(app) -> list[str]:
     for table in app.screen.query(TextTable):
         if not table.display or table.region.height == 0 or not table.rows:
             continue
-        cursor_bg = table_style(app, "cursor").bgcolor
+        cursor_bg = TABLE_PARTS.style(app, "cursor").bgcolor
         for y in range(table.size.height):
             if any(seg.style is not None and seg.style.bgcolor == cursor_bg for seg in table.render_line(y)):
                 drawn.append(table.id or "?")

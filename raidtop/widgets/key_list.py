@@ -15,6 +15,7 @@ from textual.widget import Widget
 
 from raidtop.model.frozen import frozen_dataclass
 from raidtop.untrusted import plain
+from raidtop.widgets.part_styles import KEY_LIST_PARTS
 
 
 @frozen_dataclass(slots=False)
@@ -70,12 +71,9 @@ def _wrap(text: str, width: int) -> list[str]:
 class KeyList(Widget):
     """Rows of key, action and details; as tall as its wrapped rows, as wide as its columns."""
 
-    COMPONENT_CLASSES = {"key-list--key", "key-list--action", "key-list--details"}
-    DEFAULT_CSS = """
-    KeyList { height: auto; width: auto; }
-    KeyList > .key-list--key { color: $text-success; }
-    KeyList > .key-list--action { color: $foreground; }
-    KeyList > .key-list--details { color: $text-muted; }
+    # Its parts' look is the app's (raidtop.widgets.part_styles).
+    DEFAULT_CSS = f"""
+    KeyList {{ height: auto; width: auto; background: {KEY_LIST_PARTS.background}; }}
     """
 
     def __init__(self, rows: list[KeyRow], widths: KeyWidths, **kwargs) -> None:
@@ -92,7 +90,7 @@ class KeyList(Widget):
         return [line.plain for line in self.render().split("\n")]
 
     def render(self) -> Text:
-        styles = [self.get_component_rich_style(f"key-list--{name}") for name in ("key", "action", "details")]
+        styles = [KEY_LIST_PARTS.style(self.app, name) for name in ("key", "action", "details")]
         widths = (self.widths.key, self.widths.action, self.widths.details)
         out = Text(no_wrap=True, overflow="crop", end="")
         first = True

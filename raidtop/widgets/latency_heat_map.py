@@ -12,6 +12,7 @@ from raidtop.model.frozen import frozen_dataclass
 from raidtop.latency.summary import Interval
 from raidtop.model.units import duration
 from raidtop.presentation.latency_heat import LEGEND, SHADES, heat_map
+from raidtop.widgets.part_styles import LATENCY_HEAT_MAP_PARTS
 
 LABEL = 7
 """Characters of a row's label (``131ms``, ``<512µs``) and the space after it."""
@@ -39,20 +40,9 @@ class HeatView:
 class LatencyHeatMap(Widget):
     """Rows of latency buckets (slowest on top) by columns of intervals (newest right); no I/O."""
 
-    COMPONENT_CLASSES = {
-        "latency-heat-map--label",
-        "latency-heat-map--l1",
-        "latency-heat-map--l2",
-        "latency-heat-map--l3",
-        "latency-heat-map--l4",
-    }
-    DEFAULT_CSS = """
-    LatencyHeatMap { height: auto; background: $surface; }
-    LatencyHeatMap > .latency-heat-map--label { color: $text-muted; }
-    LatencyHeatMap > .latency-heat-map--l1 { color: $text-muted; }
-    LatencyHeatMap > .latency-heat-map--l2 { color: $text-primary; }
-    LatencyHeatMap > .latency-heat-map--l3 { color: $text-accent; }
-    LatencyHeatMap > .latency-heat-map--l4 { color: $accent; text-style: bold; }
+    # Its parts' look is the app's (raidtop.widgets.part_styles).
+    DEFAULT_CSS = f"""
+    LatencyHeatMap {{ height: auto; background: {LATENCY_HEAT_MAP_PARTS.background}; }}
     """
     ROWS = 10
     """Bucket rows at most: 1 µs to 1 s is 20 buckets; the fastest fold into the bottom row."""
@@ -62,7 +52,7 @@ class LatencyHeatMap(Widget):
 
     def render(self) -> Text:
         view = self.view
-        label_style = self.get_component_rich_style("latency-heat-map--label")
+        label_style = LATENCY_HEAT_MAP_PARTS.style(self.app, "label")
         text = Text(no_wrap=True, overflow="crop")
         if view.heading:
             text.append(view.heading + "\n")
@@ -74,7 +64,7 @@ class LatencyHeatMap(Widget):
         if found is None:
             text.append("no request completed on this member while traced", label_style)
             return text
-        styles = [None, *(self.get_component_rich_style(f"latency-heat-map--l{n}") for n in range(1, 5))]
+        styles = [None, *(LATENCY_HEAT_MAP_PARTS.style(self.app, f"l{n}") for n in range(1, 5))]
         for label, levels in zip(found.labels, found.levels):
             text.append(f"{label:>{LABEL - 1}} ", label_style)
             for n in levels:

@@ -1,27 +1,27 @@
 """How the named parts of raidtop's widgets look (a table's header, the status bar's title), resolved once for the app.
 
 Textual works out a widget's component classes through a hidden DOM node for
-each class of each widget, made again at every style update of the widget:
-nine a table, 72 kept on the dashboard for its tables and 24 for its bars
-(0.6 MB), and hundreds more made and dropped each time a key restyles the
-screen. Every instance of a widget paints its parts on the same background
-with the same rules, so the parts are declared here once,
-:class:`~raidtop.app.terminal_app.TerminalApp` holds them (its component
-classes are :data:`ALL_PARTS`' and its CSS :func:`parts_css`), and a widget
-reads its parts there with :meth:`WidgetParts.style`.
+each class of each widget (about 6.5 KB each), made again at every style
+update of the widget: nine a table, 95 kept on the dashboard for its eight
+tables, its bars and its footer, and hundreds more made and dropped each
+time a key restyles the screen. Every instance of a widget paints its parts
+on the same background with the same rules, so the parts are declared here
+once, :class:`~raidtop.app.terminal_app.TerminalApp` holds them (its
+component classes are :data:`ALL_PARTS`' and its CSS :func:`parts_css`), and
+a widget reads its parts there with :meth:`WidgetParts.style`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-
 from rich.style import Style
 from textual.css.styles import RenderStyles
 from textual.dom import DOMNode
 
+from raidtop.model.frozen import frozen_dataclass
 
-@dataclass(frozen=True)
+
+@frozen_dataclass
 class WidgetParts:
     """The parts of one kind of widget: CSS classes ``<prefix>--<part>``, each with its rules."""
 
@@ -141,6 +141,28 @@ KEY_FOOTER_PARTS = WidgetParts(
     ),
 )
 
+KEY_LIST_PARTS = WidgetParts(
+    "key-list",
+    "$surface",
+    (
+        ("key", "color: $text-success;"),
+        ("action", "color: $foreground;"),
+        ("details", "color: $text-muted;"),
+    ),
+)
+
+LATENCY_HEAT_MAP_PARTS = WidgetParts(
+    "latency-heat-map",
+    "$surface",
+    (
+        ("label", "color: $text-muted;"),
+        ("l1", "color: $text-muted;"),
+        ("l2", "color: $text-primary;"),
+        ("l3", "color: $text-accent;"),
+        ("l4", "color: $accent; text-style: bold;"),
+    ),
+)
+
 ALL_PARTS = (
     TABLE_PARTS,
     STATUS_BAR_PARTS,
@@ -149,6 +171,8 @@ ALL_PARTS = (
     TIME_BAR_PARTS,
     STAGE_BAR_PARTS,
     KEY_FOOTER_PARTS,
+    KEY_LIST_PARTS,
+    LATENCY_HEAT_MAP_PARTS,
 )
 """Every widget's parts: what the app declares."""
 

@@ -11,11 +11,15 @@ from raidtop.app.terminal_app import TerminalApp
 from raidtop.themes import BUILTIN_DIR, load_themes
 from raidtop.widgets.heat_grid import HeatGrid
 from raidtop.widgets.key_footer import KeyFooter
+from raidtop.widgets.key_list import KeyList, KeyWidths
+from raidtop.widgets.latency_heat_map import LatencyHeatMap
 from raidtop.widgets.notes_bar import NotesBar
 from raidtop.widgets.part_styles import (
     ALL_PARTS,
     HEAT_GRID_PARTS,
     KEY_FOOTER_PARTS,
+    KEY_LIST_PARTS,
+    LATENCY_HEAT_MAP_PARTS,
     NOTES_BAR_PARTS,
     STAGE_BAR_PARTS,
     STATUS_BAR_PARTS,
@@ -123,6 +127,34 @@ REFERENCES: dict[str, tuple[WidgetParts, type[Widget]]] = {
             """,
         ),
     ),
+    "key list": (
+        KEY_LIST_PARTS,
+        own_parts(
+            "OwnKeyListParts",
+            KEY_LIST_PARTS.classes,
+            """
+            OwnKeyListParts { height: 1; background: $surface; }
+            OwnKeyListParts > .key-list--key { color: $text-success; }
+            OwnKeyListParts > .key-list--action { color: $foreground; }
+            OwnKeyListParts > .key-list--details { color: $text-muted; }
+            """,
+        ),
+    ),
+    "latency heat map": (
+        LATENCY_HEAT_MAP_PARTS,
+        own_parts(
+            "OwnLatencyHeatMapParts",
+            LATENCY_HEAT_MAP_PARTS.classes,
+            """
+            OwnLatencyHeatMapParts { height: 1; background: $surface; }
+            OwnLatencyHeatMapParts > .latency-heat-map--label { color: $text-muted; }
+            OwnLatencyHeatMapParts > .latency-heat-map--l1 { color: $text-muted; }
+            OwnLatencyHeatMapParts > .latency-heat-map--l2 { color: $text-primary; }
+            OwnLatencyHeatMapParts > .latency-heat-map--l3 { color: $text-accent; }
+            OwnLatencyHeatMapParts > .latency-heat-map--l4 { color: $accent; text-style: bold; }
+            """,
+        ),
+    ),
     "key footer": (
         KEY_FOOTER_PARTS,
         own_parts(
@@ -165,6 +197,8 @@ class PartsApp(TerminalApp[None]):
         yield TimeBar()
         yield StageBar()
         yield KeyFooter()
+        yield KeyList([], KeyWidths(4, 8, 8))
+        yield LatencyHeatMap()
 
 
 def test_every_widget_with_parts_is_declared_once() -> None:
@@ -192,7 +226,8 @@ async def test_the_app_holds_the_styles_each_widget_resolved_for_itself_in_every
                         want = reference.get_component_rich_style(name)
                         assert parts.style(app, part) == want, (theme, label, part)
         # No widget keeps nodes of its own for them.
-        for widget_type in (TextTable, StatusBar, NotesBar, HeatGrid, TimeBar, StageBar, KeyFooter):
+        shown = (TextTable, StatusBar, NotesBar, HeatGrid, TimeBar, StageBar, KeyFooter, KeyList, LatencyHeatMap)
+        for widget_type in shown:
             assert not app.query_one(widget_type)._component_styles, widget_type
 
 
@@ -237,3 +272,22 @@ async def test_the_status_bar_paints_its_title_with_the_apps_style_after_a_theme
         segments = [s for s in bar.render_line(0) if "raidtop" in s.text]
         assert segments and segments[0].style is not None
         assert segments[0].style.color == title.color and segments[0].style.bold
+
+
+def test_no_widget_of_raidtop_declares_parts_of_its_own() -> None:
+    # A widget's own COMPONENT_CLASSES would bring back hidden style nodes per widget: declare them in part_styles.
+    import importlib
+    import pkgutil
+
+    import raidtop
+
+    own = []
+    for info in pkgutil.walk_packages(raidtop.__path__, "raidtop."):
+        if not info.name.startswith(("raidtop.widgets", "raidtop.screens", "raidtop.app")):
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            declares = isinstance(value, type) and value.__module__ == info.name and "COMPONENT_CLASSES" in vars(value)
+            if declares and value is not TerminalApp:
+                own.append(f"{info.name}.{value.__qualname__}")
+    assert not own

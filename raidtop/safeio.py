@@ -123,19 +123,8 @@ def read_bounded(
     multi-record files (/proc/mounts, /proc/diskstats): there the kernel
     stops a read at a page and the next read goes on.
     """
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
-    if not follow_links:
-        flags |= os.O_NOFOLLOW
+    fd = open_regular(path, follow_links=follow_links, dir_fd=dir_fd)
     try:
-        fd = os.open(path, flags, dir_fd=dir_fd)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP and not follow_links:
-            raise UnsafeFile(path, "is a symbolic link; raidtop does not follow it") from None
-        raise
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise UnsafeFile(path, f"is {_kind(mode)}, not a regular file; not read")
         chunks: list[bytes] = []
         total, want = 0, FIRST_RECORD_READ if single_record else FIRST_READ
         while True:
@@ -153,6 +142,33 @@ def read_bounded(
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def open_regular(path: str | os.PathLike[str], *, follow_links: bool = True, dir_fd: int | None = None) -> int:
+    """Open a regular file to read without blocking; the descriptor (the caller closes it).
+
+    Raises :class:`UnsafeFile` for a FIFO, device or directory (closed again)
+    and, with ``follow_links=False``, for a symbolic link; any other
+    ``OSError`` as the system raised it.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+    if not follow_links:
+        flags |= os.O_NOFOLLOW
+    try:
+        fd = os.open(path, flags, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_links:
+            raise UnsafeFile(path, "is a symbolic link; raidtop does not follow it") from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+    except BaseException:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise UnsafeFile(path, f"is {_kind(mode)}, not a regular file; not read")
+    return fd
 
 
 def read_bounded_text(path: str | os.PathLike[str], limit: int = DEFAULT_LIMIT, *, follow_links: bool = True) -> str:

@@ -10,8 +10,12 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from raidtop.safeio import UnsafeFile, read_bounded
+
+if TYPE_CHECKING:
+    from raidtop.collect.held_records import HeldRecords
 
 _REASONS = {
     errno.ENOENT: "not present",
@@ -76,17 +80,26 @@ class Root:
         # sysfs and procfs are ASCII, but a damaged fixture must not raise.
         return data.decode("utf-8", "replace")
 
-    def read_optional(self, abs_path: str, *, single_record: bool = False) -> str | None:
+    def read_optional(
+        self, abs_path: str, *, single_record: bool = False, held: HeldRecords | None = None
+    ) -> str | None:
         """Read a file that may legitimately be absent; ``None`` on any failure.
 
         ``single_record``: the file is a kernel single-record file, read in one
-        read (:func:`~raidtop.safeio.read_bounded`). Roots that answer from a
-        recording or a simulation, or record every answer, ignore it.
+        read (:func:`~raidtop.safeio.read_bounded`). ``held``: it is also read
+        again every sample, and on the live system may stay open in ``held``
+        between samples (:mod:`raidtop.collect.held_records`). Roots that
+        answer from a recording or a simulation, or record every answer,
+        ignore both; a root other than the live ``/`` ignores ``held``.
         """
         try:
-            return read_bounded(self._prefix + abs_path, single_record=single_record).decode("utf-8", "replace")
+            if held is not None and not self._prefix:
+                data = held.read(abs_path)
+            else:
+                data = read_bounded(self._prefix + abs_path, single_record=single_record)
         except OSError:
             return None
+        return data.decode("utf-8", "replace")
 
     def listdir(self, abs_path: str) -> list[str]:
         """List a directory, sorted; raise :class:`SourceError` on failure."""

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from raidtop.collect.source import Root, SourceError
 from raidtop.demo.files import diskstats_lines, mdstat_block, sysfs_files
 from raidtop.demo.processes import DemoLoad
 from raidtop.demo.smart import DemoSmart
 from raidtop.demo.simulator import SimulatedArray
+
+if TYPE_CHECKING:
+    from raidtop.collect.held_records import HeldRecords
 
 _PERSONALITIES = "Personalities : [raid1] [raid6] [raid5] [raid4] \n"
 
@@ -96,7 +100,9 @@ class DemoRoot(Root):
             return "".join(kept) + simulated
         return self.base.read_text(abs_path)
 
-    def read_optional(self, abs_path: str, *, single_record: bool = False) -> str | None:
+    def read_optional(
+        self, abs_path: str, *, single_record: bool = False, held: HeldRecords | None = None
+    ) -> str | None:
         try:
             return self.read_text(abs_path)
         except SourceError:

@@ -18,6 +18,7 @@ replay could not give it back.
 
 from __future__ import annotations
 
+from raidtop.collect.held_records import HeldRecords
 from raidtop.collect.source import Root, SourceError
 from raidtop.model.processes import ProcCounters
 
@@ -112,6 +113,8 @@ class ProcessTable:
         self._texts: dict[int, str] = {}
         """Each PID's io text last time: an unchanged text needs no parsing."""
         self._users: dict[int, str] | None = None
+        self.io_files = HeldRecords()
+        """Every process's /proc/PID/io, kept open between samples on the live system."""
 
     def read(self, root: Root) -> tuple[tuple[ProcCounters, ...], list[str]]:
         """Every readable process's counters now, and notes (only for /proc itself)."""
@@ -126,7 +129,7 @@ class ProcessTable:
             if not entry.isdigit():
                 continue
             pid = int(entry)
-            text = root.read_optional(f"/proc/{pid}/io", single_record=True)
+            text = root.read_optional(f"/proc/{pid}/io", single_record=True, held=self.io_files)
             if not text:
                 continue  # gone, not ours to read, or not a process
             old = known.get(pid)
@@ -141,6 +144,7 @@ class ProcessTable:
             if current is not None:
                 seen[pid], seen_texts[pid] = current, text
         self._known, self._texts = seen, seen_texts
+        self.io_files.end_round()  # the files of processes that ended are closed
         return tuple(seen.values()), []
 
     def _identify(self, root: Root, pid: int, old: ProcCounters | None, counters) -> ProcCounters | None:
@@ -177,6 +181,7 @@ class ProcessTable:
         self._known = {}
         self._texts = {}
         self._users = None
+        self.io_files.close()
 
 
 def _printable(text: str) -> str:

@@ -34,13 +34,16 @@ import socket
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from raidtop import __version__
 from raidtop.collect.recording.read import FORMAT, VERSION, Frame, Recording, RecordingError, read_recording
 from raidtop.collect.smart.parse import health_from_dict
 from raidtop.collect.source import Root, SourceError
 from raidtop.safeio import UnsafeFile
+
+if TYPE_CHECKING:
+    from raidtop.collect.held_records import HeldRecords
 
 __all__ = [
     "FORMAT",
@@ -83,7 +86,9 @@ class RecordingRoot(Root):
         self.frame[f"f:{abs_path}"] = text
         return text
 
-    def read_optional(self, abs_path: str, *, single_record: bool = False) -> str | None:
+    def read_optional(
+        self, abs_path: str, *, single_record: bool = False, held: HeldRecords | None = None
+    ) -> str | None:
         try:
             return self.read_text(abs_path)
         except SourceError:
@@ -147,7 +152,9 @@ class ReplayRoot(Root):
             raise SourceError(value.get("error", f"{abs_path}: not readable"))
         raise SourceError(f"{abs_path}: not present")
 
-    def read_optional(self, abs_path: str, *, single_record: bool = False) -> str | None:
+    def read_optional(
+        self, abs_path: str, *, single_record: bool = False, held: HeldRecords | None = None
+    ) -> str | None:
         value = self.state.get(f"f:{abs_path}")
         return value if isinstance(value, str) else None
 

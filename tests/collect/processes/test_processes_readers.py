@@ -74,10 +74,13 @@ def test_the_live_table_reads_each_process_file_with_one_read(monkeypatch):
         return real(path, *args, **kwargs)
 
     monkeypatch.setattr("raidtop.collect.source.read_bounded", read_bounded)
-    procs, _ = ProcessTable().read(Root("/"))
+    table = ProcessTable()
+    procs, _ = table.read(Root("/"))
     assert os.getpid() in {p.pid for p in procs}
     kinds = {name for name, _ in hints if name != "passwd"}
-    assert kinds == {"io", "stat", "status", "cgroup"}
+    # /proc/PID/io, read every sample, stays open and is read again (tests/collect/test_held_records.py).
+    assert kinds == {"stat", "status", "cgroup"}
+    assert f"/proc/{os.getpid()}/io" in table.io_files
     assert all(single for name, single in hints if name != "passwd")
 
 

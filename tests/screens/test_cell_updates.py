@@ -169,3 +169,36 @@ async def test_a_compositor_shaped_otherwise_still_gets_the_changes_drawn_by_tex
         update = compositor.render_partial_update()
         assert update is not None, "the changed cells were dropped before Textual's own update could draw them"
         assert [y for y, _, _ in update.spans] == [0]
+
+
+async def test_the_chops_are_textuals_and_nobody_keeps_their_pieces():
+    import sys
+
+    from textual._compositor import Compositor
+
+    app = _ProbeApp()
+    async with app.run_test(size=(60, 10)) as pilot:
+        await pilot.pause()
+        compositor = app.screen._compositor
+        everything = compositor.size.region
+        textuals = Compositor._render_chops(compositor, everything, lambda y: True)
+        ours = compositor._render_chops(everything, lambda y: True)
+        assert [list(line) for line in ours] == [list(line) for line in textuals]
+        for mine, theirs in zip(ours, textuals):
+            for x, piece in mine.items():
+                assert piece is not None and theirs[x] is not None
+                assert list(piece) == list(theirs[x]) and piece.cell_length == theirs[x].cell_length
+        # A line cut into pieces: Textual's pieces are also in the line's cache, ours are not
+        # (one reference fewer: no line on screen keeps them once the update is written).
+        cut = [(mine[x], theirs[x]) for mine, theirs in zip(ours, textuals) for x in mine if mine[x] is not theirs[x]]
+        assert cut
+        assert all(sys.getrefcount(mine) == sys.getrefcount(theirs) - 1 for mine, theirs in cut)
+
+
+def test_pieces_cut_a_line_as_textual_does():
+    line = Strip([Segment("ab", Style(bold=True)), Segment("cdef"), Segment("ghij", Style(color="red"))])
+    for cuts in ([10], [3, 10], [2, 6, 10], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [4, 12]):
+        ours = cell_updates.pieces(line, cuts)
+        theirs = Strip(line._segments).divide(cuts)
+        assert [list(piece) for piece in ours] == [list(piece) for piece in theirs], cuts
+        assert [piece.cell_length for piece in ours] == [piece.cell_length for piece in theirs], cuts

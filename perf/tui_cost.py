@@ -175,7 +175,25 @@ def machine_lines() -> list[str]:
         f"python    {platform.python_version()} ({sys.executable}); {versions}",
         f"machine   {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
         f"load      {Path('/proc/loadavg').read_text().strip()}",
+        block_devices_line(),
     ]
+
+
+def block_devices_line() -> str:
+    """How many devices /sys/block lists, and how many of them are loop nodes with nothing attached.
+
+    ``losetup -f`` makes a node when none is free and a detach leaves it, so
+    other runs (a test suite beside a 500-device farm) can leave hundreds that
+    every tool then lists: a setting of "10 devices" measures them too. The
+    kernel makes 8 at boot (max_loop); more are worth removing before a run.
+    """
+    names = os.listdir("/sys/block")
+    unattached = [
+        name
+        for name in names
+        if name.startswith("loop") and name[4:].isdigit() and not os.path.exists(f"/sys/block/{name}/loop/backing_file")
+    ]
+    return f"block     {len(names)} in /sys/block, {len(unattached)} of them loop nodes with nothing attached"
 
 
 def main() -> None:
